@@ -1,0 +1,26 @@
+# Shared compile settings and helpers for Attune targets.
+
+add_library(attune_options INTERFACE)
+target_compile_options(attune_options INTERFACE -Wall -Wextra -Werror -Wno-missing-field-initializers)
+target_include_directories(attune_options INTERFACE ${PROJECT_SOURCE_DIR}/src)
+
+if(ATTUNE_SANITIZE)
+  target_compile_options(attune_options INTERFACE
+    -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+  target_link_options(attune_options INTERFACE -fsanitize=address,undefined)
+endif()
+
+if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+  # libstdc++ 12 guards <expected> behind __cpp_concepts >= 202002L, which clang < 19
+  # does not advertise although it implements what <expected> needs.
+  target_compile_options(attune_options INTERFACE
+    -U__cpp_concepts -D__cpp_concepts=202002L -Wno-builtin-macro-redefined)
+endif()
+
+# attune_module(NAME SOURCES... [DEPS ...]) — one static library per module under src/.
+function(attune_module name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_library(attune_${name} STATIC ${ARG_SOURCES})
+  target_link_libraries(attune_${name} PUBLIC attune_options ${ARG_DEPS})
+  add_library(attune::${name} ALIAS attune_${name})
+endfunction()

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs every Debian package Attune needs to build and test. Idempotent: when everything is
+# present it changes nothing; otherwise it runs `apt-get update` once and installs what is missing.
+#   scripts/setup.sh          build + test dependencies
+#   scripts/setup.sh --fuzz   also clang-16 and libFuzzer (for the `fuzz` preset)
+set -euo pipefail
+
+packages=(
+  # toolchain
+  g++ cmake ninja-build ccache pkg-config git
+  # formatting and static analysis
+  clang-format clang-tidy-16
+  # libraries (see docs/dependencies in README)
+  libsimdjson-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev
+  zlib1g-dev libssl-dev
+  # tests and benchmarks
+  googletest libgtest-dev libgmock-dev libbenchmark-dev
+)
+if [[ "${1:-}" == "--fuzz" ]]; then
+  packages+=(clang-16 libclang-rt-16-dev)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "setup: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+sudo=""
+if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
+echo "setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -q
+$sudo apt-get install -y -q --no-install-recommends "${missing[@]}"

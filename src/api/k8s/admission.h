@@ -1,0 +1,98 @@
+// admission.k8s.io/v1 AdmissionReview: the request a mutating webhook receives and the response
+// it returns.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/k8s/meta.h"
+
+namespace attune::api {
+
+struct GroupVersionKind {
+  std::string group;
+  std::string version;
+  std::string kind;
+  bool operator==(const GroupVersionKind&) const = default;
+};
+
+struct GroupVersionResource {
+  std::string group;
+  std::string version;
+  std::string resource;
+  bool operator==(const GroupVersionResource&) const = default;
+};
+
+struct AdmissionRequest {
+  std::string uid;
+  GroupVersionKind kind;
+  GroupVersionResource resource;
+  std::string subResource;
+  std::string name;
+  std::string namespace_;
+  std::string operation;  // CREATE, UPDATE, DELETE, CONNECT
+  std::string username;   // userInfo.username
+  // The raw JSON text of request.object / request.oldObject (empty when absent or null), to be
+  // decoded with the decoder of the kind, e.g. decodePod(request.object).
+  std::string object;
+  std::string oldObject;
+  bool dryRun = false;
+
+  bool operator==(const AdmissionRequest&) const = default;
+};
+
+struct AdmissionResponse {
+  std::string uid;  // must echo request.uid
+  bool allowed = false;
+  std::optional<ApiStatus> status;  // reason shown to the user when not allowed
+  // The RFC 6902 JSON Patch document, as plain JSON text (base64-encoded on the wire); empty
+  // for no patch.
+  std::string patch;
+  std::string patchType;  // "JSONPatch" whenever patch is set
+
+  bool operator==(const AdmissionResponse&) const = default;
+};
+
+struct AdmissionReview {
+  std::string apiVersion;  // admission.k8s.io/v1
+  std::optional<AdmissionRequest> request;
+  std::optional<AdmissionResponse> response;
+
+  bool operator==(const AdmissionReview&) const = default;
+};
+
+// admissionregistration.k8s.io/v1 MutatingWebhookConfiguration: the parts Attune checks or
+// keeps up to date for its own webhook (the CA bundle after certificate rotation, failure
+// policy, selectors). Rules and match conditions are not decoded.
+struct WebhookService {
+  std::string namespace_;
+  std::string name;
+  std::string path;
+  std::optional<std::int32_t> port;
+  bool operator==(const WebhookService&) const = default;
+};
+
+struct MutatingWebhook {
+  std::string name;
+  std::string url;                        // clientConfig.url
+  std::optional<WebhookService> service;  // clientConfig.service
+  std::string caBundle;                   // clientConfig.caBundle, base64 text as on the wire
+  std::string failurePolicy;              // Ignore or Fail
+  std::string sideEffects;
+  std::optional<std::int32_t> timeoutSeconds;
+  std::vector<std::string> admissionReviewVersions;
+  std::optional<LabelSelector> namespaceSelector;
+  std::optional<LabelSelector> objectSelector;
+  std::string reinvocationPolicy;
+  bool operator==(const MutatingWebhook&) const = default;
+};
+
+struct MutatingWebhookConfiguration {
+  ObjectMeta metadata;
+  std::vector<MutatingWebhook> webhooks;
+  bool operator==(const MutatingWebhookConfiguration&) const = default;
+};
+
+}  // namespace attune::api

@@ -1,0 +1,287 @@
+// The AttunePolicy API (attune.io/v1alpha1, namespaced): typed spec and status.
+//
+// Field names follow the public Go operator with the same API group, so a user's existing
+// AttunePolicy YAML decodes unchanged. Optional fields are std::optional (or an empty string or
+// container) until applyDefaults() fills them; after defaulting every defaulted field is set.
+// Public fields this implementation does not act on are kept verbatim in `preserved` so that
+// re-encoding a policy never loses them. Decoding, defaulting, validation and encoding live in
+// policy_codec.h, policy_defaults.h and policy_validation.h.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/k8s/meta.h"
+#include "core/error.h"
+#include "core/time.h"
+#include "core/units.h"
+
+namespace attune::api {
+
+inline constexpr std::string_view kPolicyApiVersion = "attune.io/v1alpha1";
+inline constexpr std::string_view kPolicyKind = "AttunePolicy";
+
+// ---- Enumerations. Each has a name table in enumerator order; toString() and the decoder use
+// ---- it, so the spelling on the wire is defined in exactly one place.
+
+enum class TargetKind { kDeployment, kStatefulSet, kDaemonSet, kCronJob, kJob, kReplicaSet };
+inline constexpr std::array<std::string_view, 6> kTargetKindNames = {
+    "Deployment", "StatefulSet", "DaemonSet", "CronJob", "Job", "ReplicaSet"};
+
+// The graduated rollout modes, safest first (see the safety seed).
+enum class UpdateMode { kObserve, kRecommend, kOneShot, kCanary, kAuto };
+inline constexpr std::array<std::string_view, 5> kUpdateModeNames = {"Observe", "Recommend",
+                                                                     "OneShot", "Canary", "Auto"};
+
+enum class ControlledValues { kRequestsOnly, kRequestsAndLimits };
+inline constexpr std::array<std::string_view, 2> kControlledValuesNames = {"RequestsOnly",
+                                                                           "RequestsAndLimits"};
+
+// How per-pod usage series are reduced to one series per container.
+enum class PodAggregation { kMax, kAvg, kNone };
+inline constexpr std::array<std::string_view, 3> kPodAggregationNames = {"Max", "Avg", "None"};
+
+// Which recommendation algorithm sizes the containers (our extension, `spec.strategy`).
+enum class RecommendationStrategy { kAttune, kCruisekube };
+inline constexpr std::array<std::string_view, 2> kRecommendationStrategyNames = {"attune",
+                                                                                 "cruisekube"};
+
+// Outcome of one resize. Attune writes Applied, Reverted, Failed and Skipped; Success, Evicted
+// and TemplatePatched are written by the public operator and accepted for compatibility.
+enum class ResizeResult { kApplied, kReverted, kFailed, kSkipped, kSuccess, kEvicted, kTemplatePatched };
+inline constexpr std::array<std::string_view, 7> kResizeResultNames = {
+    "Applied", "Reverted", "Failed", "Skipped", "Success", "Evicted", "TemplatePatched"};
+
+enum class ResizedResource { kCpu, kMemory, kCpuAndMemory, kTemplate };
+inline constexpr std::array<std::string_view, 4> kResizedResourceNames = {"cpu", "memory",
+                                                                          "cpu+memory", "template"};
+
+enum class ResizeMethod { kInPlace, kEviction, kTemplatePersistence };
+inline constexpr std::array<std::string_view, 3> kResizeMethodNames = {"InPlace", "Eviction",
+                                                                       "TemplatePersistence"};
+
+// The wire spelling of an enumerator (never empty for a valid enumerator).
+std::string_view toString(TargetKind v);
+std::string_view toString(UpdateMode v);
+std::string_view toString(ControlledValues v);
+std::string_view toString(PodAggregation v);
+std::string_view toString(RecommendationStrategy v);
+std::string_view toString(ResizeResult v);
+std::string_view toString(ResizedResource v);
+std::string_view toString(ResizeMethod v);
+
+// Condition types and reasons written to status.conditions.
+inline constexpr std::string_view kConditionReady = "Ready";
+inline constexpr std::string_view kConditionDegraded = "Degraded";
+inline constexpr std::string_view kConditionResizeBlocked = "ResizeBlocked";
+inline constexpr std::string_view kReasonHighRevertRate = "HighRevertRate";
+
+// ---- Spec
+
+// The workloads a policy sizes: one kind, selected by name, by labels, or both.
+struct TargetRef {
+  std::optional<TargetKind> kind;
+  std::string name;  // empty = not set
+  std::optional<LabelSelector> selector;  // api/k8s/meta.h
+  bool operator==(const TargetRef&) const = default;
+};
+
+struct SecretKeyRef {
+  std::string name;
+  std::string key;
+  bool operator==(const SecretKeyRef&) const = default;
+};
+
+struct PrometheusSource {
+  std::string address;  // http(s) URL of a Prometheus-compatible query API
+  StringMap headers;
+  std::optional<SecretKeyRef> bearerTokenSecret;
+  std::optional<bool> insecureSkipVerify;  // `tls.insecureSkipVerify`
+  bool operator==(const PrometheusSource&) const = default;
+};
+
+struct MetricsSource {
+  std::optional<PrometheusSource> prometheus;
+  std::optional<Duration> historyWindow;
+  std::optional<int> minimumDataPoints;
+  std::optional<Duration> queryStep;
+  std::optional<Duration> rateWindow;
+  std::optional<PodAggregation> podAggregation;
+  bool operator==(const MetricsSource&) const = default;
+};
+
+// Recommendation parameters for one resource; Amount is Millicores (spec.cpu) or Bytes
+// (spec.memory).
+template <typename Amount>
+struct ResourcePolicy {
+  std::optional<int> percentile;        // 0 (= default), 50, 90, 95 or 99
+  std::optional<std::string> overhead;  // percent as a decimal string, e.g. "20"
+  std::optional<Amount> minAllowed;
+  std::optional<Amount> maxAllowed;
+  std::optional<ControlledValues> controlledValues;
+  std::optional<bool> allowDecrease;
+  std::optional<int> maxChangePercent;
+  bool operator==(const ResourcePolicy&) const = default;
+};
+using CpuPolicy = ResourcePolicy<Millicores>;
+using MemoryPolicy = ResourcePolicy<Bytes>;
+
+struct CanaryConfig {
+  std::optional<int> percentage;
+  std::optional<Duration> observationPeriod;
+  std::optional<bool> autoPromote;
+  bool operator==(const CanaryConfig&) const = default;
+};
+
+struct UpdateStrategy {
+  std::optional<UpdateMode> type;
+  std::optional<CanaryConfig> canary;
+  std::optional<Duration> cooldown;
+  std::optional<bool> autoRevert;
+  std::optional<Duration> safetyObservationPeriod;
+  std::optional<int> maxConcurrentResizes;
+  bool operator==(const UpdateStrategy&) const = default;
+};
+
+struct AttunePolicySpec {
+  TargetRef targetRef;
+  MetricsSource metricsSource;
+  CpuPolicy cpu;
+  MemoryPolicy memory;
+  UpdateStrategy updateStrategy;
+  std::vector<std::string> excludedContainers;
+  std::optional<bool> excludeKnownSidecars;
+  std::optional<bool> paused;
+  std::optional<int> weight;  // priority among policies matching one workload (1-1000)
+  std::optional<RecommendationStrategy> strategy;
+  bool operator==(const AttunePolicySpec&) const = default;
+};
+
+// ---- Status
+
+// Container requests and limits; an unset value means "not set on the container".
+struct ResourceValues {
+  std::optional<Millicores> cpuRequest;
+  std::optional<Millicores> cpuLimit;
+  std::optional<Bytes> memoryRequest;
+  std::optional<Bytes> memoryLimit;
+  bool operator==(const ResourceValues&) const = default;
+};
+
+struct ContainerRecommendation {
+  std::string name;
+  ResourceValues current;
+  ResourceValues recommended;
+  std::optional<double> confidence;  // 0-1
+  std::optional<int> dataPoints;
+  std::optional<Time> lastUpdated;
+  std::string rationale;  // our extension: the reasoning in one human-readable paragraph
+  bool operator==(const ContainerRecommendation&) const = default;
+};
+
+struct WorkloadRecommendation {
+  std::string workload;
+  std::string kind;
+  std::vector<ContainerRecommendation> containers;
+  std::optional<Time> lastDataTime;
+  std::optional<bool> stale;
+  bool operator==(const WorkloadRecommendation&) const = default;
+};
+
+struct ResizeHistoryEntry {
+  std::optional<Time> timestamp;
+  std::string workload;
+  std::string pod;  // our extension
+  std::string container;
+  std::optional<ResizedResource> resource;
+  std::string from;
+  std::string to;
+  std::optional<ResizeMethod> method;
+  std::optional<ResizeResult> result;
+  std::string reason;  // why it was reverted, failed or skipped (e.g. "oomkill")
+  bool operator==(const ResizeHistoryEntry&) const = default;
+};
+
+struct AttunePolicyStatus {
+  std::vector<Condition> conditions;  // api/k8s/meta.h
+  std::vector<WorkloadRecommendation> recommendations;
+  std::vector<ResizeHistoryEntry> resizeHistory;
+  std::optional<int> consecutiveReverts;
+  std::optional<Time> lastResizeTime;
+  std::optional<std::int64_t> observedGeneration;
+  bool operator==(const AttunePolicyStatus&) const = default;
+};
+
+// ---- Bookkeeping carried by a decoded policy
+
+// A field of the public Attune API that Attune accepts but does not model, kept verbatim.
+// `path` is absolute ("spec.cpu.startupBoost", "status.recommendations[0].containers[1].
+// explanation"); `json` is the value as compact JSON.
+struct PreservedField {
+  std::string path;
+  std::string json;
+  bool operator==(const PreservedField&) const = default;
+};
+
+// 1-based source position; 0 means unknown.
+struct SourcePosition {
+  int line = 0;
+  int column = 0;
+};
+
+// One error or warning about a policy document. `error.field` is the field path
+// ("spec.updateStrategy.cooldown"); line and column are 1-based, 0 when unknown.
+struct PolicyDiagnostic {
+  Error error;
+  int line = 0;
+  int column = 0;
+  bool operator==(const PolicyDiagnostic&) const = default;
+};
+
+// Where each field of a decoded policy was written, keyed by field path. Positions are not part
+// of a policy's value: any two SourceMaps compare equal.
+class SourceMap {
+ public:
+  void record(std::string path, SourcePosition position);
+  // The position of `path`, else of its nearest recorded ancestor ("a.b[2].c" → "a.b[2]" →
+  // "a.b" → "a"), else {0, 0}.
+  SourcePosition find(std::string_view path) const;
+  friend bool operator==(const SourceMap&, const SourceMap&) { return true; }
+
+ private:
+  std::map<std::string, SourcePosition, std::less<>> positions_;
+};
+
+// metadata uses the shared ObjectMeta (api/k8s/meta.h): name is required (a DNS-1123
+// subdomain), namespace optional in files; metadata fields ObjectMeta does not model
+// (managedFields, finalizers, ...) are kept in `preserved`.
+struct AttunePolicy {
+  ObjectMeta metadata;
+  AttunePolicySpec spec;
+  AttunePolicyStatus status;
+  std::vector<PreservedField> preserved;  // sorted by path
+  SourceMap sources;                      // empty for policies built in code
+  bool operator==(const AttunePolicy&) const = default;
+};
+
+// ---- Container exclusion
+
+// Sidecar containers skipped when spec.excludeKnownSidecars is true (the default).
+std::span<const std::string_view> knownSidecarContainers();
+
+// True if the container named `name` is neither recommended for nor resized: it is listed in
+// spec.excludedContainers, or it is a known sidecar and excludeKnownSidecars is not false.
+bool isExcludedContainer(const AttunePolicy& policy, std::string_view name);
+
+// Parses a percent string as used by cpu/memory `overhead` ("20", "12.5"): digits with an
+// optional fraction. Returns nullopt when `text` does not have that form.
+std::optional<double> parsePercent(std::string_view text);
+
+}  // namespace attune::api

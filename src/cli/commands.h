@@ -1,0 +1,14 @@
+// Subcommand registration for the `attune` binary. Each function adds one subcommand tree to
+// the application; the subcommand's callback stores its process exit code in `exitCode`.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace attune::cli {
+
+// `attune policy validate FILE... [-o yaml|json]`
+void addPolicyCommand(CLI::App& app, int& exitCode);
+// `attune version`
+void addVersionCommand(CLI::App& app, int& exitCode);
+
+}  // namespace attune::cli

@@ -1,0 +1,20 @@
+// attune: in-place right-sizing of Kubernetes pod CPU and memory.
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"attune right-sizes the CPU and memory of running Kubernetes pods in place, safely.",
+               "attune"};
+  app.require_subcommand(1);
+  app.fallthrough(false);
+  int exitCode = 0;
+  attune::cli::addPolicyCommand(app, exitCode);
+  attune::cli::addVersionCommand(app, exitCode);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  return exitCode;
+}
