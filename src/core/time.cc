@@ -1,6 +1,8 @@
 #include "core/time.h"
 
+#include <cstdint>
 #include <cstdio>
+#include <limits>
 
 namespace attune {
 namespace {
@@ -68,10 +70,18 @@ Result<Time> parseRfc3339(std::string_view text) {
     return bad("missing zone (Z or ±HH:MM)");
   }
   if (pos != text.size()) return bad("trailing characters");
-  Time t = std::chrono::sys_days(ymd) + std::chrono::hours(hour) + std::chrono::minutes(minute) +
-           std::chrono::seconds(second) + std::chrono::nanoseconds(fraction) -
-           std::chrono::minutes(offsetMinutes);
-  return t;
+  // Whole seconds first: nanoseconds since 1970 in 64 bits only reach the years 1678–2261.
+  std::chrono::sys_seconds secs = std::chrono::sys_days(ymd) + std::chrono::hours(hour) +
+                                  std::chrono::minutes(minute) + std::chrono::seconds(second) -
+                                  std::chrono::minutes(offsetMinutes);
+  constexpr std::int64_t kMaxSeconds = std::numeric_limits<std::int64_t>::max() / 1'000'000'000 - 1;
+  std::int64_t count = secs.time_since_epoch().count();
+  if (count > kMaxSeconds || count < -kMaxSeconds) {
+    return fail(ErrorCode::kOutOfRange, "RFC 3339 timestamp \"" + std::string(text) +
+                                            "\" is outside the supported years 1678-2261");
+  }
+  return Time(std::chrono::duration_cast<Duration>(secs.time_since_epoch()) +
+              std::chrono::nanoseconds(fraction));
 }
 
 std::string formatRfc3339(Time t, int fractionDigits) {

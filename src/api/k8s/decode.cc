@@ -73,8 +73,7 @@ static Result<WatchEventType> parseWatchEventType(std::string_view name) {
         WatchEventType::kBookmark, WatchEventType::kError}) {
     if (watchEventTypeName(type) == name) return type;
   }
-  return fail(ErrorCode::kInvalidArgument,
-              "unknown watch event type \"" + std::string(name) + "\"");
+  return fail(ErrorCode::kInvalidArgument, concat({"unknown watch event type \"", name, "\""}));
 }
 
 // The object of an ERROR event is a metav1.Status; every other event carries a T.

@@ -10,11 +10,11 @@ namespace od = simdjson::ondemand;
 
 // Documents up to this size are parsed with a per-thread parser that keeps its buffers; larger
 // ones (big LISTs) get a parser of their own so that its memory is released afterwards.
-constexpr std::size_t kRetainedParserCapacity = std::size_t{4} << 20;
+constexpr std::size_t kRetainedParserCapacity = std::size_t{1} << 20;
 
 std::unexpected<Error> typeError(simdjson::error_code code, std::string_view expected) {
   if (code == simdjson::INCORRECT_TYPE) {
-    return fail(ErrorCode::kInvalidArgument, "expected " + std::string(expected));
+    return fail(ErrorCode::kInvalidArgument, concat({"expected ", expected}));
   }
   return std::unexpected(jsonError(code));
 }
@@ -29,10 +29,18 @@ std::string_view trimRight(std::string_view s) {
 
 }  // namespace
 
+std::string concat(std::initializer_list<std::string_view> parts) {
+  std::size_t size = 0;
+  for (std::string_view p : parts) size += p.size();
+  std::string out;
+  out.reserve(size);
+  for (std::string_view p : parts) out.append(p);
+  return out;
+}
+
 Error jsonError(simdjson::error_code code) {
-  return Error{ErrorCode::kInvalidArgument,
-               std::string("invalid JSON: ") + simdjson::error_message(code),
-               {}};
+  return Error{
+      ErrorCode::kInvalidArgument, concat({"invalid JSON: ", simdjson::error_message(code)}), {}};
 }
 
 Status forEachField(JsonValue& v, FieldFn fn) {
@@ -59,7 +67,7 @@ Status forEachElement(JsonValue& v, ElementFn fn) {
     JsonValue value;
     if (auto err = element.get(value)) return std::unexpected(jsonError(err));
     if (Status st = fn(value); !st) {
-      return std::unexpected(st.error().under("[" + std::to_string(index) + "]"));
+      return std::unexpected(st.error().under(concat({"[", std::to_string(index), "]"})));
     }
     ++index;
   }
@@ -97,14 +105,6 @@ Status readJson(JsonValue& v, std::int32_t& out) {
 Status readJson(JsonValue& v, Time& out) {
   std::string_view s;
   if (auto err = v.get_string().get(s)) return typeError(err, "an RFC 3339 timestamp string");
-  // Time (int64 nanoseconds since 1970) spans the years 1677-2262; keep well-formed timestamps
-  // outside it (e.g. Go's zero time 0001-01-01T00:00:00Z) away from the conversion, which would
-  // overflow.
-  if (s.size() >= 4 && (s.substr(0, 4) < "1678" || s.substr(0, 4) > "2261") &&
-      s.find_first_not_of("0123456789") >= 4) {
-    return fail(ErrorCode::kOutOfRange, "timestamp \"" + std::string(s) +
-                                            "\" is outside the representable years 1678-2261");
-  }
   Result<Time> t = parseRfc3339(s);
   if (!t) return std::unexpected(Error{t.error().code, t.error().message, {}});
   out = *t;

@@ -11,6 +11,7 @@
 #include <simdjson.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -92,6 +93,10 @@ Result<T> decodeAs(std::string_view json) {
   if (!st) return std::unexpected(std::move(st.error()));
   return out;
 }
+
+// The concatenation of `parts`. (GCC 12 at -O2 warns falsely, -Wrestrict, on
+// `"literal" + std::string`; building messages with this avoids that pattern.)
+std::string concat(std::initializer_list<std::string_view> parts);
 
 // An Error for a simdjson failure, with no field path.
 Error jsonError(simdjson::error_code code);

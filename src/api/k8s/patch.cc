@@ -64,8 +64,12 @@ Result<std::string> encodeJsonPatch(std::span<const JsonPatchOp> ops) {
     if (op.op != JsonPatchOpType::kRemove) {
       Json value = Json::parse(op.value, nullptr, /*allow_exceptions=*/false);
       if (value.is_discarded()) {
-        return fail(ErrorCode::kInvalidArgument, "not valid JSON text: " + op.value,
-                    "[" + std::to_string(i) + "].value");
+        std::string message = "not valid JSON text: ";
+        message += op.value;
+        std::string field = "[";
+        field += std::to_string(i);
+        field += "].value";
+        return fail(ErrorCode::kInvalidArgument, std::move(message), std::move(field));
       }
       entry["value"] = std::move(value);
     }

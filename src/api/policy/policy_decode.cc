@@ -6,6 +6,7 @@
 
 #include "api/policy/policy_codec.h"
 #include "api/policy/policy_reader.h"
+#include "api/policy/yaml_stream.h"
 
 namespace attune::api {
 namespace {
@@ -297,7 +298,7 @@ bool isUnder(std::string_view path, std::string_view prefix) {
 std::vector<DecodedPolicy> decodePolicies(std::string_view yamlOrJson) {
   std::vector<DecodedPolicy> out;
   try {
-    const std::vector<Node> docs = YAML::LoadAll(std::string(yamlOrJson));
+    const std::vector<Node> docs = internal::loadDocuments(std::string(yamlOrJson));
     for (std::size_t i = 0; i < docs.size(); ++i) {
       if (docs[i].IsNull()) continue;
       if (isList(docs[i])) {

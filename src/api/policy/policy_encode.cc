@@ -298,8 +298,9 @@ Json encodeDocument(const AttunePolicy& p) {
   return doc;
 }
 
-// ---- YAML emission of the JSON tree. Strings that YAML 1.1 would read as something else are
-// ---- double-quoted; floats always carry a '.' or exponent so they stay floats.
+// ---- YAML emission of the JSON tree. Strings that YAML 1.1 would read as something else, or
+// ---- that hold control or non-ASCII characters, are double-quoted with escapes; floats always
+// ---- carry a '.' or exponent so they stay floats.
 
 std::string formatDouble(double v) {
   char buf[64];
@@ -359,6 +360,7 @@ void emit(YAML::Emitter& out, const Json& value) {
 std::string encodePolicyYaml(const AttunePolicy& policy) {
   try {
     YAML::Emitter out;
+    out.SetOutputCharset(YAML::EscapeNonAscii);  // see needsQuotes()
     emit(out, encodeDocument(policy));
     return std::string(out.c_str()) + "\n";
   } catch (const std::exception&) {
@@ -368,7 +370,8 @@ std::string encodePolicyYaml(const AttunePolicy& policy) {
 
 std::string encodePolicyJson(const AttunePolicy& policy) {
   try {
-    return encodeDocument(policy).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+    // ASCII only: YAML readers treat some raw characters (NEL, LS, PS) as line breaks.
+    return encodeDocument(policy).dump(2, ' ', true, nlohmann::json::error_handler_t::replace) +
            "\n";
   } catch (const std::exception&) {
     return {};  // unreachable: the tree is built from valid values

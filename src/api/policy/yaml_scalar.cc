@@ -100,7 +100,13 @@ ScalarKind classify(const YAML::Node& node) {
 bool plainBoolValue(std::string_view text) { return contains(kTrueWords, text); }
 
 bool needsQuotes(std::string_view text) {
-  return classifyPlain(text) != ScalarKind::kString || isSpecialFloat(text) ||
+  const bool unsafeByte = std::any_of(text.begin(), text.end(), [](char c) {
+    const auto b = static_cast<unsigned char>(c);
+    return b < 0x20 || b >= 0x7F;
+  });
+  const bool edgeSpace = !text.empty() && (text.front() == ' ' || text.back() == ' ');
+  return unsafeByte || edgeSpace || classifyPlain(text) != ScalarKind::kString ||
+         isSpecialFloat(text) ||
          isPrefixedInteger(text) || isDecimalNumber(text, /*underscores=*/true, nullptr);
 }
 

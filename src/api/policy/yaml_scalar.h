@@ -23,8 +23,9 @@ ScalarKind classify(const YAML::Node& node);
 // The value of a plain boolean scalar (requires classifyPlain(text) == kBool).
 bool plainBoolValue(std::string_view text);
 
-// True if `text` must be quoted to be read back as a string by Attune and by kubectl: it would
-// otherwise be a null, boolean or number (including YAML 1.1 forms such as 0x1F or 1_000).
+// True if `text` must be double-quoted to be read back unchanged by Attune and by kubectl: it
+// would otherwise be a null, boolean or number (including YAML 1.1 forms such as 0x1F or 1_000),
+// or it holds control characters, non-ASCII characters (written as escapes) or edge spaces.
 bool needsQuotes(std::string_view text);
 
 // True if `text` is well-formed UTF-8.

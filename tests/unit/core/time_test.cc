@@ -35,6 +35,18 @@ TEST(Rfc3339Test, LeapDayAndEpoch) {
   EXPECT_EQ(formatRfc3339(Time{}), "1970-01-01T00:00:00Z");
 }
 
+TEST(Rfc3339Test, YearsOutsideTheNanosecondRangeAreOutOfRange) {
+  for (const char* far : {"0001-01-01T00:00:00Z", "1677-01-01T00:00:00Z", "2263-01-01T00:00:00Z",
+                          "9999-12-31T23:59:59Z"}) {
+    auto t = parseRfc3339(far);
+    ASSERT_FALSE(t.has_value()) << far;
+    EXPECT_EQ(t.error().code, ErrorCode::kOutOfRange) << far;
+    EXPECT_NE(t.error().message.find("1678-2261"), std::string::npos);
+  }
+  EXPECT_TRUE(parseRfc3339("1700-01-01T00:00:00Z").has_value());
+  EXPECT_TRUE(parseRfc3339("2261-12-31T23:59:59Z").has_value());
+}
+
 TEST(Rfc3339Test, RejectsMalformed) {
   for (const char* bad :
        {"", "2008-01-01", "2008-01-01T01:01:01", "2008-13-01T00:00:00Z", "2023-02-29T00:00:00Z",

@@ -15,7 +15,7 @@ using Json = nlohmann::json;
 Time at(const char* text) { return *parseRfc3339(text); }
 Quantity q(const char* text) { return *Quantity::parse(text); }
 
-TEST(Patch, AnnotationsMergePatchSetsAndDeletes) {
+TEST(K8sPatch, AnnotationsMergePatchSetsAndDeletes) {
   std::string patch = encodeAnnotationsMergePatch(
       {{"attune.io/resized-at", "2025-03-01T10:00:00Z"}, {"attune.io/original", std::nullopt}});
   EXPECT_EQ(patch, R"({"metadata":{"annotations":{"attune.io/original":null,)"
@@ -25,7 +25,7 @@ TEST(Patch, AnnotationsMergePatchSetsAndDeletes) {
   EXPECT_EQ(pod->metadata.annotations.size(), 1u);
 }
 
-TEST(Patch, JsonPointerEscaping) {
+TEST(K8sPatch, JsonPointerEscaping) {
   EXPECT_EQ(escapeJsonPointerToken("attune.io/resized-at"), "attune.io~1resized-at");
   EXPECT_EQ(escapeJsonPointerToken("a~b/c"), "a~0b~1c");
   EXPECT_EQ(escapeJsonPointerToken("~1"), "~01");
@@ -36,7 +36,7 @@ TEST(Patch, JsonPointerEscaping) {
   EXPECT_EQ(jsonPointer({""}), "/");
 }
 
-TEST(Patch, JsonPatchOps) {
+TEST(K8sPatch, JsonPatchOps) {
   ResourceRequirements r;
   r.requests.cpu = q("250m");
   r.requests.memory = q("512Mi");
@@ -67,7 +67,7 @@ TEST(Patch, JsonPatchOps) {
   EXPECT_EQ(bad.error().field, "[1].value");
 }
 
-TEST(Encode, ResizePatchRoundTrip) {
+TEST(K8sEncode, ResizePatchRoundTrip) {
   std::vector<ContainerResize> resize(2);
   resize[0].name = "app";
   resize[0].resources.requests.cpu = q("300m");
@@ -89,7 +89,7 @@ TEST(Encode, ResizePatchRoundTrip) {
   EXPECT_EQ(pod->spec.initContainers[0].resources, resize[1].resources);
 }
 
-TEST(Encode, EventRoundTrip) {
+TEST(K8sEncode, EventRoundTrip) {
   Event e;
   e.metadata.name = "web-7d4b9c-abcde.17f2a3b4c5d6e7f8";
   e.metadata.namespace_ = "shop";
@@ -122,7 +122,7 @@ TEST(Encode, EventRoundTrip) {
   EXPECT_EQ(*back, e);
 }
 
-TEST(Encode, LeaseRoundTripWithMicroTime) {
+TEST(K8sEncode, LeaseRoundTripWithMicroTime) {
   Lease lease;
   lease.metadata.name = "attune-leader";
   lease.metadata.namespace_ = "attune-system";
@@ -143,7 +143,7 @@ TEST(Encode, LeaseRoundTripWithMicroTime) {
   EXPECT_EQ(*back, lease);
 }
 
-TEST(Encode, EvictionRoundTrip) {
+TEST(K8sEncode, EvictionRoundTrip) {
   Eviction eviction;
   eviction.metadata.name = "web-7d4b9c-abcde";
   eviction.metadata.namespace_ = "shop";
@@ -161,7 +161,7 @@ TEST(Encode, EvictionRoundTrip) {
   EXPECT_EQ(*back, eviction);
 }
 
-TEST(Encode, AdmissionResponseRoundTrip) {
+TEST(K8sEncode, AdmissionResponseRoundTrip) {
   for (std::string patch :
        {std::string(R"([{"op":"add","path":"/a","value":1}])"), std::string("x"), std::string("xy"),
         std::string("xyz"), std::string("")}) {
@@ -196,7 +196,7 @@ TEST(Encode, AdmissionResponseRoundTrip) {
   EXPECT_EQ(*back->response, denied);
 }
 
-TEST(Decode, AdmissionRequestObjectDecodesAsPod) {
+TEST(K8sDecode, AdmissionRequestObjectDecodesAsPod) {
   const char* review = R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview",
     "request":{"uid":"abc","kind":{"group":"","version":"v1","kind":"Pod"},
       "resource":{"group":"","version":"v1","resource":"pods"},"namespace":"shop",
@@ -217,7 +217,7 @@ TEST(Decode, AdmissionRequestObjectDecodesAsPod) {
   EXPECT_EQ(pod->spec.containers.at(0).resources.requests.cpu->toMillicores(), Millicores(100));
 }
 
-TEST(Decode, HpaWithUnknownMetricTypeAndBehavior) {
+TEST(K8sDecode, HpaWithUnknownMetricTypeAndBehavior) {
   auto hpa = decodeHorizontalPodAutoscaler(R"({"apiVersion":"autoscaling/v2",
     "kind":"HorizontalPodAutoscaler","metadata":{"name":"web","namespace":"shop"},
     "spec":{"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"web"},
@@ -268,7 +268,7 @@ TEST(Decode, HpaWithUnknownMetricTypeAndBehavior) {
   EXPECT_EQ(bad.error().field, "spec.metrics[0].resource.target.averageValue");
 }
 
-TEST(Decode, NodeListAndWorkloadWatch) {
+TEST(K8sDecode, NodeListAndWorkloadWatch) {
   auto nodes = decodeList<Node>(R"({"kind":"NodeList","metadata":{"resourceVersion":"9"},"items":[
     {"metadata":{"name":"n1","labels":{"node.kubernetes.io/instance-type":"m6i.large"}},
      "spec":{"taints":[{"key":"attune.io/load","value":"high","effect":"PreferNoSchedule"}]},

@@ -15,7 +15,7 @@ using Json = nlohmann::json;
 
 Time at(const char* text) { return *parseRfc3339(text); }
 
-TEST(PodDecode, RealisticPodValues) {
+TEST(K8sPodDecode, RealisticPodValues) {
   auto pod = decodePod(realisticPod(3).dump());
   ASSERT_TRUE(pod) << pod.error().toString();
   EXPECT_EQ(pod->metadata.namespace_, "team-3");
@@ -49,7 +49,7 @@ TEST(PodDecode, RealisticPodValues) {
   EXPECT_EQ(computeQosClass(pod->spec), QosClass::kBurstable);
 }
 
-TEST(PodDecode, OomKilledLastStateWithFinishedAt) {
+TEST(K8sPodDecode, OomKilledLastStateWithFinishedAt) {
   auto pod = decodePod(realisticPod(0).dump());
   ASSERT_TRUE(pod) << pod.error().toString();
   const ContainerStatus* app = pod->status.findContainerStatus("app");
@@ -63,7 +63,7 @@ TEST(PodDecode, OomKilledLastStateWithFinishedAt) {
   EXPECT_FALSE(pod->status.findContainerStatus("proxy")->lastState.terminated.has_value());
 }
 
-TEST(PodDecode, ResizeConditionsAndDeprecatedResizeField) {
+TEST(K8sPodDecode, ResizeConditionsAndDeprecatedResizeField) {
   Json j = realisticPod(1);
   j["metadata"]["generation"] = 4;
   j["status"]["observedGeneration"] = 3;
@@ -94,7 +94,7 @@ TEST(PodDecode, ResizeConditionsAndDeprecatedResizeField) {
   EXPECT_EQ(pod->status.resize, "InProgress");
 }
 
-TEST(PodDecode, SidecarInitContainer) {
+TEST(K8sPodDecode, SidecarInitContainer) {
   Json j = realisticPod(2);
   j["spec"]["initContainers"][0]["restartPolicy"] = "Always";
   auto pod = decodePod(j.dump());
@@ -104,7 +104,7 @@ TEST(PodDecode, SidecarInitContainer) {
   EXPECT_EQ(pod->spec.findContainer("init-config"), &pod->spec.initContainers[0]);
 }
 
-TEST(PodDecode, UnknownFieldsAndNullsAreTolerated) {
+TEST(K8sPodDecode, UnknownFieldsAndNullsAreTolerated) {
   Json j = realisticPod(4);
   j["spec"]["futureField"] = {{"nested", {1, 2, {{"deep", "x"}}}}, {"flag", true}};
   j["spec"]["containers"][0]["resources"]["claims"] = {{{"name", "gpu"}}};
@@ -121,7 +121,7 @@ TEST(PodDecode, UnknownFieldsAndNullsAreTolerated) {
   EXPECT_EQ(pod->spec.containers[0].resources.requests.cpu->toMillicores(), Millicores(250));
 }
 
-TEST(PodDecode, ExtendedResourcesAndBareNumberQuantities) {
+TEST(K8sPodDecode, ExtendedResourcesAndBareNumberQuantities) {
   Json j = realisticPod(5);
   j["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = "1";
   j["spec"]["containers"][0]["resources"]["requests"]["ephemeral-storage"] = "2Gi";
@@ -135,7 +135,7 @@ TEST(PodDecode, ExtendedResourcesAndBareNumberQuantities) {
   EXPECT_EQ(pod->spec.containers[1].resources.requests.cpu->toMillicores(), Millicores(2000));
 }
 
-TEST(PodDecode, BadQuantityNamesTheFieldPath) {
+TEST(K8sPodDecode, BadQuantityNamesTheFieldPath) {
   Json j = realisticPod(0);
   j["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "12 cores";
   auto pod = decodePod(j.dump());
@@ -152,7 +152,7 @@ TEST(PodDecode, BadQuantityNamesTheFieldPath) {
   EXPECT_EQ(other.error().field, "status.containerStatuses[2].allocatedResources.memory");
 }
 
-TEST(PodDecode, WrongTypesAndBadTimestampsNameTheFieldPath) {
+TEST(K8sPodDecode, WrongTypesAndBadTimestampsNameTheFieldPath) {
   Json j = realisticPod(0);
   j["status"]["containerStatuses"][1]["restartCount"] = "three";
   auto pod = decodePod(j.dump());
@@ -179,7 +179,15 @@ TEST(PodDecode, WrongTypesAndBadTimestampsNameTheFieldPath) {
   EXPECT_EQ(fourth.error().field, "spec.priority");
 }
 
-TEST(PodDecode, MalformedJsonIsAnError) {
+TEST(K8sPodDecode, TimestampsOutsideTheRepresentableRangeAreErrors) {
+  auto pod = decodePod(R"({"metadata":{"creationTimestamp":"0001-01-01T00:00:00Z"}})");
+  ASSERT_FALSE(pod);
+  EXPECT_EQ(pod.error().code, ErrorCode::kOutOfRange);
+  EXPECT_EQ(pod.error().field, "metadata.creationTimestamp");
+  EXPECT_TRUE(decodePod(R"({"metadata":{"creationTimestamp":"2261-12-31T23:59:59Z"}})"));
+}
+
+TEST(K8sPodDecode, MalformedJsonIsAnError) {
   const std::string good = realisticPod(0).dump();
   for (const std::string& bad :
        {good.substr(0, good.size() / 2), good.substr(0, good.size() - 1), good + "}",
@@ -196,7 +204,7 @@ TEST(PodDecode, MalformedJsonIsAnError) {
   EXPECT_NE(notObject.error().message.find("expected an object"), std::string::npos);
 }
 
-TEST(PodDecode, ListWithMetadataAndItemErrorPaths) {
+TEST(K8sPodDecode, ListWithMetadataAndItemErrorPaths) {
   auto list = decodePodList(::attune::testing::realisticPodListJson(25));
   ASSERT_TRUE(list) << list.error().toString();
   ASSERT_EQ(list->items.size(), 25u);
@@ -228,7 +236,7 @@ TEST(PodDecode, ListWithMetadataAndItemErrorPaths) {
   EXPECT_TRUE(empty->items.empty());
 }
 
-TEST(PodDecode, WatchEvents) {
+TEST(K8sPodDecode, WatchEvents) {
   // The API server writes "type" first; nlohmann sorts keys, so build this line by hand.
   auto event = decodePodWatchEvent(R"({"type":"ADDED","object":)" + realisticPod(6).dump() + "}");
   ASSERT_TRUE(event) << event.error().toString();
@@ -273,7 +281,7 @@ TEST(PodDecode, WatchEvents) {
   EXPECT_FALSE(decodePodWatchEvent(R"({"object":{}})"));
 }
 
-TEST(PodDecode, EscapedStringsAndKeysAreUnescaped) {
+TEST(K8sPodDecode, EscapedStringsAndKeysAreUnescaped) {
   auto pod = decodePod(
       R"({"metadata":{"name":"a\"b","annotations":{"x\/y":"line1\nline2 \u00e9"}},"spec":{}})");
   ASSERT_TRUE(pod) << pod.error().toString();

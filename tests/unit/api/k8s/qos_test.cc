@@ -24,12 +24,14 @@ PodSpec podWith(std::initializer_list<ResourceRequirements> containers) {
   PodSpec spec;
   int i = 0;
   for (const ResourceRequirements& r : containers) {
-    spec.containers.push_back(Container{.name = "c" + std::to_string(i++), .resources = r});
+    std::string name = "c";  // not "c" + std::string: GCC 12 -Wrestrict false positive at -O2
+    name += std::to_string(i++);
+    spec.containers.push_back(Container{.name = name, .resources = r});
   }
   return spec;
 }
 
-TEST(QosClass, BestEffortWithoutCpuOrMemory) {
+TEST(K8sQosClass, BestEffortWithoutCpuOrMemory) {
   EXPECT_EQ(computeQosClass(PodSpec{}), QosClass::kBestEffort);
   EXPECT_EQ(computeQosClass(podWith({res("", "", "", ""), res("", "", "", "")})),
             QosClass::kBestEffort);
@@ -39,13 +41,13 @@ TEST(QosClass, BestEffortWithoutCpuOrMemory) {
   EXPECT_EQ(computeQosClass(podWith({res("0", "0", "0", "0")})), QosClass::kBestEffort);
 }
 
-TEST(QosClass, GuaranteedWhenEveryContainerHasEqualRequestsAndLimits) {
+TEST(K8sQosClass, GuaranteedWhenEveryContainerHasEqualRequestsAndLimits) {
   EXPECT_EQ(computeQosClass(podWith(
                 {res("500m", "1Gi", "500m", "1Gi"), res("1", "256Mi", "1000m", "268435456")})),
             QosClass::kGuaranteed);
 }
 
-TEST(QosClass, BurstableCases) {
+TEST(K8sQosClass, BurstableCases) {
   // Requests below limits.
   EXPECT_EQ(computeQosClass(podWith({res("250m", "512Mi", "1", "1Gi")})), QosClass::kBurstable);
   // Requests only.
@@ -63,7 +65,7 @@ TEST(QosClass, BurstableCases) {
             QosClass::kBurstable);
 }
 
-TEST(QosClass, InitContainersCount) {
+TEST(K8sQosClass, InitContainersCount) {
   PodSpec spec = podWith({res("1", "1Gi", "1", "1Gi")});
   spec.initContainers.push_back(Container{.name = "init", .resources = res("100m", "", "", "")});
   EXPECT_EQ(computeQosClass(spec), QosClass::kBurstable);
@@ -71,7 +73,7 @@ TEST(QosClass, InitContainersCount) {
   EXPECT_EQ(computeQosClass(spec), QosClass::kGuaranteed);
 }
 
-TEST(QosClass, PodLevelResourcesDecide) {
+TEST(K8sQosClass, PodLevelResourcesDecide) {
   PodSpec spec = podWith({res("", "", "", ""), res("100m", "", "", "")});
   spec.resources = res("2", "4Gi", "2", "4Gi");
   EXPECT_EQ(computeQosClass(spec), QosClass::kGuaranteed);
@@ -81,7 +83,7 @@ TEST(QosClass, PodLevelResourcesDecide) {
   EXPECT_EQ(computeQosClass(spec), QosClass::kBestEffort);
 }
 
-TEST(QosClass, FromDecodedPodJson) {
+TEST(K8sQosClass, FromDecodedPodJson) {
   auto pod = decodePod(R"({"spec":{"containers":[
       {"name":"a","resources":{"requests":{"cpu":"1","memory":"2Gi"},
                                "limits":{"cpu":"1","memory":"2Gi"}}}]}})");

@@ -1,0 +1,174 @@
+// attune::stats against a naive exact baseline, measured in the same run:
+//  (1) ingest throughput, samples/s on one core (a sample = CPU, PSI and memory of one
+//      container at one time); target >= 20 M samples/s;
+//  (2) bytes per container at 7 days of 1-minute samples; target <= 4 KiB per container and
+//      <= 512 MiB for 100,000 containers. Measured on kMemContainers containers and
+//      extrapolated linearly to 100,000 (statistics are per container; nothing is shared).
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "stats/container_stats.h"
+#include "stats/store.h"
+
+namespace {
+
+using attune::Time;
+using attune::stats::ContainerStats;
+using attune::stats::Sample;
+using attune::stats::StatsConfig;
+
+constexpr int kIngestContainers = 64;
+constexpr int kMinutes = 7 * 1440;
+constexpr int kMemContainers = 2000;
+constexpr int kTargetContainers = 100000;
+constexpr const char* kOurs = "BM_Ingest_Attune";
+constexpr const char* kBaseline = "BM_Ingest_Naive";
+
+const Time kStart = Time(std::chrono::seconds(1704067200));
+
+// Realistic usage: diurnal CPU with lognormal noise (sigma 0.4) and rare spikes, memory slowly
+// varying within a few percent.
+Sample sampleAt(std::mt19937_64& rng, int container, int minute) {
+  static thread_local std::lognormal_distribution<double> noise(0.0, 0.4);
+  static thread_local std::normal_distribution<double> small(0.0, 0.01);
+  const double day = 2 * M_PI * minute / 1440.0;
+  double cpu = (0.05 + 0.01 * (container % 7)) * (1.2 + std::sin(day)) * noise(rng);
+  if (rng() % 1000 == 0) cpu *= 15;
+  const double mem = (2e8 + 1e7 * (container % 11)) * (1 + 0.03 * std::sin(day) + small(rng));
+  return Sample{.time = kStart + std::chrono::minutes(minute),
+                .cpuCores = cpu,
+                .psiCpuWaitingRate = 0.05 * noise(rng),
+                .memoryBytes = mem};
+}
+
+// Time-ordered samples: every minute, one per container.
+const std::vector<Sample>& ingestStream() {
+  static const std::vector<Sample> stream = [] {
+    std::mt19937_64 rng(1);
+    std::vector<Sample> out;
+    out.reserve(std::size_t{kIngestContainers} * kMinutes);
+    for (int m = 0; m < kMinutes; ++m) {
+      for (int c = 0; c < kIngestContainers; ++c) out.push_back(sampleAt(rng, c, m));
+    }
+    return out;
+  }();
+  return stream;
+}
+
+// The naive exact baseline: every (time, PSI-adjusted CPU, memory) kept.
+struct NaiveContainer {
+  struct Point {
+    Time t;
+    double cpu;
+    double mem;
+  };
+  std::vector<Point> points;
+  void add(const Sample& s) {
+    points.push_back({s.time, s.cpuCores * (1 + s.psiCpuWaitingRate.value_or(0)), s.memoryBytes});
+  }
+  std::size_t bytesUsed() const { return sizeof(*this) + points.capacity() * sizeof(Point); }
+};
+
+void BM_Ingest_Attune(benchmark::State& state) {
+  const auto& stream = ingestStream();
+  StatsConfig config;
+  for (auto _ : state) {
+    std::vector<ContainerStats> containers(kIngestContainers, ContainerStats(config));
+    for (std::size_t i = 0; i < stream.size(); ++i) {
+      containers[i % kIngestContainers].add(stream[i]);
+    }
+    benchmark::DoNotOptimize(containers.data());
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * stream.size()));
+}
+
+void BM_Ingest_Naive(benchmark::State& state) {
+  const auto& stream = ingestStream();
+  for (auto _ : state) {
+    std::vector<NaiveContainer> containers(kIngestContainers);
+    for (std::size_t i = 0; i < stream.size(); ++i)
+      containers[i % kIngestContainers].add(stream[i]);
+    benchmark::DoNotOptimize(containers.data());
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * stream.size()));
+}
+
+BENCHMARK(BM_Ingest_Attune)->Unit(benchmark::kMillisecond)->MinTime(2.0)->UseRealTime();
+BENCHMARK(BM_Ingest_Naive)->Unit(benchmark::kMillisecond)->MinTime(2.0)->UseRealTime();
+
+// Remembers each benchmark's mean real time per iteration for the ratio.
+class RatioReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& run : runs) {
+      if (run.run_type != Run::RT_Iteration || run.error_occurred) continue;
+      seconds_[run.run_name.function_name] =
+          run.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run.time_unit);
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+  double seconds(const std::string& name) const {
+    auto it = seconds_.find(name);
+    return it == seconds_.end() ? 0 : it->second;
+  }
+
+ private:
+  std::map<std::string, double> seconds_;
+};
+
+void printIngest(const RatioReporter& r) {
+  const double samples = static_cast<double>(ingestStream().size());
+  const double ours = r.seconds(kOurs);
+  const double naive = r.seconds(kBaseline);
+  if (ours <= 0 || naive <= 0) return;
+  std::printf("ingest: %.1f M samples/s (%.2fx naive at %.1f M samples/s; target >= 20)\n",
+              samples / ours / 1e6, naive / ours, samples / naive / 1e6);
+}
+
+void printMemory() {
+  StatsConfig config;
+  std::vector<ContainerStats> ours(kMemContainers, ContainerStats(config));
+  std::vector<NaiveContainer> naive(kMemContainers / 100);
+  std::mt19937_64 rng(2);
+  for (int m = 0; m < kMinutes; ++m) {
+    for (int c = 0; c < kMemContainers; ++c) {
+      const Sample s = sampleAt(rng, c, m);
+      ours[static_cast<std::size_t>(c)].add(s);
+      if (c < kMemContainers / 100) naive[static_cast<std::size_t>(c)].add(s);
+    }
+  }
+  std::size_t oursBytes = 0, worst = 0, naiveBytes = 0;
+  for (const auto& c : ours) {
+    oursBytes += c.bytesUsed();
+    worst = std::max(worst, c.bytesUsed());
+  }
+  for (const auto& c : naive) naiveBytes += c.bytesUsed();
+  const double perContainer = static_cast<double>(oursBytes) / kMemContainers;
+  const double naivePer = static_cast<double>(naiveBytes) / (kMemContainers / 100);
+  std::printf(
+      "bytes/container (7 days x 1-minute, %d containers measured): %.0f, worst %zu "
+      "(naive %.0f, ratio %.1fx smaller; target <= 4096)\n"
+      "extrapolated to %d containers: %.1f MiB (naive %.1f MiB; target <= 512 MiB)\n",
+      kMemContainers, perContainer, worst, naivePer, naivePer / perContainer, kTargetContainers,
+      perContainer * kTargetContainers / (1 << 20), naivePer * kTargetContainers / (1 << 20));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  ingestStream();  // before any timing
+  RatioReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  printIngest(reporter);
+  printMemory();
+  benchmark::Shutdown();
+  return 0;
+}

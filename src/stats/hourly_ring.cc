@@ -1,0 +1,101 @@
+#include "stats/hourly_ring.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace attune::stats {
+namespace {
+
+// Lower nearest rank of quantile q among n values.
+std::size_t lowerRank(double q, std::size_t n) {
+  return static_cast<std::size_t>(std::floor(q * static_cast<double>(n - 1)));
+}
+
+}  // namespace
+
+FineCode HourlyRing::openQuantile(double q) const {
+  if (open_.empty()) return kNoValue;
+  std::vector<FineCode> codes = open_;
+  auto nth = codes.begin() + static_cast<std::ptrdiff_t>(lowerRank(q, codes.size()));
+  std::nth_element(codes.begin(), nth, codes.end());
+  return *nth;
+}
+
+void HourlyRing::add(std::uint32_t hour, FineCode code, double q) {
+  if (!any_) {
+    any_ = true;
+    newest_ = hour;
+  } else if (hour > newest_) {
+    slots_[newest_ % kHours].quantile = openQuantile(q);
+    open_.clear();
+    const std::uint32_t skipped = std::min(hour - newest_, kHours);
+    for (std::uint32_t i = 1; i <= skipped; ++i) slots_[(newest_ + i) % kHours] = Slot{};
+    newest_ = hour;
+  } else if (hour + (kHours - 1) < newest_) {
+    return;
+  }
+  Slot& slot = slots_[hour % kHours];
+  slot.max = std::max(slot.max, code);
+  if (hour == newest_) open_.push_back(code);
+}
+
+template <typename Fn>
+void HourlyRing::forEachHour(std::uint32_t hourNow, Fn fn) const {
+  if (!any_) return;
+  const std::int64_t from = std::max<std::int64_t>(std::int64_t{hourNow} - (kHours - 1),
+                                                   std::int64_t{newest_} - (kHours - 1));
+  const std::int64_t to = std::min(hourNow, newest_);
+  for (std::int64_t h = std::max<std::int64_t>(from, 0); h <= to; ++h) {
+    fn(static_cast<std::uint32_t>(h), slots_[h % kHours]);
+  }
+}
+
+FineCode HourlyRing::maxCode(std::uint32_t hourNow, bool sameHourOfWeek) const {
+  FineCode best = kNoValue;
+  forEachHour(hourNow, [&](std::uint32_t h, const Slot& s) {
+    if (!sameHourOfWeek || h == hourNow || h + (kHours - 1) == hourNow)
+      best = std::max(best, s.max);
+  });
+  return best;
+}
+
+FineCode HourlyRing::hourOfDayQuantileCode(std::uint32_t hourNow, int hourOfDay, double q) const {
+  FineCode best = kNoValue;
+  forEachHour(hourNow, [&](std::uint32_t h, const Slot& s) {
+    if (static_cast<int>(h % 24) != hourOfDay) return;
+    best = std::max(best, h == newest_ ? openQuantile(q) : s.quantile);
+  });
+  return best;
+}
+
+void HourlyRing::encode(Writer& w) const {
+  w.u8(any_ ? 1 : 0);
+  if (!any_) return;
+  w.u32(newest_);
+  for (const Slot& s : slots_) {
+    w.u16(s.max);
+    w.u16(s.quantile);
+  }
+  w.varint(open_.size());
+  for (FineCode c : open_) w.u16(c);
+}
+
+void HourlyRing::decode(Reader& r) {
+  *this = HourlyRing();
+  const std::uint8_t any = r.u8();
+  if (any > 1) r.corrupt("has an invalid hourly flag");
+  if (!r.ok() || !any) return;
+  any_ = true;
+  newest_ = r.u32();
+  for (Slot& s : slots_) {
+    s.max = r.u16();
+    s.quantile = r.u16();
+  }
+  const std::uint64_t n = r.varint();
+  if (n > r.remaining() / 2) r.corrupt("has an open-hour count beyond its size");
+  if (!r.ok()) return;
+  open_.resize(n);
+  for (FineCode& c : open_) c = r.u16();
+}
+
+}  // namespace attune::stats

@@ -1,0 +1,85 @@
+#include "stats/series.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace attune::stats {
+namespace {
+
+// Seconds of `now`, clamped into the representable range.
+Seconds clampSeconds(Time now) {
+  if (auto s = toSeconds(now)) return *s;
+  return now.time_since_epoch().count() < 0 ? 0 : UINT32_MAX;
+}
+
+}  // namespace
+
+Series::Series(const SeriesConfig& config) : config_(&config), scale_(config.minValue) {}
+
+Seconds Series::recentWindow() const {
+  return static_cast<Seconds>(
+      std::chrono::duration_cast<std::chrono::seconds>(config_->recentWindow).count());
+}
+
+void Series::add(Seconds t, double value) {
+  const LogScale::Codes codes = scale_.encode(value);
+  recent_.add(t, static_cast<float>(value), recentWindow());
+  hours_.add(hourIndex(t), codes.fine, config_->hourOfDayQuantile);
+  days_.add(dayIndex(t), codes.bucket, historyDays(*config_));
+}
+
+std::optional<double> Series::fineValue(FineCode code) const {
+  if (code == kNoValue) return std::nullopt;
+  return scale_.fineValue(code);
+}
+
+std::optional<double> Series::recentQuantile(Time now, double q) const {
+  return recent_.quantile(clampSeconds(now), recentWindow(), q);
+}
+
+std::optional<double> Series::peak(Time now) const {
+  return fineValue(hours_.maxCode(hourIndex(clampSeconds(now)), true));
+}
+
+std::optional<double> Series::weekMax(Time now) const {
+  return fineValue(hours_.maxCode(hourIndex(clampSeconds(now)), false));
+}
+
+std::optional<double> Series::quantile(Time now, double q) const {
+  return days_.window(dayIndex(clampSeconds(now)), historyDays(*config_)).quantile(q, scale_);
+}
+
+std::uint64_t Series::count(Time now) const {
+  return days_.window(dayIndex(clampSeconds(now)), historyDays(*config_)).total();
+}
+
+std::optional<double> Series::hourOfDayQuantile(Time now, int hourOfDay) const {
+  return fineValue(hours_.hourOfDayQuantileCode(hourIndex(clampSeconds(now)), hourOfDay,
+                                                config_->hourOfDayQuantile));
+}
+
+std::optional<double> Series::maxHourOfDayQuantile(Time now) const {
+  std::optional<double> best;
+  for (int h = 0; h < 24; ++h) {
+    if (auto v = hourOfDayQuantile(now, h); v && (!best || *v > *best)) best = v;
+  }
+  return best;
+}
+
+std::size_t Series::heapBytes() const {
+  return recent_.heapBytes() + hours_.heapBytes() + days_.heapBytes();
+}
+
+void Series::encode(Writer& w) const {
+  recent_.encode(w, recentWindow());
+  hours_.encode(w);
+  days_.encode(w);
+}
+
+void Series::decode(Reader& r) {
+  recent_.decode(r);
+  hours_.decode(r);
+  days_.decode(r);
+}
+
+}  // namespace attune::stats
