@@ -12,9 +12,11 @@ packages=(
   clang-format clang-tidy-16
   # libraries (see docs/dependencies in README)
   libsimdjson-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev
-  zlib1g-dev libssl-dev
+  zlib1g-dev libssl-dev libcurl4-openssl-dev openssl
   # tests and benchmarks
   googletest libgtest-dev libgmock-dev libbenchmark-dev
+  # real peers in integration tests: Prometheus server and promtool
+  prometheus
 )
 if [[ "${1:-}" == "--fuzz" ]]; then
   packages+=(clang-16 libclang-rt-16-dev)

@@ -8,7 +8,7 @@ namespace attune::stats {
 namespace {
 
 constexpr std::uint8_t kMagic[3] = {'A', 'T', 'S'};
-constexpr std::uint16_t kVersion = 1;
+constexpr std::uint16_t kVersion = 2;  // 2: packed day histograms
 constexpr std::uint8_t kContainerKind = 'C';
 
 bool validValue(double v) { return std::isfinite(v) && v >= 0; }
@@ -65,7 +65,7 @@ SampleVerdict ContainerStats::add(const Sample& s) {
     ++invalid_;
     return SampleVerdict::kInvalid;
   }
-  const int days = std::max(historyDays(cpu_.config()), historyDays(memory_.config()));
+  const int days = std::max(cpu_.historyDays(), memory_.historyDays());
   if (accepted_ > 0 && dayIndex(*t) + days <= dayIndex(last_)) {
     ++tooOld_;
     return SampleVerdict::kTooOld;

@@ -3,12 +3,99 @@
 #include <algorithm>
 
 namespace attune::stats {
+namespace {
+
+// Codes of the packed day histogram, one 4-bit code per bucket (two per byte, low nibble
+// first): 0..13 is the count itself, kBigCount a count >= 14 and kZeroRun a run of >= 3 empty
+// buckets. The varint operand of an escape (count - 14, run - 3) follows the byte holding its
+// code, the low nibble's before the high nibble's.
+constexpr unsigned kBigCount = 14;
+constexpr unsigned kZeroRun = 15;
+constexpr std::size_t kMinZeroRun = 3;
+
+// Packs `h` as varint zero, varint first bucket, varint bucket count n, then the codes of the
+// n buckets from the first to the last non-empty one.
+void packDay(Writer& w, const Histogram& h) {
+  std::size_t first = 0;
+  std::size_t last = h.counts.size();
+  while (first < last && h.counts[first] == 0) ++first;
+  while (last > first && h.counts[last - 1] == 0) --last;
+  w.varint(h.zero);
+  w.varint(first == last ? 0 : static_cast<std::uint64_t>(h.base) + first);
+  w.varint(last - first);
+  std::uint8_t byte = 0;
+  bool high = false;
+  std::uint64_t operands[2];
+  int pending = 0;
+  const auto flush = [&] {
+    w.u8(byte);
+    for (int i = 0; i < pending; ++i) w.varint(operands[i]);
+    byte = 0;
+    pending = 0;
+  };
+  const auto put = [&](unsigned code) {
+    byte = static_cast<std::uint8_t>(byte | (code << (high ? 4 : 0)));
+    if (high) flush();
+    high = !high;
+  };
+  for (std::size_t i = first; i < last;) {
+    const std::uint64_t c = h.counts[i];
+    if (c == 0) {
+      std::size_t run = 0;
+      while (h.counts[i + run] == 0) ++run;  // ends before `last`, which is non-zero
+      if (run >= kMinZeroRun) {
+        operands[pending++] = run - kMinZeroRun;
+        put(kZeroRun);
+        i += run;
+        continue;
+      }
+    }
+    if (c >= kBigCount) operands[pending++] = c - kBigCount;
+    put(static_cast<unsigned>(std::min<std::uint64_t>(c, kBigCount)));
+    ++i;
+  }
+  if (high) flush();
+}
+
+// Adds a packed day histogram's counts to `h`; corrupt input fails `r`.
+void unpackDay(Reader& r, Histogram& h) {
+  h.zero += r.varint();
+  const std::uint64_t first = r.varint();
+  const std::uint64_t n = r.varint();
+  if (first + n > static_cast<std::uint64_t>(kMaxBucket) + 1) {
+    r.corrupt("has a histogram bucket out of range");
+  }
+  std::uint64_t i = 0;
+  while (r.ok() && i < n) {
+    const std::uint8_t byte = r.u8();
+    for (int k = 0; k < 2 && i < n && r.ok(); ++k) {
+      const unsigned code = (byte >> (4 * k)) & 15u;
+      if (code == kZeroRun) {
+        const std::uint64_t extra = r.varint();
+        if (n - i < kMinZeroRun || extra > n - i - kMinZeroRun) {
+          r.corrupt("has an invalid zero run");
+          return;
+        }
+        i += extra + kMinZeroRun;
+        continue;
+      }
+      const std::uint64_t c = code == kBigCount ? kBigCount + r.varint() : code;
+      if (c != 0 && r.ok()) h.add(static_cast<int>(first + i), c);
+      ++i;
+    }
+  }
+}
+
+}  // namespace
 
 Histogram DayHistograms::current() const {
   Histogram h;
   h.zero = zero_;
   h.base = base_;
   h.counts.assign(counts_.begin(), counts_.end());
+  for (const Overflow& o : overflow_) {
+    h.counts[static_cast<std::size_t>(o.bucket - base_)] += std::uint64_t{o.high} << 8;
+  }
   return h;
 }
 
@@ -17,7 +104,7 @@ std::vector<DayHistograms::Day> DayHistograms::decodeClosed(Reader& r) {
   while (r.ok() && r.remaining() > 0) {
     Day d{static_cast<std::uint32_t>(r.varint()), {}};
     if (!days.empty() && d.day <= days.back().day) r.corrupt("has days out of order");
-    d.counts.mergeEncoded(r);
+    unpackDay(r, d.counts);
     days.push_back(std::move(d));
   }
   return days;
@@ -28,7 +115,7 @@ void DayHistograms::setClosed(const std::vector<Day>& days) {
   for (const Day& d : days) {
     if (d.counts.empty()) continue;
     w.varint(d.day);
-    d.counts.encode(w);
+    packDay(w, d.counts);
   }
   closed_ = std::move(w.bytes());
   closed_.shrink_to_fit();  // rewritten once a day: keep no slack
@@ -41,8 +128,37 @@ void DayHistograms::advance(std::uint32_t day, int days) {
   std::erase_if(closed, [&](const Day& d) { return d.day + days <= day; });
   setClosed(closed);
   zero_ = 0;
-  counts_.clear();
+  counts_.clear();  // keeps its capacity: the next day spans a similar range
+  overflow_.clear();
   day_ = day;
+}
+
+void DayHistograms::include(int bucket) {
+  constexpr std::size_t kSlack = 8;
+  if (counts_.empty()) {
+    base_ = bucket;
+    if (counts_.capacity() == 0) counts_.reserve(kSlack);
+    counts_.push_back(0);
+    return;
+  }
+  const int top = base_ + static_cast<int>(counts_.size()) - 1;
+  if (bucket >= base_ && bucket <= top) return;
+  const int lo = std::min(base_, bucket);
+  const auto size = static_cast<std::size_t>(std::max(top, bucket) - lo + 1);
+  const auto shift = static_cast<std::size_t>(base_ - lo);
+  if (size > counts_.capacity()) {
+    std::vector<std::uint8_t> grown;
+    grown.reserve(size + kSlack);
+    grown.resize(size);
+    std::copy(counts_.begin(), counts_.end(), grown.begin() + static_cast<std::ptrdiff_t>(shift));
+    counts_.swap(grown);
+  } else if (shift > 0) {
+    counts_.insert(counts_.begin(), shift, 0);
+    counts_.resize(size);
+  } else {
+    counts_.resize(size);
+  }
+  base_ = lo;
 }
 
 void DayHistograms::add(std::uint32_t day, int bucket, int days) {
@@ -66,9 +182,23 @@ void DayHistograms::add(std::uint32_t day, int bucket, int days) {
     if (zero_ < UINT16_MAX) ++zero_;
     return;
   }
-  includeBucket(counts_, base_, bucket);
-  std::uint16_t& c = counts_[static_cast<std::size_t>(bucket - base_)];
-  if (c < UINT16_MAX) ++c;
+  include(bucket);
+  std::uint8_t& c = counts_[static_cast<std::size_t>(bucket - base_)];
+  if (c < UINT8_MAX) {
+    ++c;
+    return;
+  }
+  // Carry into the bucket's high byte (saturating at 65535).
+  const auto b = static_cast<std::uint16_t>(bucket);
+  auto it = std::find_if(overflow_.begin(), overflow_.end(),
+                         [&](const Overflow& o) { return o.bucket == b; });
+  if (it == overflow_.end()) {
+    overflow_.push_back({b, 0});
+    it = overflow_.end() - 1;
+  }
+  if (it->high == UINT8_MAX) return;
+  ++it->high;
+  c = 0;
 }
 
 Histogram DayHistograms::window(std::uint32_t dayNow, int days) const {
@@ -79,7 +209,7 @@ Histogram DayHistograms::window(std::uint32_t dayNow, int days) const {
   while (r.remaining() > 0) {
     const auto d = static_cast<std::uint32_t>(r.varint());
     Histogram day;
-    day.mergeEncoded(r);
+    unpackDay(r, day);
     if (inWindow(d)) h.merge(day);
   }
   if (inWindow(day_)) h.merge(current());
@@ -116,7 +246,15 @@ void DayHistograms::decode(Reader& r) {
   if (!r.ok()) return;
   zero_ = static_cast<std::uint16_t>(today.zero);
   base_ = today.base;
-  counts_.assign(today.counts.begin(), today.counts.end());
+  counts_.reserve(today.counts.size());
+  for (std::size_t i = 0; i < today.counts.size(); ++i) {
+    const std::uint64_t c = today.counts[i];
+    counts_.push_back(static_cast<std::uint8_t>(c & 0xff));
+    if (c > 0xff) {
+      overflow_.push_back({static_cast<std::uint16_t>(base_ + static_cast<int>(i)),
+                           static_cast<std::uint8_t>(c >> 8)});
+    }
+  }
   closed_.assign(closed.begin(), closed.end());
 }
 

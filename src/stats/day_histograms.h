@@ -11,12 +11,14 @@
 
 namespace attune::stats {
 
-// The current (newest) day's counts are dense 16-bit counters (2 bytes per bucket between the
-// day's smallest and largest; a bucket saturates at 65535 samples, i.e. only at more than one
-// sample per 1.3 s in one bucket all day); earlier days are stored Histogram-encoded (about one
-// byte per bucket) in one byte vector. Expiry is by whole days: a window of D days at dayNow
-// covers days dayNow - D + 1 .. dayNow, i.e. between D - 1 and D days of data — data older
-// than D days never counts. Not thread-safe.
+// The current (newest) day's counts are dense 8-bit counters (1 byte per bucket between the
+// day's smallest and largest) with an overflow escape: a bucket past 255 samples carries its
+// high byte in a short side list (4 bytes per such bucket). A bucket saturates at 65535
+// samples, i.e. only at more than one sample per 1.3 s in one bucket all day. Earlier days are
+// stored packed in one byte vector (a 4-bit code per bucket, see day_histograms.cc: about half
+// a byte per bucket). Expiry is by whole days: a window of D days at dayNow covers days
+// dayNow - D + 1 .. dayNow, i.e. between D - 1 and D days of data — data older than D days
+// never counts. Not thread-safe.
 class DayHistograms {
  public:
   // Adds one sample of sketch bucket `bucket` in day `day`, keeping `days` days. Samples for
@@ -28,7 +30,7 @@ class DayHistograms {
   Histogram window(std::uint32_t dayNow, int days) const;
 
   std::size_t heapBytes() const {
-    return counts_.capacity() * sizeof(std::uint16_t) + closed_.capacity();
+    return counts_.capacity() + overflow_.capacity() * sizeof(Overflow) + closed_.capacity();
   }
   void encode(Writer& w) const;
   void decode(Reader& r);
@@ -38,6 +40,11 @@ class DayHistograms {
     std::uint32_t day;
     Histogram counts;
   };
+  // The high byte of a current-day bucket whose count passed 255.
+  struct Overflow {
+    std::uint16_t bucket;
+    std::uint8_t high;
+  };
   // The current day as a Histogram.
   Histogram current() const;
   // All encoded days (oldest first); corrupt input fails `r`.
@@ -45,13 +52,16 @@ class DayHistograms {
   void setClosed(const std::vector<Day>& days);
   // Starts day `day` (> day_): encodes the current day, drops days before day - days + 1.
   void advance(std::uint32_t day, int days);
+  // Grows the current day's dense range to include `bucket` (with a little slack capacity).
+  void include(int bucket);
 
   bool any_ = false;
-  std::uint32_t day_ = 0;  // the current day
   std::uint16_t zero_ = 0;
+  std::uint32_t day_ = 0;  // the current day
   int base_ = 0;
-  std::vector<std::uint16_t> counts_;
-  // Earlier days: per day varint day index, then the Histogram encoding; oldest first.
+  std::vector<std::uint8_t> counts_;  // low bytes of the current day's counts
+  std::vector<Overflow> overflow_;    // high bytes, for buckets past 255
+  // Earlier days: per day varint day index, then the packed histogram; oldest first.
   std::vector<std::uint8_t> closed_;
 };
 

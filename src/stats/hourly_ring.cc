@@ -1,6 +1,7 @@
 #include "stats/hourly_ring.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace attune::stats {
@@ -11,14 +12,47 @@ std::size_t lowerRank(double q, std::size_t n) {
   return static_cast<std::size_t>(std::floor(q * static_cast<double>(n - 1)));
 }
 
+// The lower-nearest-rank q-quantile of `codes` (kNoValue if empty); may reorder them.
+FineCode selectQuantile(std::vector<FineCode>& codes, double q) {
+  if (codes.empty()) return kNoValue;
+  const std::size_t rank = lowerRank(q, codes.size());
+  const std::size_t above = codes.size() - 1 - rank;  // codes ranked above the quantile
+  constexpr std::size_t kSmall = 8;
+  if (above < kSmall) {
+    // One pass keeping the above + 1 largest codes, in increasing order (hourly quantiles are
+    // high percentiles, so this is the usual case and cheaper than nth_element).
+    std::array<FineCode, kSmall> top{};
+    const std::size_t k = above + 1;
+    std::size_t n = 0;
+    for (FineCode c : codes) {
+      if (n == k && c <= top[0]) continue;
+      std::size_t i = n < k ? n++ : 0;
+      if (i == 0 && n == k) {
+        // Drop the smallest kept code, then sift c into place.
+        while (i + 1 < k && top[i + 1] < c) {
+          top[i] = top[i + 1];
+          ++i;
+        }
+      } else {
+        while (i > 0 && top[i - 1] > c) {
+          top[i] = top[i - 1];
+          --i;
+        }
+      }
+      top[i] = c;
+    }
+    return top[0];
+  }
+  auto nth = codes.begin() + static_cast<std::ptrdiff_t>(rank);
+  std::nth_element(codes.begin(), nth, codes.end());
+  return *nth;
+}
+
 }  // namespace
 
 FineCode HourlyRing::openQuantile(double q) const {
-  if (open_.empty()) return kNoValue;
   std::vector<FineCode> codes = open_;
-  auto nth = codes.begin() + static_cast<std::ptrdiff_t>(lowerRank(q, codes.size()));
-  std::nth_element(codes.begin(), nth, codes.end());
-  return *nth;
+  return selectQuantile(codes, q);
 }
 
 void HourlyRing::add(std::uint32_t hour, FineCode code, double q) {
@@ -26,7 +60,7 @@ void HourlyRing::add(std::uint32_t hour, FineCode code, double q) {
     any_ = true;
     newest_ = hour;
   } else if (hour > newest_) {
-    slots_[newest_ % kHours].quantile = openQuantile(q);
+    slots_[newest_ % kHours].quantile = selectQuantile(open_, q);  // open_ is cleared next
     open_.clear();
     const std::uint32_t skipped = std::min(hour - newest_, kHours);
     for (std::uint32_t i = 1; i <= skipped; ++i) slots_[(newest_ + i) % kHours] = Slot{};

@@ -35,7 +35,9 @@ class LogScale {
     FineCode fine;
     int bucket;
   };
-  // Both encodings of `v` (finite, >= 0) from one logarithm.
+  // Both encodings of `v` (finite, >= 0) from one logarithm: a table-driven one from the
+  // IEEE-754 exponent and mantissa bits, or std::log when `v` lies within 1e-6 of a code
+  // boundary (in code units), so the codes are exactly those std::log gives.
   Codes encode(double v) const;
   FineCode fine(double v) const { return encode(v).fine; }
   // The value of a fine code (code != kNoValue).

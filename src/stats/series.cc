@@ -14,18 +14,18 @@ Seconds clampSeconds(Time now) {
 
 }  // namespace
 
-Series::Series(const SeriesConfig& config) : config_(&config), scale_(config.minValue) {}
-
-Seconds Series::recentWindow() const {
-  return static_cast<Seconds>(
-      std::chrono::duration_cast<std::chrono::seconds>(config_->recentWindow).count());
-}
+Series::Series(const SeriesConfig& config)
+    : config_(&config),
+      recentWindow_(static_cast<Seconds>(
+          std::chrono::duration_cast<std::chrono::seconds>(config.recentWindow).count())),
+      historyDays_(stats::historyDays(config)),
+      scale_(config.minValue) {}
 
 void Series::add(Seconds t, double value) {
   const LogScale::Codes codes = scale_.encode(value);
-  recent_.add(t, static_cast<float>(value), recentWindow());
+  recent_.add(t, static_cast<float>(value), recentWindow_);
   hours_.add(hourIndex(t), codes.fine, config_->hourOfDayQuantile);
-  days_.add(dayIndex(t), codes.bucket, historyDays(*config_));
+  days_.add(dayIndex(t), codes.bucket, historyDays_);
 }
 
 std::optional<double> Series::fineValue(FineCode code) const {
@@ -34,7 +34,7 @@ std::optional<double> Series::fineValue(FineCode code) const {
 }
 
 std::optional<double> Series::recentQuantile(Time now, double q) const {
-  return recent_.quantile(clampSeconds(now), recentWindow(), q);
+  return recent_.quantile(clampSeconds(now), recentWindow_, q);
 }
 
 std::optional<double> Series::peak(Time now) const {
@@ -46,11 +46,11 @@ std::optional<double> Series::weekMax(Time now) const {
 }
 
 std::optional<double> Series::quantile(Time now, double q) const {
-  return days_.window(dayIndex(clampSeconds(now)), historyDays(*config_)).quantile(q, scale_);
+  return days_.window(dayIndex(clampSeconds(now)), historyDays_).quantile(q, scale_);
 }
 
 std::uint64_t Series::count(Time now) const {
-  return days_.window(dayIndex(clampSeconds(now)), historyDays(*config_)).total();
+  return days_.window(dayIndex(clampSeconds(now)), historyDays_).total();
 }
 
 std::optional<double> Series::hourOfDayQuantile(Time now, int hourOfDay) const {
@@ -71,7 +71,7 @@ std::size_t Series::heapBytes() const {
 }
 
 void Series::encode(Writer& w) const {
-  recent_.encode(w, recentWindow());
+  recent_.encode(w, recentWindow_);
   hours_.encode(w);
   days_.encode(w);
 }

@@ -59,12 +59,14 @@ class Series {
   void encode(Writer& w) const;
   void decode(Reader& r);
   const SeriesConfig& config() const { return *config_; }
+  int historyDays() const { return historyDays_; }
 
  private:
   std::optional<double> fineValue(FineCode code) const;
-  Seconds recentWindow() const;
 
   const SeriesConfig* config_;
+  Seconds recentWindow_;  // config_->recentWindow in seconds
+  int historyDays_;       // historyDays(*config_)
   LogScale scale_;
   RecentWindow recent_;
   HourlyRing hours_;

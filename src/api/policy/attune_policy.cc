@@ -12,8 +12,8 @@ std::string_view nameOf(const std::array<std::string_view, N>& names, Enum v) {
 }
 
 constexpr std::array<std::string_view, 8> kKnownSidecars = {
-    "istio-proxy", "linkerd-proxy", "consul-dataplane", "kuma-dp",
-    "vault-agent", "cloud-sql-proxy", "cloudsql-proxy", "gce-proxy"};
+    "istio-proxy", "linkerd-proxy",   "consul-dataplane", "kuma-dp",
+    "vault-agent", "cloud-sql-proxy", "cloudsql-proxy",   "gce-proxy"};
 
 }  // namespace
 

@@ -11,6 +11,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <span>
@@ -55,7 +56,15 @@ inline constexpr std::array<std::string_view, 2> kRecommendationStrategyNames = 
 
 // Outcome of one resize. Attune writes Applied, Reverted, Failed and Skipped; Success, Evicted
 // and TemplatePatched are written by the public operator and accepted for compatibility.
-enum class ResizeResult { kApplied, kReverted, kFailed, kSkipped, kSuccess, kEvicted, kTemplatePatched };
+enum class ResizeResult {
+  kApplied,
+  kReverted,
+  kFailed,
+  kSkipped,
+  kSuccess,
+  kEvicted,
+  kTemplatePatched
+};
 inline constexpr std::array<std::string_view, 7> kResizeResultNames = {
     "Applied", "Reverted", "Failed", "Skipped", "Success", "Evicted", "TemplatePatched"};
 
@@ -88,7 +97,7 @@ inline constexpr std::string_view kReasonHighRevertRate = "HighRevertRate";
 // The workloads a policy sizes: one kind, selected by name, by labels, or both.
 struct TargetRef {
   std::optional<TargetKind> kind;
-  std::string name;  // empty = not set
+  std::string name;                       // empty = not set
   std::optional<LabelSelector> selector;  // api/k8s/meta.h
   bool operator==(const TargetRef&) const = default;
 };

@@ -1,10 +1,12 @@
-// encodePolicyYaml() / encodePolicyJson(): AttunePolicy → one ordered JSON tree → text.
+// encodePolicyYaml() / encodePolicyJson(): AttunePolicy → one ordered JSON tree (field lists of
+// policy_fields.h) → text.
 #include <yaml-cpp/yaml.h>
 
 #include <charconv>
 #include <nlohmann/json.hpp>
 
 #include "api/policy/policy_codec.h"
+#include "api/policy/policy_fields.h"
 #include "api/policy/yaml_scalar.h"
 #include "core/quantity.h"
 
@@ -13,8 +15,7 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// ---- Scalars. Each put() writes `key` only when the value is set (non-empty for strings and
-// ---- containers), so an unset field is absent from the output.
+// ---- Scalars.
 
 std::string formatTime(Time t) {
   const auto fraction = t - std::chrono::floor<std::chrono::seconds>(t);
@@ -39,228 +40,68 @@ Json scalar(Millicores v) { return formatCpu(v); }
 Json scalar(Bytes v) { return formatMemory(v); }
 Json scalar(Time v) { return formatTime(v); }
 template <typename E>
-  requires std::is_enum_v<E>
-Json scalar(E v) {
-  return std::string(toString(v));
-}
+requires std::is_enum_v<E> Json scalar(E v) { return std::string(toString(v)); }
 
-template <typename T>
-void put(Json& obj, const char* key, const std::optional<T>& value) {
-  if (value) obj[key] = scalar(*value);
-}
+// A visitor for internal::fields(): writes one struct as a JSON object. Unset optionals, empty
+// strings and containers, false and 0 are left out, so decoding the output gives the value back.
+class JsonWriter {
+ public:
+  void type(std::string_view) {}
 
-void put(Json& obj, const char* key, const std::string& value) {
-  if (!value.empty()) obj[key] = value;
-}
-
-void put(Json& obj, const char* key, const std::vector<std::string>& value) {
-  if (!value.empty()) obj[key] = value;
-}
-
-void put(Json& obj, const char* key, const StringMap& value) {
-  if (value.empty()) return;
-  Json& map = obj[key] = Json::object();
-  for (const auto& [k, v] : value) map[k] = v;
-}
-
-// Writes a nested object: always when `always` (an optional struct that is present), otherwise
-// only when it has content.
-void putObject(Json& obj, const char* key, Json child, bool always = false) {
-  if (always || !child.empty()) obj[key] = std::move(child);
-}
-
-template <typename T, typename Encode>
-void putList(Json& obj, const char* key, const std::vector<T>& items, Encode encode) {
-  if (items.empty()) return;
-  Json& list = obj[key] = Json::array();
-  for (const T& item : items) list.push_back(encode(item));
-}
-
-// ---- Objects, fields in declaration order.
-
-Json encode(const LabelSelector& s) {
-  Json out = Json::object();
-  put(out, "matchLabels", s.matchLabels);
-  putList(out, "matchExpressions", s.matchExpressions, [](const LabelSelectorRequirement& r) {
-    Json item = Json::object();
-    put(item, "key", r.key);
-    put(item, "operator", r.operator_);
-    put(item, "values", r.values);
-    return item;
-  });
-  return out;
-}
-
-Json encode(const SecretKeyRef& s) {
-  Json out = Json::object();
-  put(out, "name", s.name);
-  put(out, "key", s.key);
-  return out;
-}
-
-Json encode(const PrometheusSource& s) {
-  Json out = Json::object();
-  put(out, "address", s.address);
-  put(out, "headers", s.headers);
-  if (s.bearerTokenSecret) putObject(out, "bearerTokenSecret", encode(*s.bearerTokenSecret), true);
-  if (s.insecureSkipVerify) out["tls"] = Json{{"insecureSkipVerify", *s.insecureSkipVerify}};
-  return out;
-}
-
-Json encode(const MetricsSource& s) {
-  Json out = Json::object();
-  if (s.prometheus) putObject(out, "prometheus", encode(*s.prometheus), true);
-  put(out, "historyWindow", s.historyWindow);
-  put(out, "minimumDataPoints", s.minimumDataPoints);
-  put(out, "queryStep", s.queryStep);
-  put(out, "rateWindow", s.rateWindow);
-  put(out, "podAggregation", s.podAggregation);
-  return out;
-}
-
-template <typename Amount>
-Json encode(const ResourcePolicy<Amount>& r) {
-  Json out = Json::object();
-  put(out, "percentile", r.percentile);
-  put(out, "overhead", r.overhead);
-  put(out, "minAllowed", r.minAllowed);
-  put(out, "maxAllowed", r.maxAllowed);
-  put(out, "controlledValues", r.controlledValues);
-  put(out, "allowDecrease", r.allowDecrease);
-  put(out, "maxChangePercent", r.maxChangePercent);
-  return out;
-}
-
-Json encode(const UpdateStrategy& s) {
-  Json out = Json::object();
-  put(out, "type", s.type);
-  if (s.canary) {
-    Json canary = Json::object();
-    put(canary, "percentage", s.canary->percentage);
-    put(canary, "observationPeriod", s.canary->observationPeriod);
-    put(canary, "autoPromote", s.canary->autoPromote);
-    putObject(out, "canary", std::move(canary), true);
+  template <typename T>
+  void operator()(const char* key, const std::optional<T>& value) {
+    if (value) out_[key] = scalar(*value);
   }
-  put(out, "cooldown", s.cooldown);
-  put(out, "autoRevert", s.autoRevert);
-  put(out, "safetyObservationPeriod", s.safetyObservationPeriod);
-  put(out, "maxConcurrentResizes", s.maxConcurrentResizes);
-  return out;
-}
+  void operator()(const char* key, const std::string& value) {
+    if (!value.empty()) out_[key] = value;
+  }
+  void operator()(const char* key, bool value) {
+    if (value) out_[key] = true;
+  }
+  void operator()(const char* key, std::int64_t value) {
+    if (value != 0) out_[key] = value;
+  }
+  void operator()(const char* key, const std::vector<std::string>& value) {
+    if (!value.empty()) out_[key] = value;
+  }
+  void operator()(const char* key, const StringMap& value) {
+    if (value.empty()) return;
+    Json& map = out_[key] = Json::object();
+    for (const auto& [k, v] : value) map[k] = v;
+  }
 
-Json encode(const AttunePolicySpec& s) {
-  Json out = Json::object();
-  Json target = Json::object();
-  put(target, "kind", s.targetRef.kind);
-  put(target, "name", s.targetRef.name);
-  if (s.targetRef.selector) putObject(target, "selector", encode(*s.targetRef.selector), true);
-  putObject(out, "targetRef", std::move(target));
-  putObject(out, "metricsSource", encode(s.metricsSource));
-  putObject(out, "cpu", encode(s.cpu));
-  putObject(out, "memory", encode(s.memory));
-  putObject(out, "updateStrategy", encode(s.updateStrategy));
-  put(out, "excludedContainers", s.excludedContainers);
-  put(out, "excludeKnownSidecars", s.excludeKnownSidecars);
-  put(out, "paused", s.paused);
-  put(out, "weight", s.weight);
-  put(out, "strategy", s.strategy);
-  return out;
-}
+  // A struct is written when it has content; an optional one whenever it is present.
+  template <typename T>
+  void object(const char* key, const T& value) {
+    Json child = write(value);
+    if (!child.empty()) out_[key] = std::move(child);
+  }
+  template <typename T>
+  void object(const char* key, const std::optional<T>& value) {
+    if (value) out_[key] = write(*value);
+  }
+  template <typename T>
+  void list(const char* key, const std::vector<T>& items) {
+    if (items.empty()) return;
+    Json& array = out_[key] = Json::array();
+    for (const T& item : items) array.push_back(write(item));
+  }
+  template <typename Body>
+  void inlined(const char* key, std::string_view, Body body) {
+    JsonWriter inner;
+    body(inner);
+    if (!inner.out_.empty()) out_[key] = std::move(inner.out_);
+  }
 
-Json encode(const ResourceValues& v) {
-  Json out = Json::object();
-  put(out, "cpuRequest", v.cpuRequest);
-  put(out, "cpuLimit", v.cpuLimit);
-  put(out, "memoryRequest", v.memoryRequest);
-  put(out, "memoryLimit", v.memoryLimit);
-  return out;
-}
+  template <typename T>
+  static Json write(const T& value) {
+    JsonWriter writer;
+    internal::fields(writer, const_cast<T&>(value));  // the writer only reads
+    return std::move(writer.out_);
+  }
 
-Json encode(const ContainerRecommendation& c) {
-  Json out = Json::object();
-  put(out, "name", c.name);
-  putObject(out, "current", encode(c.current));
-  putObject(out, "recommended", encode(c.recommended));
-  put(out, "confidence", c.confidence);
-  put(out, "dataPoints", c.dataPoints);
-  put(out, "lastUpdated", c.lastUpdated);
-  put(out, "rationale", c.rationale);
-  return out;
-}
-
-Json encode(const WorkloadRecommendation& w) {
-  Json out = Json::object();
-  put(out, "workload", w.workload);
-  put(out, "kind", w.kind);
-  putList(out, "containers", w.containers,
-          [](const ContainerRecommendation& c) { return encode(c); });
-  put(out, "lastDataTime", w.lastDataTime);
-  put(out, "stale", w.stale);
-  return out;
-}
-
-Json encode(const ResizeHistoryEntry& e) {
-  Json out = Json::object();
-  put(out, "timestamp", e.timestamp);
-  put(out, "workload", e.workload);
-  put(out, "pod", e.pod);
-  put(out, "container", e.container);
-  put(out, "resource", e.resource);
-  put(out, "from", e.from);
-  put(out, "to", e.to);
-  put(out, "method", e.method);
-  put(out, "result", e.result);
-  put(out, "reason", e.reason);
-  return out;
-}
-
-Json encode(const Condition& c) {
-  Json out = Json::object();
-  put(out, "type", c.type);
-  put(out, "status", c.status);
-  put(out, "reason", c.reason);
-  put(out, "message", c.message);
-  put(out, "lastTransitionTime", c.lastTransitionTime);
-  if (c.observedGeneration != 0) out["observedGeneration"] = c.observedGeneration;
-  return out;
-}
-
-Json encode(const AttunePolicyStatus& s) {
-  Json out = Json::object();
-  putList(out, "conditions", s.conditions, [](const Condition& c) { return encode(c); });
-  putList(out, "recommendations", s.recommendations,
-          [](const WorkloadRecommendation& w) { return encode(w); });
-  putList(out, "resizeHistory", s.resizeHistory,
-          [](const ResizeHistoryEntry& e) { return encode(e); });
-  put(out, "consecutiveReverts", s.consecutiveReverts);
-  put(out, "lastResizeTime", s.lastResizeTime);
-  put(out, "observedGeneration", s.observedGeneration);
-  return out;
-}
-
-Json encode(const ObjectMeta& m) {
-  Json out = Json::object();
-  put(out, "name", m.name);
-  put(out, "generateName", m.generateName);
-  put(out, "namespace", m.namespace_);
-  put(out, "uid", m.uid);
-  put(out, "resourceVersion", m.resourceVersion);
-  if (m.generation != 0) out["generation"] = m.generation;
-  put(out, "creationTimestamp", m.creationTimestamp);
-  put(out, "deletionTimestamp", m.deletionTimestamp);
-  put(out, "labels", m.labels);
-  put(out, "annotations", m.annotations);
-  putList(out, "ownerReferences", m.ownerReferences, [](const OwnerReference& ref) {
-    Json item = Json::object();
-    put(item, "apiVersion", ref.apiVersion);
-    put(item, "kind", ref.kind);
-    put(item, "name", ref.name);
-    put(item, "uid", ref.uid);
-    if (ref.controller) item["controller"] = true;
-    return item;
-  });
-  return out;
-}
+  Json out_ = Json::object();
+};
 
 // Puts a preserved value back at its path ("spec.cpu.startupBoost", "status.x[0].y"), creating
 // missing objects on the way.
@@ -288,14 +129,12 @@ void restore(Json& root, const PreservedField& field) {
 }
 
 Json encodeDocument(const AttunePolicy& p) {
-  Json doc = Json::object();
-  doc["apiVersion"] = kPolicyApiVersion;
-  doc["kind"] = kPolicyKind;
-  putObject(doc, "metadata", encode(p.metadata));
-  putObject(doc, "spec", encode(p.spec));
-  putObject(doc, "status", encode(p.status));
-  for (const PreservedField& field : p.preserved) restore(doc, field);
-  return doc;
+  JsonWriter writer;
+  writer.out_["apiVersion"] = kPolicyApiVersion;
+  writer.out_["kind"] = kPolicyKind;
+  internal::fields(writer, const_cast<AttunePolicy&>(p));  // the writer only reads
+  for (const PreservedField& field : p.preserved) restore(writer.out_, field);
+  return std::move(writer.out_);
 }
 
 // ---- YAML emission of the JSON tree. Strings that YAML 1.1 would read as something else, or

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <nlohmann/json.hpp>
-#include <chrono>
 #include <set>
 
 #include "api/policy/public_schema.h"
@@ -112,8 +112,8 @@ Json capture(PolicyReader& reader, std::size_t& budget, const YAML::Node& node,
     const std::string_view itemType = type.starts_with("[]") ? type.substr(2) : kAnyValue;
     Json array = Json::array();
     for (std::size_t i = 0; i < node.size(); ++i) {
-      array.push_back(capture(reader, budget, node[i], joinPath(path, "[" + std::to_string(i) + "]"),
-                              itemType, depth + 1));
+      array.push_back(capture(reader, budget, node[i],
+                              joinPath(path, "[" + std::to_string(i) + "]"), itemType, depth + 1));
     }
     return array;
   }
@@ -164,7 +164,7 @@ void PolicyReader::warning(const YAML::Node& at, std::string path, ErrorCode cod
 }
 
 void PolicyReader::object(const YAML::Node& node, const std::string& path, std::string_view type,
-                          std::initializer_list<Field> fields) {
+                          const std::vector<Field>& fields) {
   if (!node.IsMap()) {
     error(node, path, ErrorCode::kInvalidArgument, "must be an object, got " + describe(node));
     return;
@@ -184,8 +184,8 @@ void PolicyReader::object(const YAML::Node& node, const std::string& path, std::
       continue;
     }
     policy_.sources.record(fieldPath, positionOf(key));
-    const auto handler = std::find_if(fields.begin(), fields.end(),
-                                      [&](const Field& f) { return f.name == name; });
+    const auto handler =
+        std::find_if(fields.begin(), fields.end(), [&](const Field& f) { return f.name == name; });
     if (handler != fields.end()) {
       if (!value.IsNull()) handler->read(value, fieldPath);
     } else if (const auto publicType = publicFieldType(type, name)) {
@@ -293,8 +293,7 @@ void PolicyReader::read(const YAML::Node& node, const std::string& path,
 
 void PolicyReader::read(const YAML::Node& node, const std::string& path,
                         std::optional<double>& out) {
-  auto value =
-      text(node, path, "a number", bit(ScalarKind::kInteger) | bit(ScalarKind::kFloat));
+  auto value = text(node, path, "a number", bit(ScalarKind::kInteger) | bit(ScalarKind::kFloat));
   if (!value) return;
   if (auto parsed = parseDouble(*value)) {
     out = *parsed;
@@ -328,15 +327,15 @@ constexpr unsigned kQuantityKinds =
 
 void PolicyReader::read(const YAML::Node& node, const std::string& path,
                         std::optional<Millicores>& out) {
-  parsedString(*this, node, path, text(node, path, "a CPU quantity such as \"250m\"", kQuantityKinds),
-               parseCpu, out);
+  parsedString(*this, node, path,
+               text(node, path, "a CPU quantity such as \"250m\"", kQuantityKinds), parseCpu, out);
 }
 
 void PolicyReader::read(const YAML::Node& node, const std::string& path,
                         std::optional<Bytes>& out) {
   parsedString(*this, node, path,
-               text(node, path, "a memory quantity such as \"512Mi\"", kQuantityKinds),
-               parseMemory, out);
+               text(node, path, "a memory quantity such as \"512Mi\"", kQuantityKinds), parseMemory,
+               out);
 }
 
 void PolicyReader::read(const YAML::Node& node, const std::string& path, std::optional<Time>& out) {
@@ -346,9 +345,8 @@ void PolicyReader::read(const YAML::Node& node, const std::string& path, std::op
                parsed);
   if (!parsed) return;
   // Kubernetes timestamps are UTC years 0001-9999; an offset can push a parsed time outside.
-  const std::chrono::year year = std::chrono::year_month_day(
-                                     std::chrono::floor<std::chrono::days>(*parsed))
-                                     .year();
+  const std::chrono::year year =
+      std::chrono::year_month_day(std::chrono::floor<std::chrono::days>(*parsed)).year();
   if (year < std::chrono::year(1) || year > std::chrono::year(9999)) {
     error(node, path, ErrorCode::kOutOfRange, "must be between years 0001 and 9999 in UTC");
     return;
@@ -367,14 +365,14 @@ void PolicyReader::read(const YAML::Node& node, const std::string& path,
 
 void PolicyReader::read(const YAML::Node& node, const std::string& path, StringMap& out) {
   if (!node.IsMap()) {
-    error(node, path, ErrorCode::kInvalidArgument, "must be a map of strings, got " + describe(node));
+    error(node, path, ErrorCode::kInvalidArgument,
+          "must be a map of strings, got " + describe(node));
     return;
   }
   for (const auto& entry : node) {
-    auto key = text(entry.first, path, "a string key", bit(ScalarKind::kString) |
-                                                           bit(ScalarKind::kInteger) |
-                                                           bit(ScalarKind::kFloat) |
-                                                           bit(ScalarKind::kBool));
+    auto key = text(entry.first, path, "a string key",
+                    bit(ScalarKind::kString) | bit(ScalarKind::kInteger) | bit(ScalarKind::kFloat) |
+                        bit(ScalarKind::kBool));
     if (!key) continue;
     const std::string entryPath = joinPath(path, "[" + *key + "]");
     if (out.contains(*key)) {

@@ -8,7 +8,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,7 +35,7 @@ class PolicyReader {
   // public API defines for `type` but `fields` lacks is preserved verbatim, with a warning when it
   // is under `spec`. Any other key, a duplicate key, or a non-mapping node is an error.
   void object(const YAML::Node& node, const std::string& path, std::string_view type,
-              std::initializer_list<Field> fields);
+              const std::vector<Field>& fields);
 
   // Reads a sequence: calls `item(element, "path[i]")` for each element. A non-sequence is an
   // error.
@@ -52,10 +51,11 @@ class PolicyReader {
     });
   }
 
-  // A Field that reads a scalar, string list or string map straight into `target`.
+  // A Field that reads a scalar, enum, string list or string map straight into `target`.
   template <typename T>
   Field field(std::string_view name, T& target) {
-    return {name, [this, &target](const YAML::Node& n, const std::string& p) { read(n, p, target); }};
+    return {name,
+            [this, &target](const YAML::Node& n, const std::string& p) { read(n, p, target); }};
   }
 
   // Typed reads. On a type or format error the error is recorded and `out` is left unchanged.
@@ -76,10 +76,11 @@ class PolicyReader {
 
   // Enumerations are read by their toString() spelling, case-sensitively.
   template <typename E>
-    requires std::is_enum_v<E>
+  requires std::is_enum_v<E>
   void read(const YAML::Node& node, const std::string& path, std::optional<E>& out) {
     std::vector<std::string_view> names;
-    for (int i = 0; !toString(static_cast<E>(i)).empty(); ++i) names.push_back(toString(static_cast<E>(i)));
+    for (int i = 0; !toString(static_cast<E>(i)).empty(); ++i)
+      names.push_back(toString(static_cast<E>(i)));
     if (auto index = enumIndex(node, path, names)) out = static_cast<E>(*index);
   }
 

@@ -156,7 +156,9 @@ class Validator {
     const SourcePosition pos = p_.sources.find(path);
     out_.push_back({Error{code, std::move(message), std::move(path)}, pos.line, pos.column});
   }
-  void required(std::string path) { fail(std::move(path), ErrorCode::kInvalidArgument, "required"); }
+  void required(std::string path) {
+    fail(std::move(path), ErrorCode::kInvalidArgument, "required");
+  }
 
   void metadata() {
     const ObjectMeta& m = p_.metadata;
@@ -165,12 +167,14 @@ class Validator {
     } else if (!isDnsName(m.name, true, 253)) {
       fail("metadata.name", ErrorCode::kInvalidArgument,
            "must be a DNS-1123 subdomain (lowercase letters, digits, '-' and '.'; at most 253 "
-           "characters), got \"" + m.name + "\"");
+           "characters), got \"" +
+               m.name + "\"");
     }
     if (!m.namespace_.empty() && !isDnsName(m.namespace_, false, 63)) {
       fail("metadata.namespace", ErrorCode::kInvalidArgument,
            "must be a DNS-1123 label (lowercase letters, digits and '-'; at most 63 characters), "
-           "got \"" + m.namespace_ + "\"");
+           "got \"" +
+               m.namespace_ + "\"");
     }
   }
 
@@ -216,7 +220,8 @@ class Validator {
     if (!t.selector) return;
     for (std::size_t i = 0; i < t.selector->matchExpressions.size(); ++i) {
       const LabelSelectorRequirement& r = t.selector->matchExpressions[i];
-      const std::string path = "spec.targetRef.selector.matchExpressions[" + std::to_string(i) + "]";
+      const std::string path =
+          "spec.targetRef.selector.matchExpressions[" + std::to_string(i) + "]";
       if (r.key.empty()) required(path + ".key");
       if (r.operator_.empty()) {
         required(path + ".operator");
@@ -293,8 +298,7 @@ class Validator {
              "must be a non-negative decimal percentage such as \"20\", got \"" + *r.overhead +
                  "\"");
       } else if (*percent > kMaxOverheadPercent) {
-        fail(path + ".overhead", ErrorCode::kOutOfRange,
-             "must be at most 900, got " + *r.overhead);
+        fail(path + ".overhead", ErrorCode::kOutOfRange, "must be at most 900, got " + *r.overhead);
       }
     }
     if (r.maxAllowed && r.maxAllowed->value() <= 0) {

@@ -277,7 +277,8 @@ static_assert(std::is_sorted(std::begin(kPublicFields), std::end(kPublicFields),
 
 std::optional<std::string_view> publicFieldType(std::string_view owner, std::string_view field) {
   const PublicField key{owner, field, {}};
-  const auto* it = std::lower_bound(std::begin(kPublicFields), std::end(kPublicFields), key, before);
+  const auto* it =
+      std::lower_bound(std::begin(kPublicFields), std::end(kPublicFields), key, before);
   if (it == std::end(kPublicFields) || it->owner != owner || it->name != field) return std::nullopt;
   return it->type;
 }

@@ -106,8 +106,8 @@ bool needsQuotes(std::string_view text) {
   });
   const bool edgeSpace = !text.empty() && (text.front() == ' ' || text.back() == ' ');
   return unsafeByte || edgeSpace || classifyPlain(text) != ScalarKind::kString ||
-         isSpecialFloat(text) ||
-         isPrefixedInteger(text) || isDecimalNumber(text, /*underscores=*/true, nullptr);
+         isSpecialFloat(text) || isPrefixedInteger(text) ||
+         isDecimalNumber(text, /*underscores=*/true, nullptr);
 }
 
 bool isValidUtf8(std::string_view text) {

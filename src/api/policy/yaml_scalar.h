@@ -3,11 +3,9 @@
 // types plain scalars the same way, and the encoder quotes any string those rules would misread.
 #pragma once
 
-#include <string_view>
+#include <yaml-cpp/yaml.h>
 
-namespace YAML {
-class Node;
-}
+#include <string_view>
 
 namespace attune::api::internal {
 

@@ -33,6 +33,31 @@ TEST(LogScaleTest, BucketValuesAreWithinTheSketchError) {
   EXPECT_LT(kSketchRelativeError, 0.01);
 }
 
+// The encoding (a table-driven logarithm with an exact fallback near code boundaries) gives
+// exactly the codes of the reference definition ceil((ln v - ln minValue) / ln γ).
+TEST(LogScaleTest, EncodeMatchesTheExactLogarithm) {
+  for (double minValue : {1e-6, 1.0, 3.7e-3}) {
+    const LogScale scale(minValue);
+    std::mt19937_64 rng(3);
+    std::uniform_real_distribution<double> exponent(std::log10(minValue), 12);
+    for (int i = 0; i < 200000; ++i) {
+      // Random values, and values on (rounded) code boundaries.
+      double v = std::pow(10.0, exponent(rng));
+      if (i % 4 == 1) v = minValue * std::pow(kFineGamma, static_cast<double>(rng() % 60000));
+      if (i % 4 == 2) v = minValue * std::pow(kSketchGamma, static_cast<double>(rng() % 1500));
+      if (i % 4 == 3) v = std::nextafter(v, 0.0);
+      const double l = std::log(v) - std::log(minValue);
+      const double fine = std::max(std::min(std::ceil(l / std::log(kFineGamma)) + 2, 65535.0), 2.0);
+      const double bucket =
+          std::max(std::min(std::ceil(l / std::log(kSketchGamma)), double{kMaxBucket}), 0.0);
+      const LogScale::Codes got = scale.encode(v);
+      if (v < minValue) continue;
+      ASSERT_EQ(got.fine, static_cast<FineCode>(fine)) << v;
+      ASSERT_EQ(got.bucket, static_cast<int>(bucket)) << v;
+    }
+  }
+}
+
 TEST(LogScaleTest, ValuesBelowMinimumAreZero) {
   LogScale scale(1e-6);
   EXPECT_EQ(scale.encode(0).fine, kZeroCode);

@@ -105,7 +105,8 @@ Json* at(Json& root, const std::string& path, bool create) {
 
 // "a[].b" → "a[0].b".
 std::string concrete(std::string path) {
-  for (auto p = path.find("[]"); p != std::string::npos; p = path.find("[]")) path.replace(p, 2, "[0]");
+  for (auto p = path.find("[]"); p != std::string::npos; p = path.find("[]"))
+    path.replace(p, 2, "[0]");
   return path;
 }
 
@@ -133,7 +134,8 @@ class PolicyCrdTest : public ::testing::Test {
     Outcome out;
     if (results.empty()) return out;
     for (const auto& w : results[0].warnings) {
-      if (w.error.code == ErrorCode::kUnsupported && isUnder(path, w.error.field)) out.skipped = true;
+      if (w.error.code == ErrorCode::kUnsupported && isUnder(path, w.error.field))
+        out.skipped = true;
     }
     out.errors = results[0].errors;
     return out;
@@ -154,11 +156,12 @@ class PolicyCrdTest : public ::testing::Test {
   bool expectBoundary(const std::string& path, const Json& good, const Json& bad) {
     const Outcome accepted = withValue(path, good);
     if (accepted.skipped) return false;
-    EXPECT_FALSE(hasErrorAt(accepted, path))
-        << path << " = " << good.dump() << " should be valid\n" << testing::describe(accepted.errors);
+    EXPECT_FALSE(hasErrorAt(accepted, path)) << path << " = " << good.dump() << " should be valid\n"
+                                             << testing::describe(accepted.errors);
     const Outcome rejected = withValue(path, bad);
     EXPECT_TRUE(hasErrorAt(rejected, path))
-        << path << " = " << bad.dump() << " should be rejected\n" << testing::describe(rejected.errors);
+        << path << " = " << bad.dump() << " should be rejected\n"
+        << testing::describe(rejected.errors);
     return true;
   }
 
@@ -189,8 +192,10 @@ TEST(PolicyCrdManifestTest, DeclaresTheResource) {
   EXPECT_TRUE(v["storage"].as<bool>());
   EXPECT_TRUE(v["subresources"]["status"].IsMap());
   std::vector<std::string> columns;
-  for (const auto& c : v["additionalPrinterColumns"]) columns.push_back(c["name"].as<std::string>());
-  EXPECT_EQ(columns, (std::vector<std::string>{"Kind", "Target", "Mode", "Paused", "Ready", "Age"}));
+  for (const auto& c : v["additionalPrinterColumns"])
+    columns.push_back(c["name"].as<std::string>());
+  EXPECT_EQ(columns,
+            (std::vector<std::string>{"Kind", "Target", "Mode", "Paused", "Ready", "Age"}));
 }
 
 TEST_F(PolicyCrdTest, EnumsAgreeWithTheDecoderAndValidator) {
@@ -252,10 +257,11 @@ TEST_F(PolicyCrdTest, RequiredFieldsAreRequired) {
 }
 
 TEST_F(PolicyCrdTest, SchemaDefaultsMatchApplyDefaults) {
-  AttunePolicy policy = *testing::decodeOne(std::string(testing::kMinimalPolicy) +
-                                            "  updateStrategy:\n"
-                                            "    canary: {percentage: 10, observationPeriod: 30m}\n")
-                             .policy;
+  AttunePolicy policy =
+      *testing::decodeOne(std::string(testing::kMinimalPolicy) +
+                          "  updateStrategy:\n"
+                          "    canary: {percentage: 10, observationPeriod: 30m}\n")
+           .policy;
   applyDefaults(policy);
   Json defaulted = Json::parse(encodePolicyJson(policy));
   int checked = 0;

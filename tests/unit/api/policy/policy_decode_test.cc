@@ -13,7 +13,9 @@ using testing::describe;
 using testing::expectOnly;
 using testing::kMinimalPolicy;
 
-std::string withSpec(std::string_view extra) { return std::string(kMinimalPolicy) + std::string(extra); }
+std::string withSpec(std::string_view extra) {
+  return std::string(kMinimalPolicy) + std::string(extra);
+}
 
 TEST(PolicyDecodeTest, DecodesAMinimalPolicy) {
   const DecodedPolicy doc = decodeOne(kMinimalPolicy);
@@ -52,8 +54,8 @@ TEST(PolicyDecodeTest, DecodesEveryModeledField) {
   EXPECT_EQ(m.queryStep, 1min);
   EXPECT_EQ(m.rateWindow, 2min);
   EXPECT_EQ(m.podAggregation, PodAggregation::kAvg);
-  EXPECT_EQ(p.spec.cpu, (CpuPolicy{90, "15", 50_m, 2000_m, ControlledValues::kRequestsAndLimits,
-                                   true, 40}));
+  EXPECT_EQ(p.spec.cpu,
+            (CpuPolicy{90, "15", 50_m, 2000_m, ControlledValues::kRequestsAndLimits, true, 40}));
   EXPECT_EQ(p.spec.memory,
             (MemoryPolicy{99, "25.5", 64_Mi, 4_Gi, ControlledValues::kRequestsOnly, false, 20}));
   const UpdateStrategy& u = p.spec.updateStrategy;
@@ -97,8 +99,8 @@ TEST(PolicyDecodeTest, UnknownFieldIsAnErrorWithItsLine) {
 }
 
 TEST(PolicyDecodeTest, UnknownFieldInsideAPublicOnlyBlockIsAnError) {
-  const DecodedPolicy doc =
-      decodeOne(withSpec("  cpu:\n    startupBoost:\n      multiplyer: \"3\"\n      duration: 2m\n"));
+  const DecodedPolicy doc = decodeOne(
+      withSpec("  cpu:\n    startupBoost:\n      multiplyer: \"3\"\n      duration: 2m\n"));
   expectOnly(doc.errors, "spec.cpu.startupBoost.multiplyer", "unknown field \"multiplyer\"");
   EXPECT_EQ(doc.errors[0].line, 15);
 }
@@ -212,7 +214,8 @@ metadata: {name: checkout}
   EXPECT_EQ(docs[1].line, 14);
   EXPECT_FALSE(docs[1].policy);
   ASSERT_EQ(docs[1].errors.size(), 2u) << describe(docs[1].errors);
-  EXPECT_EQ(docs[1].errors[0].error.toString(), "apiVersion: must be attune.io/v1alpha1, got \"apps/v1\"");
+  EXPECT_EQ(docs[1].errors[0].error.toString(),
+            "apiVersion: must be attune.io/v1alpha1, got \"apps/v1\"");
   EXPECT_EQ(docs[1].errors[1].error.toString(), "kind: must be AttunePolicy, got \"Deployment\"");
   EXPECT_EQ(docs[2].documentIndex, 3) << "the empty document keeps its index";
   EXPECT_EQ(docs[2].line, 19);
@@ -272,7 +275,8 @@ TEST(PolicyDecodeTest, WrongTypesAreErrorsWithPaths) {
     type: auto
 )"));
   ASSERT_EQ(doc.errors.size(), 8u) << describe(doc.errors);
-  EXPECT_EQ(doc.errors[0].error.toString(), "spec.cpu.percentile: must be an integer, got string \"95\"");
+  EXPECT_EQ(doc.errors[0].error.toString(),
+            "spec.cpu.percentile: must be an integer, got string \"95\"");
   EXPECT_EQ(doc.errors[1].error.toString(),
             "spec.cpu.allowDecrease: must be a boolean, got integer \"1\"");
   EXPECT_EQ(doc.errors[2].error.toString(),
@@ -336,6 +340,16 @@ TEST(PolicyDecodeTest, YamlSyntaxErrorIsOneResultWithItsLine) {
   EXPECT_EQ(docs[0].errors[0].line, 16);
 }
 
+TEST(PolicyDecodeTest, StreamsThatWouldLoopYamlCppForeverAreSyntaxErrors) {
+  // yaml-cpp 0.7's LoadAll never returns on these (jbeder/yaml-cpp#1319).
+  for (std::string_view text : {std::string_view(",\n"), std::string_view("\"a\",\n")}) {
+    const auto docs = decodePolicies(text);
+    ASSERT_EQ(docs.size(), 1u) << text;
+    ASSERT_EQ(docs[0].errors.size(), 1u) << text;
+    EXPECT_TRUE(docs[0].errors[0].error.message.starts_with("invalid YAML: "));
+  }
+}
+
 TEST(PolicyDecodeTest, DuplicateFieldsAreErrors) {
   const DecodedPolicy doc = decodeOne(withSpec("  paused: true\n  paused: false\n"));
   expectOnly(doc.errors, "spec.paused", "duplicate field");
@@ -351,7 +365,8 @@ TEST(PolicyDecodeTest, NullMeansUnset) {
 }
 
 TEST(PolicyDecodeTest, ScalarsFollowKubernetesYamlRules) {
-  const DecodedPolicy doc = decodeOne(withSpec("  paused: yes\n  excludedContainers: [on, \"no\"]\n"));
+  const DecodedPolicy doc =
+      decodeOne(withSpec("  paused: yes\n  excludedContainers: [on, \"no\"]\n"));
   expectOnly(doc.errors, "spec.excludedContainers[0]", "must be a string, got boolean \"on\"");
   EXPECT_EQ(doc.policy->spec.paused, true);
   EXPECT_EQ(doc.policy->spec.excludedContainers, std::vector<std::string>{"no"});

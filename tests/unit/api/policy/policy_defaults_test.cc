@@ -68,8 +68,8 @@ TEST(PolicyDefaultsTest, PercentileZeroAndEmptyOverheadMeanUnset) {
 
 TEST(PolicyDefaultsTest, DefaultedBoundGivesWayToExplicitOtherBound) {
   AttunePolicy p;
-  p.spec.memory.maxAllowed = 2_Mi;   // below the 4Mi default minimum
-  p.spec.cpu.minAllowed = 8000_m;    // above the 4000m default maximum
+  p.spec.memory.maxAllowed = 2_Mi;  // below the 4Mi default minimum
+  p.spec.cpu.minAllowed = 8000_m;   // above the 4000m default maximum
   const AttunePolicy d = defaulted(p);
   EXPECT_EQ(d.spec.memory.minAllowed, 2_Mi);
   EXPECT_EQ(d.spec.memory.maxAllowed, 2_Mi);
@@ -109,11 +109,18 @@ TEST(PolicyDefaultsTest, FillsTopLevelSpecFields) {
 
 TEST(PolicyDefaultsTest, KeepsEverySetField) {
   AttunePolicy p;
-  p.spec.cpu = {.percentile = 50, .overhead = "5", .minAllowed = 10_m, .maxAllowed = 20_m,
-                .controlledValues = ControlledValues::kRequestsAndLimits, .allowDecrease = false,
+  p.spec.cpu = {.percentile = 50,
+                .overhead = "5",
+                .minAllowed = 10_m,
+                .maxAllowed = 20_m,
+                .controlledValues = ControlledValues::kRequestsAndLimits,
+                .allowDecrease = false,
                 .maxChangePercent = 10};
-  p.spec.updateStrategy = {.type = UpdateMode::kAuto, .cooldown = 0s, .autoRevert = false,
-                           .safetyObservationPeriod = 1min, .maxConcurrentResizes = 7};
+  p.spec.updateStrategy = {.type = UpdateMode::kAuto,
+                           .cooldown = 0s,
+                           .autoRevert = false,
+                           .safetyObservationPeriod = 1min,
+                           .maxConcurrentResizes = 7};
   p.spec.strategy = RecommendationStrategy::kCruisekube;
   p.spec.weight = 3;
   const AttunePolicy d = defaulted(p);

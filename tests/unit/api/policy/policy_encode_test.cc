@@ -24,9 +24,7 @@ void expectRoundTrip(const AttunePolicy& policy) {
   EXPECT_EQ(decodeClean(json), policy) << json;
 }
 
-TEST(PolicyEncodeTest, FullPolicyRoundTrips) {
-  expectRoundTrip(decodeClean(testing::kFullPolicy));
-}
+TEST(PolicyEncodeTest, FullPolicyRoundTrips) { expectRoundTrip(decodeClean(testing::kFullPolicy)); }
 
 TEST(PolicyEncodeTest, DefaultedPolicyRoundTrips) {
   AttunePolicy p = decodeClean(testing::kFullPolicy);
@@ -39,12 +37,12 @@ TEST(PolicyEncodeTest, PolicyBuiltInCodeRoundTrips) {
   AttunePolicy p;
   p.metadata.name = "built";
   p.spec.targetRef = {TargetKind::kJob, "nightly", LabelSelector{{{"a", "b"}}, {}}};
-  p.status.resizeHistory.push_back({.timestamp = Time(std::chrono::seconds(1'700'000'000)) +
-                                                 std::chrono::microseconds(5),
-                                    .container = "app",
-                                    .resource = ResizedResource::kCpuAndMemory,
-                                    .result = ResizeResult::kSkipped,
-                                    .reason = "quota"});
+  p.status.resizeHistory.push_back(
+      {.timestamp = Time(std::chrono::seconds(1'700'000'000)) + std::chrono::microseconds(5),
+       .container = "app",
+       .resource = ResizedResource::kCpuAndMemory,
+       .result = ResizeResult::kSkipped,
+       .reason = "quota"});
   p.status.recommendations.push_back(
       {.workload = "w", .containers = {{.name = "app", .confidence = 1.0}}});
   expectRoundTrip(p);
@@ -134,9 +132,9 @@ TEST(PolicyEncodeTest, QuantitiesAndDurationsAreCanonical) {
     safetyObservationPeriod: 300s
 )");
   const std::string yaml = encodePolicyYaml(p);
-  for (std::string_view expected : {"minAllowed: 500m", "maxAllowed: 1500m", "minAllowed: 1Gi",
-                                    "maxAllowed: \"1000000000\"", "cooldown: 1h30m",
-                                    "safetyObservationPeriod: 5m"}) {
+  for (std::string_view expected :
+       {"minAllowed: 500m", "maxAllowed: 1500m", "minAllowed: 1Gi", "maxAllowed: \"1000000000\"",
+        "cooldown: 1h30m", "safetyObservationPeriod: 5m"}) {
     EXPECT_NE(yaml.find(expected), std::string::npos) << expected << "\n" << yaml;
   }
 }
@@ -167,9 +165,9 @@ status:
 
 TEST(PolicyEncodeTest, StringsThatLookLikeOtherTypesAreQuoted) {
   AttunePolicy p = testing::defaultedMinimalPolicy();
-  p.spec.excludedContainers = {"yes", "123", "1e3", "0x1F", "null", "~", "true", "1_000",
-                               "-.inf", "plain-name", "two words", "a: b", "#hash", "",
-                               "line\nbreak", "ünïcode"};
+  p.spec.excludedContainers = {"yes",   "123",   "1e3",         "0x1F",       "null",      "~",
+                               "true",  "1_000", "-.inf",       "plain-name", "two words", "a: b",
+                               "#hash", "",      "line\nbreak", "ünïcode"};
   p.metadata.labels = {{"true", "1"}, {"app.kubernetes.io/name", "checkout"}};
   const std::string yaml = encodePolicyYaml(p);
   EXPECT_NE(yaml.find("- \"yes\""), std::string::npos) << yaml;

@@ -51,8 +51,8 @@ TEST(PolicyExamplesTest, PublicAttunePoliciesValidateUnchanged) {
     ASSERT_EQ(docs.size(), 1u);
     EXPECT_TRUE(docs[0].errors.empty()) << describe(docs[0].errors);
     for (const auto& w : docs[0].warnings) {
-      EXPECT_EQ(w.error.code, ErrorCode::kUnsupported) << "only public-but-unimplemented fields "
-                                                       << w.error.toString();
+      EXPECT_EQ(w.error.code, ErrorCode::kUnsupported)
+          << "only public-but-unimplemented fields " << w.error.toString();
     }
     // And they survive a defaulting and encoding round trip.
     AttunePolicy defaulted = *docs[0].policy;

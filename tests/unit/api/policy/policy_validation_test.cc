@@ -276,7 +276,8 @@ TEST_F(PolicyValidationTest, GenerationsAndCountsAreNotNegative) {
 
 TEST_F(PolicyValidationTest, RecommendationConfidenceAndDataPointsAreInRange) {
   p.status.recommendations = {WorkloadRecommendation{
-      .workload = "checkout", .kind = "Deployment",
+      .workload = "checkout",
+      .kind = "Deployment",
       .containers = {ContainerRecommendation{.name = "app", .confidence = 1.5}}}};
   expectOnly(errors(), "status.recommendations[0].containers[0].confidence",
              "must be between 0 and 1, got 1.5");

@@ -1,0 +1,143 @@
+// MetricsSource: everything the usage statistics and the safety checks read about containers,
+// nodes and workloads, whatever the backend (Prometheus, trace files, the simulator).
+//
+// Contract for every implementation:
+// - Queries are by scope (one namespace, several, or the whole cluster), never per pod: a
+//   backend answers one scope with as few requests as it can (Prometheus: one query per
+//   namespace or per cluster per metric, aggregated by namespace, pod and container).
+// - Values are in base units: CPU in cores (a rate), memory in bytes, ratios in [0, 1].
+// - Missing data is absent, never zero: a container with no samples has no series, and a
+//   sample that is NaN or infinite is dropped by the backend. A failure of the backend is an
+//   Error (kUnavailable for an unreachable or failing peer), never an empty answer.
+// - Implementations are not required to be thread-safe; one caller drives one source.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.h"
+#include "core/time.h"
+#include "core/units.h"
+
+namespace attune::metrics {
+
+// Which namespaces a query covers. Empty = every namespace (one cluster-wide query).
+struct Scope {
+  std::vector<std::string> namespaces;
+  bool allNamespaces() const { return namespaces.empty(); }
+  // True if the scope covers namespace `ns`.
+  bool contains(std::string_view ns) const;
+};
+
+// A time range sampled every `step`, inclusive of both ends, as Prometheus query_range.
+struct Range {
+  Time start;
+  Time end;
+  Duration step = std::chrono::minutes(5);
+};
+
+// One container of one pod.
+struct ContainerId {
+  std::string ns;
+  std::string pod;
+  std::string container;
+  auto operator<=>(const ContainerId&) const = default;
+};
+
+// A workload (the top-level owner of a pod): Deployment, StatefulSet, DaemonSet, CronJob, Job,
+// ReplicaSet (no Deployment above it), or the pod itself when it has no owner (kind "Pod").
+struct WorkloadRef {
+  std::string ns;
+  std::string kind;
+  std::string name;
+  auto operator<=>(const WorkloadRef&) const = default;
+};
+
+// "ns/pod/container" and "ns/Kind/name", for messages and table keys.
+std::string toString(const ContainerId& id);
+std::string toString(const WorkloadRef& ref);
+
+struct Point {
+  Time time;
+  double value = 0;
+};
+
+// Samples of one container, in time order.
+struct ContainerSeries {
+  ContainerId id;
+  std::vector<Point> points;
+};
+
+// A container's last termination for OOM, with the memory working set just before it.
+struct OomKill {
+  ContainerId id;
+  Time time;
+  Bytes memoryAtKill;
+};
+
+struct RestartCount {
+  ContainerId id;
+  std::int64_t restarts = 0;
+};
+
+// Current requests and limits of a container; an unset request or limit is nullopt.
+struct ContainerResources {
+  ContainerId id;
+  std::optional<Millicores> cpuRequest;
+  std::optional<Millicores> cpuLimit;
+  std::optional<Bytes> memoryRequest;
+  std::optional<Bytes> memoryLimit;
+};
+
+struct PodOwner {
+  std::string ns;
+  std::string pod;
+  WorkloadRef workload;
+};
+
+struct NodeSeries {
+  std::string node;
+  std::vector<Point> points;
+};
+
+struct NodeCapacity {
+  std::string node;
+  Millicores cpu;
+  Bytes memory;
+};
+
+class MetricsSource {
+ public:
+  virtual ~MetricsSource() = default;
+
+  // CPU usage in cores per container (rate of container_cpu_usage_seconds_total).
+  virtual Result<std::vector<ContainerSeries>> cpuUsage(const Scope& scope, const Range& range) = 0;
+  // PSI CPU waiting rate per container (seconds waiting per second). Optional: a backend
+  // without PSI returns an empty vector, which callers treat as "no adjustment".
+  virtual Result<std::vector<ContainerSeries>> cpuPressureWaiting(const Scope& scope,
+                                                                  const Range& range) = 0;
+  // Memory working set in bytes per container.
+  virtual Result<std::vector<ContainerSeries>> memoryWorkingSet(const Scope& scope,
+                                                                const Range& range) = 0;
+  // CFS throttle ratio (throttled periods / periods over the range step) per container.
+  virtual Result<std::vector<ContainerSeries>> cpuThrottleRatio(const Scope& scope,
+                                                                const Range& range) = 0;
+  // OOM kills whose time falls in the range, with the memory at the time.
+  virtual Result<std::vector<OomKill>> oomKills(const Scope& scope, const Range& range) = 0;
+  // Container restart counts at `at`.
+  virtual Result<std::vector<RestartCount>> restartCounts(const Scope& scope, Time at) = 0;
+  // Current requests and limits per container at `at`.
+  virtual Result<std::vector<ContainerResources>> resources(const Scope& scope, Time at) = 0;
+  // The workload owning each pod at `at` (Pod → ReplicaSet → Deployment, Job → CronJob, ...).
+  virtual Result<std::vector<PodOwner>> podOwners(const Scope& scope, Time at) = 0;
+  // node_load1 per node over the range.
+  virtual Result<std::vector<NodeSeries>> nodeLoad(const Range& range) = 0;
+  // Node CPU and memory capacity at `at`.
+  virtual Result<std::vector<NodeCapacity>> nodeCapacity(Time at) = 0;
+};
+using MetricsSourcePtr = std::unique_ptr<MetricsSource>;
+
+}  // namespace attune::metrics

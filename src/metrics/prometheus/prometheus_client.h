@@ -1,0 +1,59 @@
+// PrometheusClient: the HTTP API v1 `query` and `query_range` endpoints, with bounded retries.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "core/backoff.h"
+#include "core/clock.h"
+#include "core/error.h"
+#include "metrics/metrics_source.h"
+#include "metrics/prometheus/http_client.h"
+#include "metrics/prometheus/query_response.h"
+
+namespace attune::metrics {
+
+// Called with the PromQL and each warning of a successful response (e.g. to log it).
+using WarningFn = std::function<void(std::string_view promql, std::string_view warning)>;
+
+struct PrometheusClientOptions {
+  // Base URL, e.g. "http://prometheus.monitoring:9090" or "https://thanos/prefix"; the client
+  // appends "/api/v1/query" and "/api/v1/query_range".
+  std::string address;
+  // Retries after the first attempt on a transport error (refused, timeout), 429 or 5xx.
+  int retries = 3;
+  // Delay before each retry; the curve restarts for every call. A 429/503 "Retry-After" in
+  // seconds lengthens the wait (never beyond the cap).
+  BackoffPolicy backoff{std::chrono::milliseconds(500), 2.0, std::chrono::seconds(10),
+                        Duration::zero()};
+  WarningFn onWarning;  // optional
+};
+
+// Sends queries as POST form bodies (so long PromQL never hits URL length limits) and decodes
+// the JSON envelope. Errors carry the PromQL and, when there was a response, the HTTP status:
+// kUnavailable for transport errors, 429 and 5xx (after the retries); kInvalidArgument for a
+// rejected query (400, 422) or a malformed body; kInternal for other statuses. Waits between
+// retries through `clock`. Not thread-safe; `transport` and `clock` must outlive the client.
+class PrometheusClient {
+ public:
+  PrometheusClient(PrometheusClientOptions options, HttpTransport& transport, Clock& clock);
+
+  // Instant query evaluated at `at`; resultType "vector".
+  Result<QueryResponse> query(std::string_view promql, Time at);
+  // Range query over [range.start, range.end] every range.step; resultType "matrix".
+  Result<QueryResponse> queryRange(std::string_view promql, const Range& range);
+
+  // Unix seconds with millisecond precision, as the API expects: "1700000000.250".
+  static std::string formatTimestamp(Time t);
+
+ private:
+  Result<QueryResponse> post(std::string_view endpoint, std::string_view promql,
+                             const std::vector<std::pair<std::string, std::string>>& form);
+
+  PrometheusClientOptions options_;
+  HttpTransport& transport_;
+  Clock& clock_;
+};
+
+}  // namespace attune::metrics

@@ -1,0 +1,192 @@
+#include "metrics/prometheus/prometheus_source.h"
+
+#include <cmath>
+#include <map>
+#include <utility>
+
+#include "metrics/prometheus/owners.h"
+#include "metrics/prometheus/promql.h"
+
+namespace attune::metrics {
+namespace {
+
+ContainerId containerOf(const PromSeries& s) {
+  return ContainerId{std::string(s.label("namespace")), std::string(s.label("pod")),
+                     std::string(s.label("container"))};
+}
+
+bool hasContainer(const PromSeries& s) {
+  return !s.label("namespace").empty() && !s.label("pod").empty() && !s.label("container").empty();
+}
+
+// Instant results have exactly one point per series (series without points were dropped).
+double instantValue(const PromSeries& s) { return s.points.front().value; }
+
+Millicores coresToMillicores(double cores) {
+  // Tolerates binary rounding (0.1 core × 1000 = 100.00000000000001) before rounding up.
+  return Millicores(static_cast<std::int64_t>(std::ceil(cores * 1000.0 - 1e-6)));
+}
+
+Bytes toBytes(double bytes) { return Bytes(std::llround(bytes)); }
+
+std::string nodeName(const PromSeries& s) {
+  if (auto node = s.label("node"); !node.empty()) return std::string(node);
+  std::string_view instance = s.label("instance");
+  if (auto colon = instance.rfind(':');
+      colon != std::string_view::npos && instance.find(']') == std::string_view::npos) {
+    instance = instance.substr(0, colon);
+  } else if (instance.starts_with('[') && instance.find("]:") != std::string_view::npos) {
+    instance = instance.substr(1, instance.find("]:") - 1);  // "[::1]:9100"
+  }
+  return std::string(instance);
+}
+
+}  // namespace
+
+PrometheusSource::PrometheusSource(PrometheusOptions options, Clock& clock)
+    : PrometheusSource(options, std::make_unique<CurlHttpClient>(options.http), clock) {}
+
+PrometheusSource::PrometheusSource(PrometheusOptions options, HttpTransportPtr transport,
+                                   Clock& clock)
+    : options_(std::move(options)),
+      transport_(std::move(transport)),
+      client_(options_.client, *transport_, clock) {}
+
+Result<std::vector<PromSeries>> PrometheusSource::run(const Scope& scope, const QueryText& text,
+                                                      const std::optional<Range>& range, Time at) {
+  std::vector<PromSeries> all;
+  for (const auto& ns : promql::namespacesOf(scope)) {
+    const std::string query = text(ns);
+    auto response = range ? client_.queryRange(query, *range) : client_.query(query, at);
+    if (!response) return std::unexpected(response.error());
+    for (auto& s : response->series) all.push_back(std::move(s));
+  }
+  return all;
+}
+
+Result<std::vector<ContainerSeries>> PrometheusSource::containerSeries(const Scope& scope,
+                                                                       const Range& range,
+                                                                       const QueryText& text) {
+  auto series = run(scope, text, range);
+  if (!series) return std::unexpected(series.error());
+  std::vector<ContainerSeries> out;
+  out.reserve(series->size());
+  for (auto& s : *series) {
+    if (hasContainer(s)) out.push_back(ContainerSeries{containerOf(s), std::move(s.points)});
+  }
+  return out;
+}
+
+Duration PrometheusSource::rateWindow(const Range& range) const {
+  return std::max(range.step, options_.minRateWindow);
+}
+
+Result<std::vector<ContainerSeries>> PrometheusSource::cpuUsage(const Scope& scope,
+                                                                const Range& range) {
+  const Duration window = rateWindow(range);
+  return containerSeries(scope, range,
+                         [&](const auto& ns) { return promql::cpuUsage(ns, window); });
+}
+
+Result<std::vector<ContainerSeries>> PrometheusSource::cpuPressureWaiting(const Scope& scope,
+                                                                          const Range& range) {
+  const Duration window = rateWindow(range);
+  return containerSeries(scope, range,
+                         [&](const auto& ns) { return promql::cpuPressureWaiting(ns, window); });
+}
+
+Result<std::vector<ContainerSeries>> PrometheusSource::memoryWorkingSet(const Scope& scope,
+                                                                        const Range& range) {
+  return containerSeries(scope, range, promql::memoryWorkingSet);
+}
+
+Result<std::vector<ContainerSeries>> PrometheusSource::cpuThrottleRatio(const Scope& scope,
+                                                                        const Range& range) {
+  const Duration window = std::max(range.step, options_.throttleWindow);
+  return containerSeries(scope, range,
+                         [&](const auto& ns) { return promql::cpuThrottleRatio(ns, window); });
+}
+
+Result<std::vector<OomKill>> PrometheusSource::oomKills(const Scope& scope, const Range& range) {
+  auto series = containerSeries(scope, range,
+                                [&](const auto& ns) { return promql::oomKills(ns, range.step); });
+  if (!series) return std::unexpected(series.error());
+  std::vector<OomKill> out;
+  for (const auto& s : *series) {
+    for (const Point& p : s.points) out.push_back(OomKill{s.id, p.time, toBytes(p.value)});
+  }
+  return out;
+}
+
+Result<std::vector<RestartCount>> PrometheusSource::restartCounts(const Scope& scope, Time at) {
+  auto series = run(scope, promql::restartCounts, std::nullopt, at);
+  if (!series) return std::unexpected(series.error());
+  std::vector<RestartCount> out;
+  for (const auto& s : *series) {
+    if (hasContainer(s)) out.push_back(RestartCount{containerOf(s), std::llround(instantValue(s))});
+  }
+  return out;
+}
+
+Result<std::vector<ContainerResources>> PrometheusSource::resources(const Scope& scope, Time at) {
+  auto series = run(scope, promql::resources, std::nullopt, at);
+  if (!series) return std::unexpected(series.error());
+  std::map<ContainerId, ContainerResources> byContainer;
+  for (const auto& s : *series) {
+    if (!hasContainer(s)) continue;
+    const ContainerId id = containerOf(s);
+    ContainerResources& r = byContainer.try_emplace(id, ContainerResources{id}).first->second;
+    const bool limit = s.label("__name__") == "kube_pod_container_resource_limits";
+    const double value = instantValue(s);
+    if (s.label("resource") == "cpu") {
+      (limit ? r.cpuLimit : r.cpuRequest) = coresToMillicores(value);
+    } else if (s.label("resource") == "memory") {
+      (limit ? r.memoryLimit : r.memoryRequest) = toBytes(value);
+    }
+  }
+  std::vector<ContainerResources> out;
+  out.reserve(byContainer.size());
+  for (auto& [id, r] : byContainer) out.push_back(std::move(r));
+  return out;
+}
+
+Result<std::vector<PodOwner>> PrometheusSource::podOwners(const Scope& scope, Time at) {
+  auto series = run(scope, promql::owners, std::nullopt, at);
+  if (!series) return std::unexpected(series.error());
+  return resolvePodOwners(*series);
+}
+
+Result<std::vector<NodeSeries>> PrometheusSource::nodeLoad(const Range& range) {
+  auto series = run(
+      Scope{}, [](const auto&) { return promql::nodeLoad(); }, range);
+  if (!series) return std::unexpected(series.error());
+  std::map<std::string, std::vector<Point>> byNode;  // the first series of a node wins
+  for (auto& s : *series) {
+    if (std::string node = nodeName(s); !node.empty())
+      byNode.try_emplace(node, std::move(s.points));
+  }
+  std::vector<NodeSeries> out;
+  for (auto& [node, points] : byNode) out.push_back(NodeSeries{node, std::move(points)});
+  return out;
+}
+
+Result<std::vector<NodeCapacity>> PrometheusSource::nodeCapacity(Time at) {
+  auto series = run(
+      Scope{}, [](const auto&) { return promql::nodeCapacity(); }, std::nullopt, at);
+  if (!series) return std::unexpected(series.error());
+  std::map<std::string, std::pair<std::optional<Millicores>, std::optional<Bytes>>> byNode;
+  for (const auto& s : *series) {
+    auto& [cpu, memory] = byNode[std::string(s.label("node"))];
+    if (s.label("resource") == "cpu") cpu = coresToMillicores(instantValue(s));
+    if (s.label("resource") == "memory") memory = toBytes(instantValue(s));
+  }
+  std::vector<NodeCapacity> out;
+  for (const auto& [node, capacity] : byNode) {
+    if (!node.empty() && capacity.first && capacity.second) {
+      out.push_back(NodeCapacity{node, *capacity.first, *capacity.second});
+    }
+  }
+  return out;
+}
+
+}  // namespace attune::metrics

@@ -1,0 +1,76 @@
+// PrometheusSource: MetricsSource over the Prometheus HTTP API v1 (also Thanos, Mimir,
+// VictoriaMetrics), reading cAdvisor, kube-state-metrics and node-exporter series. The PromQL
+// for each method is in promql.h and docs/prometheus.md.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+#include "metrics/metrics_source.h"
+#include "metrics/prometheus/http_client.h"
+#include "metrics/prometheus/prometheus_client.h"
+
+namespace attune::metrics {
+
+struct PrometheusOptions {
+  PrometheusClientOptions client;  // address, retries, backoff, warning callback
+  HttpClientOptions http;          // bearer token or token file, basic auth, headers, TLS, timeout
+  // Rate windows are max(range.step, minRateWindow): a window must hold at least two samples,
+  // so keep this ≥ 2 × the scrape interval (the default suits scrape intervals up to 1m).
+  Duration minRateWindow = std::chrono::minutes(2);
+  // The throttle ratio's window is max(range.step, throttleWindow) (the safety spec's [5m]).
+  Duration throttleWindow = std::chrono::minutes(5);
+};
+
+// Sends one query per metric per namespace of the scope (one per metric for a cluster-wide
+// scope), each aggregated by (namespace, pod, container), and concatenates the answers. Not
+// thread-safe: one caller drives one source. `clock` must outlive the source.
+class PrometheusSource final : public MetricsSource {
+ public:
+  // Talks HTTP(S) through libcurl.
+  PrometheusSource(PrometheusOptions options, Clock& clock);
+  // Talks through `transport` (tests inject a fake).
+  PrometheusSource(PrometheusOptions options, HttpTransportPtr transport, Clock& clock);
+
+  Result<std::vector<ContainerSeries>> cpuUsage(const Scope& scope, const Range& range) override;
+  Result<std::vector<ContainerSeries>> cpuPressureWaiting(const Scope& scope,
+                                                          const Range& range) override;
+  Result<std::vector<ContainerSeries>> memoryWorkingSet(const Scope& scope,
+                                                        const Range& range) override;
+  Result<std::vector<ContainerSeries>> cpuThrottleRatio(const Scope& scope,
+                                                        const Range& range) override;
+  // Detected per step: a step in which the container's restart count rose while its last
+  // termination reason is OOMKilled is one kill, timed at the step's end, with the highest
+  // working set seen during that step. Kills in one step of one container count once; a kill
+  // with no working-set samples in its step is not reported.
+  Result<std::vector<OomKill>> oomKills(const Scope& scope, const Range& range) override;
+  Result<std::vector<RestartCount>> restartCounts(const Scope& scope, Time at) override;
+  // CPU cores are rounded up to whole millicores; memory to the nearest byte.
+  Result<std::vector<ContainerResources>> resources(const Scope& scope, Time at) override;
+  Result<std::vector<PodOwner>> podOwners(const Scope& scope, Time at) override;
+  // Node name from the "node" label, else "instance" without its ":port".
+  Result<std::vector<NodeSeries>> nodeLoad(const Range& range) override;
+  // Only nodes reporting both cpu and memory capacity.
+  Result<std::vector<NodeCapacity>> nodeCapacity(Time at) override;
+
+ private:
+  using QueryText = std::function<std::string(const std::optional<std::string>& ns)>;
+  // Runs text(ns) for every namespace of the scope (text(nullopt) once for all namespaces),
+  // as a range query over `range` when set and as an instant query at `at` otherwise, and
+  // concatenates the series.
+  Result<std::vector<PromSeries>> run(const Scope& scope, const QueryText& text,
+                                      const std::optional<Range>& range, Time at = {});
+  Result<std::vector<ContainerSeries>> containerSeries(const Scope& scope, const Range& range,
+                                                       const QueryText& text);
+  Duration rateWindow(const Range& range) const;
+
+  PrometheusOptions options_;
+  HttpTransportPtr transport_;
+  PrometheusClient client_;
+};
+
+}  // namespace attune::metrics

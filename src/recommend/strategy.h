@@ -1,0 +1,50 @@
+// The Strategy interface: one recommendation algorithm for one container, pure (no I/O, no
+// clock reads — `now` is an input). Implementations: attune, cruisekube, vpa, krr
+// (docs/strategies.md describes each one's formulas).
+#pragma once
+
+#include <memory>
+#include <string_view>
+
+#include "api/policy/attune_policy.h"
+#include "core/error.h"
+#include "core/time.h"
+#include "recommend/recommendation.h"
+#include "stats/container_stats.h"
+
+namespace attune::recommend {
+
+// Everything a strategy may look at for one container. References must outlive the call.
+struct StrategyInput {
+  const stats::ContainerStats& stats;
+  Time now;
+  // The container's requests and limits as they are now (unset = not set on the container).
+  ContainerResources current;
+  // The policy: cpu, memory and metricsSource.minimumDataPoints are read; unset fields (and
+  // percentile 0, empty overhead) mean their defaults, as api::applyDefaults gives them.
+  const api::AttunePolicySpec& policy;
+  // Containers in the pod this container belongs to (>= 1); vpa splits its per-pod minimum.
+  int containersInPod = 1;
+};
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+
+  // The strategy's name as makeStrategy accepts it ("attune", "cruisekube", "vpa", "krr").
+  virtual std::string_view name() const = 0;
+
+  // Recommends requests and limits for one container. Never throws and never invents a
+  // number: with fewer samples in the history window than minimumDataPoints, or when a window
+  // the algorithm needs holds no sample, the result has enoughData == false, a reason, and no
+  // values. Thread-safe (strategies hold no mutable state).
+  virtual Recommendation recommend(const StrategyInput& in) const = 0;
+};
+
+using StrategyPtr = std::unique_ptr<Strategy>;
+
+// The strategy named `name` ("attune", "cruisekube", "vpa", "krr"); kInvalidArgument for any
+// other name.
+Result<StrategyPtr> makeStrategy(std::string_view name);
+
+}  // namespace attune::recommend

@@ -1,0 +1,88 @@
+#include "prometheus_server.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "core/clock.h"
+#include "metrics/prometheus/http_client.h"
+
+namespace attune::testing {
+namespace {
+
+constexpr int kReadyAttempts = 300;
+constexpr auto kReadyPoll = std::chrono::milliseconds(100);
+
+std::string tail(const std::filesystem::path& log) {
+  std::ifstream in(log);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string s = text.str();
+  return s.size() > 2000 ? s.substr(s.size() - 2000) : s;
+}
+
+bool writeFile(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  return out.good();
+}
+
+}  // namespace
+
+bool PrometheusServer::available() {
+  return findOnPath("prometheus").has_value() && findOnPath("promtool").has_value();
+}
+
+Result<std::unique_ptr<PrometheusServer>> PrometheusServer::start(const std::string& openMetrics,
+                                                                  bool tls) {
+  std::unique_ptr<PrometheusServer> server(new PrometheusServer());
+  server->tls_ = tls;
+  const auto& dir = server->dir_.path();
+  if (dir.empty()) return fail(ErrorCode::kInternal, "cannot create a temporary directory");
+  const auto data = dir / "data.om";
+  const auto tsdb = dir / "tsdb";
+  const auto config = dir / "prometheus.yml";
+  const auto log = dir / "prometheus.log";
+  if (!writeFile(data, openMetrics) || !writeFile(config, "global:\n  scrape_interval: 1m\n")) {
+    return fail(ErrorCode::kInternal, "cannot write test files in " + dir.string());
+  }
+  if (runToCompletion(
+          {"promtool", "tsdb", "create-blocks-from", "openmetrics", data.string(), tsdb.string()},
+          log) != 0) {
+    return fail(ErrorCode::kInternal, "promtool backfill failed:\n" + tail(log));
+  }
+  server->port_ = freeLocalPort();
+  std::vector<std::string> argv = {
+      "prometheus", "--storage.tsdb.path=" + tsdb.string(), "--config.file=" + config.string(),
+      "--web.listen-address=127.0.0.1:" + std::to_string(server->port_)};
+  if (tls) {
+    const auto key = dir / "key.pem";
+    const auto webConfig = dir / "web.yml";
+    if (runToCompletion({"openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                         "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                         "-keyout", key.string(), "-out", server->caFile().string()},
+                        log) != 0 ||
+        !writeFile(webConfig, "tls_server_config:\n  cert_file: " + server->caFile().string() +
+                                  "\n  key_file: " + key.string() + "\n")) {
+      return fail(ErrorCode::kInternal, "cannot make a test certificate:\n" + tail(log));
+    }
+    argv.push_back("--web.config.file=" + webConfig.string());
+  }
+  server->process_ = std::make_unique<ChildProcess>(argv, log);
+
+  metrics::HttpClientOptions options;
+  options.timeout = std::chrono::seconds(2);
+  options.caFile = tls ? server->caFile() : std::filesystem::path();
+  metrics::CurlHttpClient http(options);
+  SystemClock clock;
+  for (int attempt = 0; attempt < kReadyAttempts; ++attempt) {
+    if (!server->process_->running()) {
+      return fail(ErrorCode::kUnavailable, "prometheus exited:\n" + tail(log));
+    }
+    auto ready = http.send(metrics::HttpRequest{.url = server->address() + "/-/ready"});
+    if (ready && ready->status == 200) return server;
+    clock.sleepFor(kReadyPoll);
+  }
+  return fail(ErrorCode::kUnavailable, "prometheus did not become ready:\n" + tail(log));
+}
+
+}  // namespace attune::testing

@@ -1,0 +1,38 @@
+// A real Prometheus server for one test process: the data set is backfilled with promtool into
+// a temporary TSDB, then `prometheus` serves it on a free 127.0.0.1 port. Destroying the object
+// kills the server and removes the directory.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "child_process.h"
+#include "core/error.h"
+
+namespace attune::testing {
+
+class PrometheusServer {
+ public:
+  // True when both `prometheus` and `promtool` are on PATH.
+  static bool available();
+  // Backfills `openMetrics` and starts the server, waiting until /-/ready answers 200. With
+  // `tls`, the server serves HTTPS with a fresh self-signed certificate for 127.0.0.1 (made
+  // with the openssl CLI), whose PEM is caFile().
+  static Result<std::unique_ptr<PrometheusServer>> start(const std::string& openMetrics,
+                                                         bool tls = false);
+
+  std::string address() const {
+    return (tls_ ? "https" : "http") + std::string("://127.0.0.1:") + std::to_string(port_);
+  }
+  std::filesystem::path caFile() const { return dir_.path() / "cert.pem"; }
+
+ private:
+  PrometheusServer() = default;
+
+  TempDir dir_;
+  std::unique_ptr<ChildProcess> process_;
+  int port_ = 0;
+  bool tls_ = false;
+};
+
+}  // namespace attune::testing

@@ -1,0 +1,247 @@
+#include "metrics/prometheus/prometheus_source.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "fake_transport.h"
+
+namespace attune::metrics {
+namespace {
+
+using std::chrono::minutes;
+using std::chrono::seconds;
+using testing::FakeTransport;
+using testing::formFields;
+using testing::jsonResponse;
+
+const Time kEnd = Time(seconds(1'700'000'000));
+const Range kRange{kEnd - minutes(60), kEnd, minutes(5)};
+
+std::string envelope(std::string_view type, std::string_view result) {
+  return R"({"status":"success","data":{"resultType":")" + std::string(type) + R"(","result":[)" +
+         std::string(result) + "]}}";
+}
+
+// A source whose every query is answered by `answer(promql)` (a JSON body with status 200).
+struct Fixture {
+  explicit Fixture(std::function<std::string(const std::string&)> answer) {
+    auto fake =
+        std::make_unique<FakeTransport>([answer](const HttpRequest& r) -> Result<HttpResponse> {
+          return jsonResponse(200, answer(formFields(r.body)["query"]));
+        });
+    transport = fake.get();
+    PrometheusOptions options;
+    options.client.address = "http://prom:9090";
+    source = std::make_unique<PrometheusSource>(options, std::move(fake), clock);
+  }
+
+  std::vector<std::string> queries() const {
+    std::vector<std::string> out;
+    for (const auto& r : transport->requests) out.push_back(formFields(r.body)["query"]);
+    return out;
+  }
+
+  SimulatedClock clock{kEnd};
+  FakeTransport* transport = nullptr;
+  std::unique_ptr<PrometheusSource> source;
+};
+
+// No series (the decoder accepts either result type for any endpoint).
+std::string emptyAnswer(const std::string&) { return envelope("matrix", ""); }
+
+TEST(PrometheusSource, SendsOneQueryPerNamespacePerMetric) {
+  Fixture f(emptyAnswer);
+  MetricsSource& s = *f.source;
+  const Scope scope{{"shop", "data", "shop", "batch"}};
+  const std::vector<std::function<bool()>> calls = {
+      [&] { return s.cpuUsage(scope, kRange).has_value(); },
+      [&] { return s.cpuPressureWaiting(scope, kRange).has_value(); },
+      [&] { return s.memoryWorkingSet(scope, kRange).has_value(); },
+      [&] { return s.cpuThrottleRatio(scope, kRange).has_value(); },
+      [&] { return s.oomKills(scope, kRange).has_value(); },
+      [&] { return s.restartCounts(scope, kEnd).has_value(); },
+      [&] { return s.resources(scope, kEnd).has_value(); },
+      [&] { return s.podOwners(scope, kEnd).has_value(); },
+  };
+  for (size_t i = 0; i < calls.size(); ++i) {
+    f.transport->requests.clear();
+    ASSERT_TRUE(calls[i]()) << "call " << i;
+    auto queries = f.queries();
+    ASSERT_EQ(queries.size(), 3u) << "call " << i;
+    for (size_t n = 0; n < 3; ++n) {
+      const std::string ns = std::vector<std::string>{"batch", "data", "shop"}[n];
+      EXPECT_NE(queries[n].find("namespace=\"" + ns + "\""), std::string::npos) << queries[n];
+      for (const std::string other : {"batch", "data", "shop"}) {
+        if (other != ns) {
+          EXPECT_EQ(queries[n].find("\"" + other + "\""), std::string::npos);
+        }
+      }
+    }
+  }
+}
+
+TEST(PrometheusSource, SendsOneQueryPerMetricForTheWholeCluster) {
+  Fixture f(emptyAnswer);
+  MetricsSource& s = *f.source;
+  ASSERT_TRUE(s.cpuUsage(Scope{}, kRange).has_value());
+  ASSERT_TRUE(s.resources(Scope{}, kEnd).has_value());
+  ASSERT_TRUE(s.nodeLoad(kRange).has_value());
+  ASSERT_TRUE(s.nodeCapacity(kEnd).has_value());
+  auto queries = f.queries();
+  ASSERT_EQ(queries.size(), 4u);
+  for (const auto& q : queries) EXPECT_EQ(q.find("namespace=\""), std::string::npos) << q;
+  EXPECT_EQ(f.transport->requests[0].url, "http://prom:9090/api/v1/query_range");
+  EXPECT_EQ(f.transport->requests[1].url, "http://prom:9090/api/v1/query");
+}
+
+TEST(PrometheusSource, RateWindowIsTheStepButAtLeastTheMinimum) {
+  Fixture f(emptyAnswer);
+  ASSERT_TRUE(f.source->cpuUsage(Scope{{"a"}}, Range{kEnd - minutes(60), kEnd, seconds(30)}));
+  ASSERT_TRUE(f.source->cpuUsage(Scope{{"a"}}, Range{kEnd - minutes(60), kEnd, minutes(10)}));
+  ASSERT_TRUE(
+      f.source->cpuThrottleRatio(Scope{{"a"}}, Range{kEnd - minutes(60), kEnd, seconds(30)}));
+  auto queries = f.queries();
+  EXPECT_NE(queries[0].find("[120s]"), std::string::npos) << queries[0];
+  EXPECT_NE(queries[1].find("[600s]"), std::string::npos) << queries[1];
+  EXPECT_NE(queries[2].find("[300s]"), std::string::npos) << queries[2];
+}
+
+TEST(PrometheusSource, ConvertsContainerSeries) {
+  Fixture f([](const std::string&) {
+    return envelope("matrix", R"(
+        {"metric":{"namespace":"shop","pod":"web-1","container":"app"},
+         "values":[[1700000000,"0.25"],[1700000300,"NaN"],[1700000600,"0.5"]]},
+        {"metric":{"namespace":"shop","pod":"web-1"},"values":[[1700000000,"9"]]},
+        {"metric":{"namespace":"shop","pod":"web-2","container":"app"},
+         "values":[[1700000000,"+Inf"]]})");
+  });
+  auto r = f.source->cpuUsage(Scope{{"shop"}}, kRange);
+  ASSERT_TRUE(r.has_value()) << r.error().message;
+  ASSERT_EQ(r->size(), 1u);
+  EXPECT_EQ((*r)[0].id, (ContainerId{"shop", "web-1", "app"}));
+  ASSERT_EQ((*r)[0].points.size(), 2u);
+  EXPECT_EQ((*r)[0].points[1].time, kEnd + seconds(600));
+  EXPECT_DOUBLE_EQ((*r)[0].points[1].value, 0.5);
+}
+
+TEST(PrometheusSource, EmptyResultIsAnEmptyVector) {
+  Fixture f(emptyAnswer);
+  auto r = f.source->memoryWorkingSet(Scope{{"nothing-here"}}, kRange);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_TRUE(r->empty());
+}
+
+TEST(PrometheusSource, ConvertsResourcesRoundingCpuUp) {
+  Fixture f([](const std::string&) {
+    auto item = [](std::string name, std::string container, std::string resource,
+                   std::string value) {
+      return R"({"metric":{"__name__":"kube_pod_container_resource_)" + name +
+             R"(","namespace":"shop","pod":"web-1","container":")" + container +
+             R"(","resource":")" + resource + R"("},"value":[1700000000,")" + value + R"("]})";
+    };
+    return envelope("vector", item("requests", "app", "cpu", "0.1") + "," +
+                                  item("limits", "app", "cpu", "0.0005") + "," +
+                                  item("requests", "app", "memory", "268435456") + "," +
+                                  item("limits", "app", "memory", "536870912") + "," +
+                                  item("requests", "sidecar", "cpu", "0.25"));
+  });
+  auto r = f.source->resources(Scope{{"shop"}}, kEnd);
+  ASSERT_TRUE(r.has_value()) << r.error().message;
+  ASSERT_EQ(r->size(), 2u);
+  const ContainerResources& app = (*r)[0];
+  EXPECT_EQ(app.id, (ContainerId{"shop", "web-1", "app"}));
+  EXPECT_EQ(app.cpuRequest, Millicores(100));
+  EXPECT_EQ(app.cpuLimit, Millicores(1));
+  EXPECT_EQ(app.memoryRequest, Bytes(268435456));
+  EXPECT_EQ(app.memoryLimit, Bytes(536870912));
+  const ContainerResources& sidecar = (*r)[1];
+  EXPECT_EQ(sidecar.cpuRequest, Millicores(250));
+  EXPECT_EQ(sidecar.cpuLimit, std::nullopt);
+  EXPECT_EQ(sidecar.memoryRequest, std::nullopt);
+}
+
+TEST(PrometheusSource, ConvertsOomKillsAndRestarts) {
+  Fixture f([](const std::string& q) {
+    if (q.find("OOMKilled") != std::string::npos) {
+      return envelope("matrix", R"({"metric":{"namespace":"data","pod":"db-0",
+          "container":"pg"},"values":[[1700000300,"536870912"]]})");
+    }
+    return envelope("vector", R"({"metric":{"namespace":"data","pod":"db-0","container":"pg"},
+        "value":[1700000000,"3"]})");
+  });
+  auto kills = f.source->oomKills(Scope{{"data"}}, kRange);
+  ASSERT_TRUE(kills.has_value()) << kills.error().message;
+  ASSERT_EQ(kills->size(), 1u);
+  EXPECT_EQ((*kills)[0].id, (ContainerId{"data", "db-0", "pg"}));
+  EXPECT_EQ((*kills)[0].time, kEnd + seconds(300));
+  EXPECT_EQ((*kills)[0].memoryAtKill, Bytes(536870912));
+  auto restarts = f.source->restartCounts(Scope{{"data"}}, kEnd);
+  ASSERT_TRUE(restarts.has_value());
+  ASSERT_EQ(restarts->size(), 1u);
+  EXPECT_EQ((*restarts)[0].restarts, 3);
+}
+
+TEST(PrometheusSource, ResolvesOwnersFromOneQuery) {
+  Fixture f([](const std::string&) {
+    return envelope("vector", R"(
+        {"metric":{"__name__":"kube_pod_owner","namespace":"shop","pod":"web-abc-1",
+          "owner_kind":"ReplicaSet","owner_name":"web-abc","owner_is_controller":"true"},
+          "value":[1700000000,"1"]},
+        {"metric":{"__name__":"kube_replicaset_owner","namespace":"shop","replicaset":"web-abc",
+          "owner_kind":"Deployment","owner_name":"web","owner_is_controller":"true"},
+          "value":[1700000000,"1"]})");
+  });
+  auto r = f.source->podOwners(Scope{{"shop"}}, kEnd);
+  ASSERT_TRUE(r.has_value());
+  ASSERT_EQ(r->size(), 1u);
+  EXPECT_EQ((*r)[0].workload, (WorkloadRef{"shop", "Deployment", "web"}));
+  EXPECT_EQ(f.transport->requests.size(), 1u);
+}
+
+TEST(PrometheusSource, ConvertsNodes) {
+  Fixture f([](const std::string& q) {
+    if (q.find("node_load1") != std::string::npos) {
+      return envelope("matrix", R"(
+          {"metric":{"node":"n1","instance":"10.0.0.1:9100"},"values":[[1700000000,"1.5"]]},
+          {"metric":{"instance":"n2:9100"},"values":[[1700000000,"0.5"]]},
+          {"metric":{"instance":"[::1]:9100"},"values":[[1700000000,"0.25"]]})");
+    }
+    return envelope("vector", R"(
+        {"metric":{"node":"n1","resource":"cpu"},"value":[1700000000,"3.9995"]},
+        {"metric":{"node":"n1","resource":"memory"},"value":[1700000000,"17179869184"]},
+        {"metric":{"node":"n2","resource":"cpu"},"value":[1700000000,"2"]})");
+  });
+  auto load = f.source->nodeLoad(kRange);
+  ASSERT_TRUE(load.has_value()) << load.error().message;
+  ASSERT_EQ(load->size(), 3u);
+  EXPECT_EQ((*load)[0].node, "::1");
+  EXPECT_EQ((*load)[1].node, "n1");
+  EXPECT_EQ((*load)[2].node, "n2");
+  EXPECT_DOUBLE_EQ((*load)[2].points[0].value, 0.5);
+  auto capacity = f.source->nodeCapacity(kEnd);
+  ASSERT_TRUE(capacity.has_value());
+  ASSERT_EQ(capacity->size(), 1u);
+  EXPECT_EQ((*capacity)[0].node, "n1");
+  EXPECT_EQ((*capacity)[0].cpu, Millicores(4000));
+  EXPECT_EQ((*capacity)[0].memory, Bytes(17179869184));
+}
+
+TEST(PrometheusSource, StopsAtTheFirstFailingNamespace) {
+  auto fake = std::make_unique<FakeTransport>([](const HttpRequest&) -> Result<HttpResponse> {
+    return jsonResponse(422, R"({"status":"error","errorType":"execution","error":"boom"})");
+  });
+  FakeTransport* transport = fake.get();
+  SimulatedClock clock(kEnd);
+  PrometheusOptions options;
+  options.client.address = "http://prom:9090";
+  PrometheusSource source(options, std::move(fake), clock);
+  auto r = source.cpuUsage(Scope{{"a", "b"}}, kRange);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(transport->requests.size(), 1u);
+  EXPECT_NE(r.error().message.find("HTTP 422, execution: boom"), std::string::npos);
+  EXPECT_NE(r.error().message.find("namespace=\"a\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace attune::metrics

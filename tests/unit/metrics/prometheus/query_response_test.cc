@@ -1,0 +1,109 @@
+#include "metrics/prometheus/query_response.h"
+
+#include <gtest/gtest.h>
+
+namespace attune::metrics {
+namespace {
+
+Time at(double seconds) {
+  return Time(std::chrono::duration_cast<Duration>(
+      std::chrono::milliseconds(static_cast<long long>(seconds * 1000))));
+}
+
+QueryResponse decode(std::string body) {
+  auto r = decodeQueryResponse(body);
+  EXPECT_TRUE(r.has_value()) << r.error().message;
+  return r ? *r : QueryResponse{};
+}
+
+TEST(QueryResponse, DecodesAVector) {
+  auto r = decode(R"({"status":"success","data":{"resultType":"vector","result":[
+      {"metric":{"namespace":"shop","pod":"web-1","container":"app"},"value":[1700000000.5,"0.25"]},
+      {"metric":{"namespace":"shop","pod":"web-2","container":"a\"b"},"value":[1700000000.5,"1e3"]}]}})");
+  ASSERT_TRUE(r.success);
+  EXPECT_EQ(r.resultType, "vector");
+  ASSERT_EQ(r.series.size(), 2u);
+  EXPECT_EQ(r.series[0].label("pod"), "web-1");
+  EXPECT_EQ(r.series[0].label("absent"), "");
+  ASSERT_EQ(r.series[0].points.size(), 1u);
+  EXPECT_EQ(r.series[0].points[0].time, at(1700000000.5));
+  EXPECT_DOUBLE_EQ(r.series[0].points[0].value, 0.25);
+  EXPECT_EQ(r.series[1].label("container"), "a\"b");
+  EXPECT_DOUBLE_EQ(r.series[1].points[0].value, 1000);
+}
+
+TEST(QueryResponse, DecodesAMatrixInAnyFieldOrder) {
+  auto r = decode(R"({"data":{"result":[{"values":[[1700000000,"1"],[1700000060,"2.5"]],
+      "metric":{"__name__":"x","node":"n1"}}],"resultType":"matrix"},"status":"success"})");
+  ASSERT_TRUE(r.success);
+  EXPECT_EQ(r.resultType, "matrix");
+  ASSERT_EQ(r.series.size(), 1u);
+  EXPECT_EQ(r.series[0].label("__name__"), "x");
+  ASSERT_EQ(r.series[0].points.size(), 2u);
+  EXPECT_EQ(r.series[0].points[1].time, at(1700000060));
+  EXPECT_DOUBLE_EQ(r.series[0].points[1].value, 2.5);
+}
+
+TEST(QueryResponse, DropsNaNAndInfinitySamplesAndEmptiedSeries) {
+  auto r = decode(R"({"status":"success","data":{"resultType":"matrix","result":[
+      {"metric":{"pod":"a"},"values":[[1,"NaN"],[2,"+Inf"],[3,"-Inf"],[4,"7"],[5,"-0.5"]]},
+      {"metric":{"pod":"b"},"values":[[1,"NaN"],[2,"Inf"]]}]}})");
+  ASSERT_EQ(r.series.size(), 1u);
+  EXPECT_EQ(r.series[0].label("pod"), "a");
+  ASSERT_EQ(r.series[0].points.size(), 2u);
+  EXPECT_DOUBLE_EQ(r.series[0].points[0].value, 7);
+  EXPECT_DOUBLE_EQ(r.series[0].points[1].value, -0.5);
+}
+
+TEST(QueryResponse, EmptyResultIsNoSeries) {
+  auto r = decode(R"({"status":"success","data":{"resultType":"vector","result":[]}})");
+  EXPECT_TRUE(r.success);
+  EXPECT_TRUE(r.series.empty());
+}
+
+TEST(QueryResponse, DecodesWarnings) {
+  auto r = decode(R"({"status":"success","warnings":["partial response","slow"],
+      "data":{"resultType":"vector","result":[]}})");
+  EXPECT_EQ(r.warnings, (std::vector<std::string>{"partial response", "slow"}));
+}
+
+TEST(QueryResponse, DecodesErrorEnvelope) {
+  auto r = decode(R"({"status":"error","errorType":"bad_data","error":"parse error at 1:5"})");
+  EXPECT_FALSE(r.success);
+  EXPECT_EQ(r.errorType, "bad_data");
+  EXPECT_EQ(r.error, "parse error at 1:5");
+}
+
+TEST(QueryResponse, RejectsMalformedBodies) {
+  for (std::string body : {std::string("<html>502</html>"), std::string("[1,2]"),
+                           std::string(R"({"status":"success"})"),
+                           std::string(R"({"status":"success","data":{"resultType":"scalar",
+                               "result":[1,"2"]}})"),
+                           std::string(R"({"status":"success","data":{"resultType":"vector",
+                               "result":[{"metric":{},"value":[1,"abc"]}]}})"),
+                           std::string(R"({"status":"success","data":{"resultType":"vector",
+                               "result":[{"metric":{},"value":[1]}]}})"),
+                           std::string(R"({"status":"success","data":{"resultType":"vector",
+                               "result":[{"metric":{"a":1},"value":[1,"2"]}]}})"),
+                           std::string(R"({"status":"success","data":{"resultType":"vector",)")}) {
+    const std::string original = body;
+    auto r = decodeQueryResponse(body);
+    ASSERT_FALSE(r.has_value()) << original;
+    EXPECT_EQ(r.error().code, ErrorCode::kInvalidArgument);
+    EXPECT_EQ(body, original) << "the body is restored after padding";
+  }
+}
+
+TEST(SampleValue, ParsesNumbersAndDropsNonFinite) {
+  EXPECT_EQ(parseSampleValue("1.5").value(), 1.5);
+  EXPECT_EQ(parseSampleValue("+2").value(), 2.0);
+  EXPECT_EQ(parseSampleValue("-3e2").value(), -300.0);
+  EXPECT_EQ(parseSampleValue("NaN").value(), std::nullopt);
+  EXPECT_EQ(parseSampleValue("+Inf").value(), std::nullopt);
+  EXPECT_EQ(parseSampleValue("-Inf").value(), std::nullopt);
+  EXPECT_FALSE(parseSampleValue("").has_value());
+  EXPECT_FALSE(parseSampleValue("1x").has_value());
+}
+
+}  // namespace
+}  // namespace attune::metrics

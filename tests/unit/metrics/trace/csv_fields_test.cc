@@ -1,0 +1,48 @@
+#include "metrics/trace/csv_fields.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "trace_testing.h"
+
+namespace attune::metrics {
+namespace {
+
+TEST(CsvFieldsTest, SplitsAndTrimsSpacesAndTabs) {
+  EXPECT_EQ(splitFields("1;\t2;\t 3 ", ';'), (std::vector<std::string_view>{"1", "2", "3"}));
+  EXPECT_EQ(splitFields("a,,b,", ','), (std::vector<std::string_view>{"a", "", "b", ""}));
+  EXPECT_EQ(splitFields("", ','), (std::vector<std::string_view>{""}));
+}
+
+TEST(CsvFieldsTest, ParsesMeasurements) {
+  EXPECT_EQ(parseMeasurement("12").value(), 12.0);
+  EXPECT_EQ(parseMeasurement("1.5e3").value(), 1500.0);
+  EXPECT_TRUE(std::isnan(parseMeasurement("nan").value()));
+  EXPECT_TRUE(std::isinf(parseMeasurement("inf").value()));
+  EXPECT_FALSE(parseMeasurement("").has_value());
+  EXPECT_FALSE(parseMeasurement("12x").has_value());
+  EXPECT_EQ(parseMeasurement("-1").error().message, "negative value \"-1\"");
+}
+
+TEST(CsvFieldsTest, ParsesCounts) {
+  EXPECT_EQ(parseCount("7").value(), 7);
+  EXPECT_FALSE(parseCount("-1").has_value());
+  EXPECT_FALSE(parseCount("1.5").has_value());
+  EXPECT_FALSE(parseCount("99999999999999999999").has_value());
+}
+
+TEST(CsvFieldsTest, ParsesUnixSecondsAndRfc3339) {
+  using testing::unixTime;
+  EXPECT_EQ(parseTimestamp("1714521600").value(), unixTime(1714521600));
+  EXPECT_EQ(parseTimestamp("1714521600.25").value(),
+            unixTime(1714521600) + std::chrono::milliseconds(250));
+  EXPECT_EQ(parseTimestamp("2024-05-01T00:00:00Z").value(), unixTime(1714521600));
+  EXPECT_EQ(parseTimestamp("2024-05-01T02:00:00+02:00").value(), unixTime(1714521600));
+  EXPECT_FALSE(parseTimestamp("1714521600.").has_value());
+  EXPECT_FALSE(parseTimestamp("yesterday").has_value());
+  EXPECT_FALSE(parseTimestamp("").has_value());
+}
+
+}  // namespace
+}  // namespace attune::metrics
