@@ -54,19 +54,16 @@ int runValidate(const ValidateOptions& opts) {
       ++errors;
       continue;
     }
-    for (api::DecodedPolicy& doc : api::decodePolicies(*text)) {
+    for (const api::DecodedPolicy& doc : api::checkPolicies(*text)) {
       for (const auto& w : doc.warnings) printDiagnostic(file, w, true);
-      std::vector<api::PolicyDiagnostic> problems = doc.errors;
-      if (doc.policy) {
-        api::applyDefaults(*doc.policy);
-        auto invalid = api::validatePolicy(*doc.policy);
-        problems.insert(problems.end(), invalid.begin(), invalid.end());
-      }
+      const auto& problems = doc.errors;
       for (const auto& e : problems) printDiagnostic(file, e, false);
       errors += static_cast<int>(problems.size());
       if (problems.empty() && doc.policy) {
-        rendered.push_back(opts.output == "json" ? api::encodePolicyJson(*doc.policy)
-                                                 : api::encodePolicyYaml(*doc.policy));
+        api::AttunePolicy defaulted = *doc.policy;
+        api::applyDefaults(defaulted);
+        rendered.push_back(opts.output == "json" ? api::encodePolicyJson(defaulted)
+                                                 : api::encodePolicyYaml(defaulted));
       }
     }
   }
