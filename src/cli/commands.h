@@ -8,6 +8,8 @@ namespace attune::cli {
 
 // `attune policy validate FILE... [-o yaml|json]`
 void addPolicyCommand(CLI::App& app, int& exitCode);
+// `attune recommend (--prometheus URL | --trace PATH...) [flags]` (docs/recommend.md)
+void addRecommendCommand(CLI::App& app, int& exitCode);
 // `attune version`
 void addVersionCommand(CLI::App& app, int& exitCode);
 

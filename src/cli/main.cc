@@ -10,11 +10,14 @@ int main(int argc, char** argv) {
   app.fallthrough(false);
   int exitCode = 0;
   attune::cli::addPolicyCommand(app, exitCode);
+  attune::cli::addRecommendCommand(app, exitCode);
   attune::cli::addVersionCommand(app, exitCode);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // CLI11 reports parse errors with codes 100 and up; every usage error of attune exits 2.
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
   }
   return exitCode;
 }

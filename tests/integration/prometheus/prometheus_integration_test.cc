@@ -11,8 +11,8 @@
 #include "core/clock.h"
 #include "local_http_server.h"
 #include "metrics/prometheus/prometheus_source.h"
-#include "prometheus_server.h"
-#include "synthetic_cluster.h"
+#include "support/prometheus/prometheus_server.h"
+#include "support/prometheus/synthetic_cluster.h"
 
 namespace attune::metrics {
 namespace {

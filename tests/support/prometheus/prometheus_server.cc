@@ -1,4 +1,4 @@
-#include "prometheus_server.h"
+#include "support/prometheus/prometheus_server.h"
 
 #include <fstream>
 #include <sstream>

@@ -1,4 +1,4 @@
-#include "synthetic_cluster.h"
+#include "support/prometheus/synthetic_cluster.h"
 
 #include <charconv>
 #include <cmath>

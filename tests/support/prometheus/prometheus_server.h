@@ -6,8 +6,8 @@
 #include <memory>
 #include <string>
 
-#include "child_process.h"
 #include "core/error.h"
+#include "support/prometheus/child_process.h"
 
 namespace attune::testing {
 
