@@ -90,10 +90,12 @@ Groups group(const ScanData& data, const ScanRequest& request) {
   std::map<std::pair<std::string, std::string>, WorkloadRef> owners;
   for (const auto& o : data.owners) owners[{o.ns, o.pod}] = o.workload;
   Groups groups;
-  // The container's group, or nullptr when its workload is filtered out.
+  // The container's group, or nullptr when its workload is filtered out or the policy excludes
+  // the container (spec.excludedContainers and, unless disabled, the known sidecars).
   const auto container = [&](const ContainerId& id) -> ContainerGroup* {
     const WorkloadRef w = workloadOf(owners, id.ns, id.pod);
     if (!request.scope.contains(id.ns) || !matchesSelector(w, request.selector)) return nullptr;
+    if (api::isExcludedContainer(request.policy, id.container)) return nullptr;
     WorkloadGroup& g = groups[w];
     g.podContainers[id.pod].insert(id.container);
     return &g.containers[id.container];

@@ -239,6 +239,32 @@ TEST(RecommendScanTest, NamespaceScopeAndSelector) {
   EXPECT_TRUE(r->workloads.empty());
 }
 
+TEST(RecommendScanTest, ExcludedContainersAndKnownSidecarsAreLeftOut) {
+  FixedSource source = cluster();
+  const ContainerId sidecar{"shop", "web-a", "istio-proxy"}, extra{"shop", "web-a", "log-shipper"};
+  source.data.cpu.push_back(constant(sidecar, 0.05));
+  source.data.memory.push_back(constant(sidecar, 64 << 20));
+  source.data.cpu.push_back(constant(extra, 0.05));
+  source.data.memory.push_back(constant(extra, 64 << 20));
+  ScanRequest req = request();
+  req.policy.spec.excludedContainers = {"log-shipper"};
+  auto r = scan(source, req);
+  ASSERT_TRUE(r);
+  const auto* web = find(*r, "web");
+  ASSERT_NE(web, nullptr);
+  ASSERT_EQ(web->containers.size(), 1u);
+  EXPECT_EQ(web->containers[0].name, "app");
+
+  // With excludeKnownSidecars: false the sidecar is analysed; the listed container still is not.
+  req.policy.spec.excludeKnownSidecars = false;
+  r = scan(source, req);
+  ASSERT_TRUE(r);
+  web = find(*r, "web");
+  ASSERT_NE(web, nullptr);
+  ASSERT_EQ(web->containers.size(), 2u);
+  EXPECT_EQ(web->containers[1].name, "istio-proxy");
+}
+
 TEST(RecommendScanTest, MatchesSelector) {
   const metrics::WorkloadRef web{"shop", "Deployment", "web-frontend"};
   EXPECT_TRUE(matchesSelector(web, ""));
