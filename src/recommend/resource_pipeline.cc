@@ -46,7 +46,16 @@ std::int64_t roundUpUnits(double units) {
 
 std::string formatUnits(Resource r, double units) {
   const std::int64_t v = roundUpUnits(units);
-  return r == Resource::kCpu ? formatCpu(Millicores(v)) : formatMemory(Bytes(v));
+  if (r == Resource::kCpu) return formatCpu(Millicores(v));
+  std::string exact = formatMemory(Bytes(v));
+  // A byte count that is no whole number of KiB reads better with its size in MiB beside it.
+  constexpr std::int64_t kMi = 1 << 20;
+  if (v >= kMi && v % 1024 != 0) {
+    char mib[40];
+    std::snprintf(mib, sizeof mib, " (%.1fMi)", static_cast<double>(v) / kMi);
+    exact += mib;
+  }
+  return exact;
 }
 
 double Explainer::step(std::string_view what, double units) {

@@ -19,6 +19,8 @@ TEST(ResourcePipelineTest, RoundsUpIgnoringFloatNoise) {
   EXPECT_EQ(roundUpUnits(1e30), std::numeric_limits<std::int64_t>::max());
   EXPECT_EQ(formatUnits(Resource::kCpu, 1500), "1500m");
   EXPECT_EQ(formatUnits(Resource::kMemory, 512.0 * 1024 * 1024), "512Mi");
+  EXPECT_EQ(formatUnits(Resource::kMemory, 1707116259), "1707116259 (1628.0Mi)");
+  EXPECT_EQ(formatUnits(Resource::kMemory, 1000), "1k");
 }
 
 TEST(ResourcePipelineTest, FormatsPercent) {
