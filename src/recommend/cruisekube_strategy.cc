@@ -47,7 +47,7 @@ class CruisekubeStrategy final : public Strategy {
  public:
   std::string_view name() const override { return "cruisekube"; }
   Recommendation recommend(const StrategyInput& in) const override {
-    return recommendEach(in, [&](Resource r, Explainer& ex) -> Outcome {
+    return recommendEachWithinBounds(in, [&](Resource r, Explainer& ex) -> Outcome {
       const auto d = baseAndHeadroom(in.stats, in.now, r, ex);
       if (!d) return std::unexpected(d.error());
       const double request = ex.step("request = base + headroom (alone)", d->base + d->headroom);

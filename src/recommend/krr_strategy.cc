@@ -11,7 +11,7 @@ class KrrStrategy final : public Strategy {
  public:
   std::string_view name() const override { return "krr"; }
   Recommendation recommend(const StrategyInput& in) const override {
-    return recommendEach(in, [&](Resource r, Explainer& ex) -> Outcome {
+    return recommendEachWithinBounds(in, [&](Resource r, Explainer& ex) -> Outcome {
       const stats::Series& series = seriesOf(in, r);
       const std::string window = "over " + formatDuration(series.config().history);
       if (r == Resource::kCpu) {

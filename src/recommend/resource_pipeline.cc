@@ -127,6 +127,24 @@ Recommendation recommendEach(const StrategyInput& in,
   return rec;
 }
 
+Recommendation recommendEachWithinBounds(
+    const StrategyInput& in, const std::function<Outcome(Resource, Explainer&)>& perResource) {
+  return recommendEach(in, [&](Resource r, Explainer& ex) -> Outcome {
+    Outcome out = perResource(r, ex);
+    if (!out) return out;
+    const ResourceSettings s = resolveSettings(in.policy, r);
+    if (out->request < s.minAllowed || out->request > s.maxAllowed) {
+      out->request = ex.step("clamped to the policy's [" + formatUnits(r, s.minAllowed) + ", " +
+                                 formatUnits(r, s.maxAllowed) + "]",
+                             std::clamp(out->request, s.minAllowed, s.maxAllowed));
+      if (out->limit && *out->limit < out->request) {
+        out->limit = ex.step("limit raised to the request", out->request);
+      }
+    }
+    return out;
+  });
+}
+
 double daysOfData(const stats::ContainerStats& s, Time now) {
   const std::optional<Time> first = s.firstSampleTime();
   if (!first || now <= *first) return 0;

@@ -64,6 +64,12 @@ std::optional<double> currentLimit(const StrategyInput& in, Resource r);
 Recommendation recommendEach(const StrategyInput& in,
                              const std::function<Outcome(Resource, Explainer&)>& perResource);
 
+// recommendEach(), then the policy's bounds: a request below minAllowed or above maxAllowed is
+// clamped to them (a step records it) and a limit below the clamped request is raised to it.
+// For strategies that do not apply the policy's rules themselves (cruisekube, vpa, krr).
+Recommendation recommendEachWithinBounds(
+    const StrategyInput& in, const std::function<Outcome(Resource, Explainer&)>& perResource);
+
 // Days between the first accepted sample and `now` (>= 0; 0 without samples).
 double daysOfData(const stats::ContainerStats& s, Time now);
 

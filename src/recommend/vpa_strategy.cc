@@ -49,7 +49,7 @@ class VpaStrategy final : public Strategy {
     const double confidence = vpaConfidence(in.stats);
     std::optional<double> oom;
     if (const auto kill = in.stats.maxOomMemory(in.now)) oom = static_cast<double>(kill->value());
-    return recommendEach(in, [&](Resource r, Explainer& ex) -> Outcome {
+    return recommendEachWithinBounds(in, [&](Resource r, Explainer& ex) -> Outcome {
       const stats::Series& series = seriesOf(in, r);
       VpaPercentiles raw;
       for (auto [q, out] : {std::pair{kVpaLowerBoundPercentile, &raw.lowerBound},

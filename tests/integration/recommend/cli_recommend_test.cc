@@ -5,8 +5,10 @@
 #include <sys/wait.h>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -14,9 +16,11 @@
 
 #include "core/clock.h"
 #include "core/time.h"
+#include "support/command.h"
 #include "support/prometheus/child_process.h"
 #include "support/prometheus/prometheus_server.h"
 #include "support/prometheus/synthetic_cluster.h"
+#include "support/shared_dir.h"
 
 namespace attune {
 namespace {
@@ -30,29 +34,10 @@ constexpr double kMi = 1024.0 * 1024.0;
 // The statistics' sketches are within 0.99% (kSketchRelativeError); results round up.
 constexpr double kTolerance = 0.015;
 
-struct CommandRun {
-  int exitCode = -1;
-  std::string out;
-  std::string err;
-};
+using testing::CommandRun;
 
 CommandRun runAttune(const std::string& args) {
-  testing::TempDir dir;
-  const auto errFile = dir.path() / "stderr";
-  const std::string command = std::string(ATTUNE_BINARY) + " " + args + " 2>" + errFile.string();
-  CommandRun run;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return run;
-  std::array<char, 4096> buf{};
-  for (std::size_t n; (n = fread(buf.data(), 1, buf.size(), pipe)) > 0;)
-    run.out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  run.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream err(errFile);
-  std::ostringstream text;
-  text << err.rdbuf();
-  run.err = text.str();
-  return run;
+  return testing::runCommand(std::string(ATTUNE_BINARY) + " " + args);
 }
 
 const nlohmann::json* findContainer(const nlohmann::json& doc, const std::string& workload,
@@ -281,6 +266,56 @@ TEST(RecommendCliTest, PolicyDrivesTheStrategies) {
   const CommandRun bad =
       runAttune("recommend --trace " + trace.string() + " --policy /nonexistent");
   EXPECT_EQ(bad.exitCode, 2) << bad.err;
+}
+
+// Every strategy over the 100 production VMs of the shared Bitbrains trace: each container either
+// gets finite, positive, bounded numbers or is listed as lacking data, never anything else.
+TEST(RecommendCliTest, EveryStrategyIsFiniteAndBoundedOverTheBitbrainsTrace) {
+  ATTUNE_REQUIRE_SHARED_DIR(shared);
+  const auto traces = shared / "traces/bitbrains-rnd-2013-7";
+  const CommandRun run = runAttune("recommend --trace " + traces.string() +
+                                   " --strategy attune,cruisekube,vpa,krr -o json");
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+  const auto doc = nlohmann::json::parse(run.out);
+  ASSERT_EQ(doc["workloads"].size(), 100u);
+  constexpr double kMaxMillicores = 256'000;                // 256 cores
+  constexpr double kMaxBytes = 512.0 * 1024 * 1024 * 1024;  // 512 GiB
+  std::map<std::string, int> withNumbers;
+  for (const auto& w : doc["workloads"]) {
+    for (const auto& c : w["containers"]) {
+      ASSERT_EQ(c["recommendations"].size(), 4u);
+      for (const auto& r : c["recommendations"]) {
+        const std::string strategy = r["strategy"];
+        const auto& rec = r["recommended"];
+        if (!r["enoughData"].get<bool>()) {
+          EXPECT_FALSE(r["reason"].get<std::string>().empty()) << w["name"] << " " << strategy;
+          EXPECT_TRUE(rec.is_null() || rec["cpuRequestMillicores"].is_null())
+              << w["name"] << " " << strategy;
+          continue;
+        }
+        ++withNumbers[strategy];
+        for (const char* field : {"cpuRequestMillicores", "memoryRequestBytes"}) {
+          ASSERT_TRUE(rec[field].is_number()) << w["name"] << " " << strategy << " " << field;
+          const double v = rec[field];
+          EXPECT_TRUE(std::isfinite(v) && v > 0) << w["name"] << " " << strategy << " " << field;
+        }
+        EXPECT_LE(rec["cpuRequestMillicores"].get<double>(), kMaxMillicores) << w["name"];
+        EXPECT_LE(rec["memoryRequestBytes"].get<double>(), kMaxBytes) << w["name"];
+        for (const char* limit : {"cpuLimitMillicores", "memoryLimitBytes"}) {
+          if (rec[limit].is_null()) continue;
+          EXPECT_GE(rec[limit].get<double>(),
+                    rec[std::string(limit).starts_with("cpu") ? "cpuRequestMillicores"
+                                                              : "memoryRequestBytes"]
+                        .get<double>())
+              << w["name"] << " " << strategy << ": limit below request";
+        }
+      }
+    }
+  }
+  // A handful of VMs have too few samples in the last week; all others get numbers.
+  for (const char* strategy : {"attune", "cruisekube", "vpa", "krr"}) {
+    EXPECT_GE(withNumbers[strategy], 95) << strategy;
+  }
 }
 
 }  // namespace

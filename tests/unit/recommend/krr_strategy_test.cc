@@ -34,5 +34,24 @@ TEST(KrrStrategyTest, P95CpuAndBufferedMaxMemory) {
   EXPECT_TRUE(explains(r, "memory: request = limit = max × (1 + 15%)"));
 }
 
+// An idle container (zero usage) still gets the policy's minimum, never a zero request.
+TEST(KrrStrategyTest, IdleContainerIsClampedToThePolicyMinimum) {
+  constexpr std::int64_t kDay = 1440;
+  stats::StatsConfig config;
+  stats::ContainerStats s(config);
+  feed(s, minuteSamples(
+              2 * kDay, [](std::int64_t) { return 0.0; }, [](std::int64_t) { return 0.0; }));
+  api::AttunePolicySpec policy;
+  policy.cpu.minAllowed = 50_m;
+  policy.memory.minAllowed = 64_Mi;
+  const Recommendation r = makeKrrStrategy()->recommend(
+      {.stats = s, .now = minute(2 * kDay - 1), .current = {}, .policy = policy});
+  ASSERT_TRUE(r.enoughData) << r.reason;
+  EXPECT_EQ(cpuRequest(r), 50);
+  EXPECT_EQ(memoryRequest(r), static_cast<double>((64_Mi).value()));
+  EXPECT_EQ(r.resources.memoryLimit, r.resources.memoryRequest);  // raised with the request
+  EXPECT_TRUE(explains(r, "cpu: clamped to the policy's [50m, 4]"));
+}
+
 }  // namespace
 }  // namespace attune::recommend
