@@ -145,7 +145,17 @@ report::ContainerReport containerReport(const std::string& name, const Container
   stats::ContainerStats stats(config);
   const auto aggregation =
       request.policy.spec.metricsSource.podAggregation.value_or(api::kDefaultPodAggregation);
-  for (const stats::Sample& s : aggregateSamples(podSamples(c), aggregation)) stats.add(s);
+  // VPA's decaying histograms only when the vpa strategy is asked for (raw CPU usage, as VPA).
+  std::optional<recommend::VpaHistograms> vpa;
+  const bool wantsVpa = std::any_of(strategies.begin(), strategies.end(),
+                                    [](const auto& s) { return s->name() == "vpa"; });
+  if (wantsVpa) vpa.emplace();
+  std::optional<double> cpuRequestCores;
+  if (c.current.cpuRequest) cpuRequestCores = toCores(*c.current.cpuRequest);
+  for (const stats::Sample& s : aggregateSamples(podSamples(c), aggregation)) {
+    stats.add(s);
+    if (vpa) vpa->add(s.time, s.cpuCores, s.memoryBytes, cpuRequestCores);
+  }
   for (const auto& k : c.oomKills) stats.addOomKill(k.time, k.memoryAtKill);
   report::ContainerReport out{
       .name = name, .current = c.current, .dataPoints = std::int64_t(stats.sampleCount())};
@@ -154,7 +164,8 @@ report::ContainerReport containerReport(const std::string& name, const Container
                                          .now = request.at,
                                          .current = c.current,
                                          .policy = request.policy.spec,
-                                         .containersInPod = containersInPod};
+                                         .containersInPod = containersInPod,
+                                         .vpa = vpa ? &*vpa : nullptr};
     out.results.push_back({std::string(strategy->name()), strategy->recommend(input)});
   }
   return out;

@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/time.h"
 #include "recommend/recommendation.h"
+#include "recommend/vpa_histogram.h"
 #include "stats/container_stats.h"
 
 namespace attune::recommend {
@@ -25,6 +26,9 @@ struct StrategyInput {
   const api::AttunePolicySpec& policy;
   // Containers in the pod this container belongs to (>= 1); vpa splits its per-pod minimum.
   int containersInPod = 1;
+  // VPA's decaying histograms of this container, when the caller keeps them; vpa reads its
+  // percentiles from them and falls back to the long-horizon sketch of `stats` otherwise.
+  const VpaHistograms* vpa = nullptr;
 };
 
 class Strategy {

@@ -1,5 +1,7 @@
 #include "recommend/vpa_histogram.h"
 
+#include <algorithm>
+
 #include <cmath>
 
 namespace attune::recommend {
@@ -69,6 +71,13 @@ std::optional<double> VpaHistogram::percentile(double p) const {
     if (sum >= threshold) break;
   }
   return bucket < numBuckets() - 1 ? bucketStart(bucket + 1) : bucketStart(bucket);
+}
+
+void VpaHistograms::add(Time t, double cpuCores, double memoryBytes,
+                        std::optional<double> cpuRequestCores) {
+  constexpr double kMinCpuWeight = 0.1;
+  cpu.add(cpuCores, std::max(cpuRequestCores.value_or(kMinCpuWeight), kMinCpuWeight), t);
+  memory.add(memoryBytes, 1.0, t);
 }
 
 }  // namespace attune::recommend

@@ -58,4 +58,15 @@ class VpaHistogram {
   std::optional<Time> reference_;
 };
 
+// One container's CPU (cores) and memory (bytes) histograms, fed by the caller next to its
+// ContainerStats: CPU samples weighted by the container's CPU request in cores (at least 0.1, as
+// VPA does), memory samples with weight 1.
+struct VpaHistograms {
+  VpaHistogram cpu{vpaCpuHistogramOptions()};
+  VpaHistogram memory{vpaMemoryHistogramOptions()};
+
+  // Adds one observation; `cpuRequestCores` unset or below 0.1 weighs 0.1.
+  void add(Time t, double cpuCores, double memoryBytes, std::optional<double> cpuRequestCores);
+};
+
 }  // namespace attune::recommend

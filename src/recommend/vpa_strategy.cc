@@ -50,14 +50,22 @@ class VpaStrategy final : public Strategy {
     std::optional<double> oom;
     if (const auto kill = in.stats.maxOomMemory(in.now)) oom = static_cast<double>(kill->value());
     return recommendEachWithinBounds(in, [&](Resource r, Explainer& ex) -> Outcome {
-      const stats::Series& series = seriesOf(in, r);
       VpaPercentiles raw;
-      for (auto [q, out] : {std::pair{kVpaLowerBoundPercentile, &raw.lowerBound},
-                            std::pair{kVpaTargetPercentile, &raw.target},
-                            std::pair{kVpaUpperBoundPercentile, &raw.upperBound}}) {
-        const auto v = require(series.quantile(in.now, q), r, "in the history window");
-        if (!v) return std::unexpected(v.error());
-        *out = toUnits(r, *v);
+      const VpaHistogram* histogram =
+          in.vpa == nullptr ? nullptr : (r == Resource::kCpu ? &in.vpa->cpu : &in.vpa->memory);
+      if (const auto fromHistogram = histogram ? vpaPercentiles(*histogram, r) : std::nullopt) {
+        raw = *fromHistogram;
+        ex.note("percentiles from", "decaying histogram (half-life 24h, buckets +5%)");
+      } else {
+        const stats::Series& series = seriesOf(in, r);
+        for (auto [q, out] : {std::pair{kVpaLowerBoundPercentile, &raw.lowerBound},
+                              std::pair{kVpaTargetPercentile, &raw.target},
+                              std::pair{kVpaUpperBoundPercentile, &raw.upperBound}}) {
+          const auto v = require(series.quantile(in.now, q), r, "in the history window");
+          if (!v) return std::unexpected(v.error());
+          *out = toUnits(r, *v);
+        }
+        ex.note("percentiles from", "long-horizon sketch (no decaying histogram kept)");
       }
       char what[48];
       std::snprintf(what, sizeof what, "%.3g days", confidence);

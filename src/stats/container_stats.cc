@@ -66,12 +66,14 @@ SampleVerdict ContainerStats::add(const Sample& s) {
     return SampleVerdict::kInvalid;
   }
   const int days = std::max(cpu_.historyDays(), memory_.historyDays());
-  if (accepted_ > 0 && dayIndex(*t) + days <= dayIndex(last_)) {
+  const std::uint32_t day = dayIndex(*t);
+  if (accepted_ > 0 && day + days <= dayIndex(last_)) {
     ++tooOld_;
     return SampleVerdict::kTooOld;
   }
-  cpu_.add(*t, s.cpuCores * (1 + psi));
-  memory_.add(*t, s.memoryBytes);
+  const std::uint32_t hour = hourIndex(*t);  // shared by both series
+  cpu_.add(*t, hour, day, s.cpuCores * (1 + psi));
+  memory_.add(*t, hour, day, s.memoryBytes);
   first_ = accepted_ == 0 ? *t : std::min(first_, *t);
   last_ = accepted_ == 0 ? *t : std::max(last_, *t);
   ++accepted_;

@@ -161,7 +161,7 @@ void DayHistograms::include(int bucket) {
   base_ = lo;
 }
 
-void DayHistograms::add(std::uint32_t day, int bucket, int days) {
+void DayHistograms::addSlow(std::uint32_t day, int bucket, int days) {
   if (!any_) {
     any_ = true;
     day_ = day;

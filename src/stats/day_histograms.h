@@ -24,7 +24,15 @@ class DayHistograms {
   // Adds one sample of sketch bucket `bucket` in day `day`, keeping `days` days. Samples for
   // days before newest - days + 1 are ignored. A sample for an earlier (already encoded) day
   // re-encodes the stored days (costly, meant for rare late samples).
-  void add(std::uint32_t day, int bucket, int days);
+  void add(std::uint32_t day, int bucket, int days) {
+    // Fast path: a bucket inside the current day's dense range, below 255.
+    const auto i = static_cast<std::size_t>(static_cast<unsigned>(bucket - base_));
+    if (day == day_ && any_ && i < counts_.size() && counts_[i] < UINT8_MAX) {
+      ++counts_[i];
+      return;
+    }
+    addSlow(day, bucket, days);
+  }
 
   // Merged counts of the days in [dayNow - days + 1, dayNow].
   Histogram window(std::uint32_t dayNow, int days) const;
@@ -52,6 +60,7 @@ class DayHistograms {
   void setClosed(const std::vector<Day>& days);
   // Starts day `day` (> day_): encodes the current day, drops days before day - days + 1.
   void advance(std::uint32_t day, int days);
+  void addSlow(std::uint32_t day, int bucket, int days);
   // Grows the current day's dense range to include `bucket` (with a little slack capacity).
   void include(int bucket);
 

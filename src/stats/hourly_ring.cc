@@ -19,29 +19,25 @@ FineCode selectQuantile(std::vector<FineCode>& codes, double q) {
   const std::size_t above = codes.size() - 1 - rank;  // codes ranked above the quantile
   constexpr std::size_t kSmall = 8;
   if (above < kSmall) {
-    // One pass keeping the above + 1 largest codes, in increasing order (hourly quantiles are
-    // high percentiles, so this is the usual case and cheaper than nth_element).
-    std::array<FineCode, kSmall> top{};
-    const std::size_t k = above + 1;
-    std::size_t n = 0;
-    for (FineCode c : codes) {
-      if (n == k && c <= top[0]) continue;
-      std::size_t i = n < k ? n++ : 0;
-      if (i == 0 && n == k) {
-        // Drop the smallest kept code, then sift c into place.
-        while (i + 1 < k && top[i + 1] < c) {
-          top[i] = top[i + 1];
-          ++i;
-        }
-      } else {
-        while (i > 0 && top[i - 1] > c) {
-          top[i] = top[i - 1];
-          --i;
-        }
+    // One pass keeping the k = above + 1 largest codes in increasing order in top[lo..kSmall)
+    // (initially kNoValue, below every code), followed by a sentinel above every code. Hourly
+    // quantiles are high percentiles, so this is the usual case and cheaper than nth_element.
+    // Most codes are skipped by one compare; inserting c and dropping the smallest is
+    // branch-free: top[i] = max(top[i], min(c, top[i + 1])) (in place, ascending i).
+    const std::size_t lo = kSmall - 1 - above;
+    std::array<FineCode, kSmall + 1> top{};
+    top[kSmall] = UINT16_MAX;
+    FineCode floor = kNoValue;  // top[lo]
+    for (const FineCode c : codes) {
+      if (c <= floor) continue;
+      for (std::size_t i = lo; i < kSmall; ++i) {
+        const FineCode up = top[i + 1];
+        const FineCode m = c < up ? c : up;
+        top[i] = top[i] > m ? top[i] : m;
       }
-      top[i] = c;
+      floor = top[lo];
     }
-    return top[0];
+    return floor;
   }
   auto nth = codes.begin() + static_cast<std::ptrdiff_t>(rank);
   std::nth_element(codes.begin(), nth, codes.end());
@@ -55,16 +51,18 @@ FineCode HourlyRing::openQuantile(double q) const {
   return selectQuantile(codes, q);
 }
 
-void HourlyRing::add(std::uint32_t hour, FineCode code, double q) {
+void HourlyRing::addSlow(std::uint32_t hour, FineCode code, double q) {
   if (!any_) {
     any_ = true;
     newest_ = hour;
+    openSlot_ = static_cast<std::uint8_t>(hour % kHours);
   } else if (hour > newest_) {
-    slots_[newest_ % kHours].quantile = selectQuantile(open_, q);  // open_ is cleared next
+    slots_[openSlot_].quantile = selectQuantile(open_, q);  // open_ is cleared next
     open_.clear();
     const std::uint32_t skipped = std::min(hour - newest_, kHours);
     for (std::uint32_t i = 1; i <= skipped; ++i) slots_[(newest_ + i) % kHours] = Slot{};
     newest_ = hour;
+    openSlot_ = static_cast<std::uint8_t>(hour % kHours);
   } else if (hour + (kHours - 1) < newest_) {
     return;
   }
@@ -121,6 +119,7 @@ void HourlyRing::decode(Reader& r) {
   if (!r.ok() || !any) return;
   any_ = true;
   newest_ = r.u32();
+  openSlot_ = static_cast<std::uint8_t>(newest_ % kHours);
   for (Slot& s : slots_) {
     s.max = r.u16();
     s.quantile = r.u16();

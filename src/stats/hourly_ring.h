@@ -2,6 +2,7 @@
 // the hour-of-week peak, the 7-day maximum and the hour-of-day percentiles.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -24,7 +25,15 @@ class HourlyRing {
   // Adds a sample's code in hour `hour`. A later hour closes the open hour (computing its
   // q-quantile) and clears the slots it skips. Samples for hours before newest-168 are ignored;
   // samples for closed hours raise the hour's maximum but not its (already fixed) quantile.
-  void add(std::uint32_t hour, FineCode code, double q);
+  void add(std::uint32_t hour, FineCode code, double q) {
+    if (hour == newest_ && any_) {  // fast path: the open hour
+      Slot& slot = slots_[openSlot_];
+      slot.max = std::max(slot.max, code);
+      open_.push_back(code);
+      return;
+    }
+    addSlow(hour, code, q);
+  }
 
   // Maximum code over the hours in [hourNow - 168, hourNow]; sameHourOfWeek restricts it to
   // hourNow and hourNow - 168 (the current hour of the week, this week and last). kNoValue if
@@ -50,11 +59,13 @@ class HourlyRing {
   void forEachHour(std::uint32_t hourNow, Fn fn) const;
   // The q-quantile code of the open hour's samples (kNoValue if none).
   FineCode openQuantile(double q) const;
+  void addSlow(std::uint32_t hour, FineCode code, double q);
 
-  std::array<Slot, kHours> slots_{};  // hour h lives at h % kHours
   bool any_ = false;
-  std::uint32_t newest_ = 0;  // the open hour
+  std::uint8_t openSlot_ = 0;  // newest_ % kHours
+  std::uint32_t newest_ = 0;   // the open hour
   std::vector<FineCode> open_;
+  std::array<Slot, kHours> slots_{};  // hour h lives at h % kHours
 };
 
 }  // namespace attune::stats

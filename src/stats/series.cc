@@ -19,14 +19,8 @@ Series::Series(const SeriesConfig& config)
       recentWindow_(static_cast<Seconds>(
           std::chrono::duration_cast<std::chrono::seconds>(config.recentWindow).count())),
       historyDays_(stats::historyDays(config)),
+      hourOfDayQuantile_(config.hourOfDayQuantile),
       scale_(config.minValue) {}
-
-void Series::add(Seconds t, double value) {
-  const LogScale::Codes codes = scale_.encode(value);
-  recent_.add(t, static_cast<float>(value), recentWindow_);
-  hours_.add(hourIndex(t), codes.fine, config_->hourOfDayQuantile);
-  days_.add(dayIndex(t), codes.bucket, historyDays_);
-}
 
 std::optional<double> Series::fineValue(FineCode code) const {
   if (code == kNoValue) return std::nullopt;

@@ -11,6 +11,7 @@
 #include "stats/hourly_ring.h"
 #include "stats/log_scale.h"
 #include "stats/recent_window.h"
+#include "stats/time_index.h"
 #include "stats/wire.h"
 
 namespace attune::stats {
@@ -25,7 +26,15 @@ class Series {
   explicit Series(const SeriesConfig& config);
 
   // Adds a value (finite, >= 0; the caller validates) observed at `t`.
-  void add(Seconds t, double value);
+  void add(Seconds t, double value) { add(t, hourIndex(t), dayIndex(t), value); }
+  // The same with `hour` == hourIndex(t) and `day` == dayIndex(t) already computed (by a caller
+  // feeding several series from one sample).
+  void add(Seconds t, std::uint32_t hour, std::uint32_t day, double value) {
+    const LogScale::Codes codes = scale_.encode(value);
+    recent_.add(t, static_cast<float>(value), recentWindow_);
+    hours_.add(hour, codes.fine, hourOfDayQuantile_);
+    days_.add(day, codes.bucket, historyDays_);
+  }
 
   // Steady state: the q-quantile (default P75) of the exact samples in (now - recentWindow,
   // now], interpolated like Prometheus' quantile_over_time. Float-rounded (<= 6e-8 relative).
@@ -65,8 +74,9 @@ class Series {
   std::optional<double> fineValue(FineCode code) const;
 
   const SeriesConfig* config_;
-  Seconds recentWindow_;  // config_->recentWindow in seconds
-  int historyDays_;       // historyDays(*config_)
+  Seconds recentWindow_;      // config_->recentWindow in seconds
+  int historyDays_;           // historyDays(*config_)
+  double hourOfDayQuantile_;  // config_->hourOfDayQuantile
   LogScale scale_;
   RecentWindow recent_;
   HourlyRing hours_;

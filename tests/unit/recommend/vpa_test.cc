@@ -123,6 +123,35 @@ TEST(VpaStrategyTest, TargetIsP90PlusMarginWithLimitRatioKept) {
   EXPECT_TRUE(explains(r, "cpu: upper bound"));
 }
 
+// With its decaying histograms (half-life 24h) VPA follows the last days: 4 of 8 days at 0.2
+// cores after 4 at 1 core carry 1 − 2^-4 of the weight (> 90%), so p90 is 0.2 cores; the
+// undecayed sketch over the week still says 1 core.
+TEST(VpaStrategyTest, DecayingHistogramFollowsTheRecentDays) {
+  stats::StatsConfig config;
+  stats::ContainerStats s(config);
+  VpaHistograms histograms;
+  const auto samples = minuteSamples(
+      8 * kDay, [](std::int64_t m) { return m < 4 * kDay ? 1.0 : 0.2; },
+      [](std::int64_t) { return 3e8; });
+  feed(s, samples);
+  for (const auto& x : samples) histograms.add(x.time, x.cpuCores, x.memoryBytes, 0.5);
+  static const api::AttunePolicySpec policy;
+  const Time now = minute(8 * kDay - 1);
+  const Recommendation withHistogram = makeVpaStrategy()->recommend(
+      {.stats = s, .now = now, .current = {}, .policy = policy, .vpa = &histograms});
+  ASSERT_TRUE(withHistogram.enoughData) << withHistogram.reason;
+  int bucket = 0;
+  while (start(0.01, bucket + 1) <= 0.2) ++bucket;
+  const double bucketEnd = start(0.01, bucket + 1);  // VPA's percentile: the bucket's end
+  EXPECT_NEAR(cpuRequest(withHistogram), std::ceil(bucketEnd * 1000 * 1.15), 1);
+  EXPECT_TRUE(explains(withHistogram, "cpu: percentiles from"));
+
+  const Recommendation sketchOnly =
+      makeVpaStrategy()->recommend({.stats = s, .now = now, .current = {}, .policy = policy});
+  ASSERT_TRUE(sketchOnly.enoughData);
+  EXPECT_NEAR(cpuRequest(sketchOnly), 1150, 1150 * 0.012 + 1);
+}
+
 TEST(VpaStrategyTest, PerPodMinimumSplitAcrossContainers) {
   stats::StatsConfig config;
   stats::ContainerStats s(config);

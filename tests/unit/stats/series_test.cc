@@ -203,5 +203,87 @@ TEST_F(SeriesTest, ZerosAreExact) {
   EXPECT_EQ(*s.recentQuantile(at(99 * 60)), 0.0);
 }
 
+// Irregular steps, late samples (some already expired) and windows that wrap the recent ring:
+// the recent quantile equals the exact one over the accepted samples inside both
+// (now - window, now] and the window behind the newest sample, for now at and before the
+// newest; a checkpoint restores identical answers.
+TEST_F(SeriesTest, RecentWindowMatchesTheReferenceUnderIrregularAndLateSamples) {
+  Series s(config_);
+  const auto base =
+      static_cast<Seconds>(testing::t0().time_since_epoch() / std::chrono::seconds(1));
+  std::mt19937_64 rng(11);
+  std::vector<Point> accepted;
+  std::int64_t newest = 0;
+  std::int64_t clock = 0;
+  for (int i = 0; i < 4000; ++i) {
+    clock += static_cast<std::int64_t>(rng() % 3 == 0 ? rng() % 200 : rng() % 20);
+    std::int64_t t = clock;
+    if (rng() % 7 == 0)
+      t = std::max<std::int64_t>(0, clock - static_cast<std::int64_t>(rng() % 900));
+    const double v = static_cast<double>(rng() % 1000) / 7;
+    s.add(base + static_cast<Seconds>(t), v);
+    if (t + 600 > newest) accepted.push_back({t, v});
+    newest = std::max(newest, t);
+    if (i % 37 != 0) continue;
+    Writer w;
+    s.encode(w);
+    Series restored(config_);
+    Reader r(w.bytes());
+    restored.decode(r);
+    ASSERT_TRUE(r.ok());
+    for (std::int64_t back : {0, 1, 59, 300, 599, 650}) {
+      const std::int64_t now = newest - back;
+      auto want = select(
+          accepted, [&](std::int64_t t) { return t <= now && t > now - 600 && t + 600 > newest; });
+      for (double& x : want) x = static_cast<float>(x);
+      for (double q : {0.0, 0.5, 0.75, 1.0}) {
+        const auto got = s.recentQuantile(at(now), q);
+        ASSERT_EQ(got.has_value(), !want.empty()) << i << " " << back;
+        ASSERT_EQ(restored.recentQuantile(at(now), q), got) << i << " " << back;
+        if (got) {
+          EXPECT_NEAR(*got, exactInterpolatedQuantile(want, q), 1e-9) << i << " " << back;
+        }
+      }
+    }
+  }
+}
+
+// Hours of 1 to 40 samples and several hour-of-day quantiles: the per-hour selection (a
+// top-k pass for high quantiles, nth_element otherwise) is the exact lower nearest rank.
+TEST_F(SeriesTest, HourOfDayQuantileIsExactForAnyHourSize) {
+  for (double q : {0.0, 0.5, 0.8, 0.9, 0.95, 0.99, 1.0}) {
+    SeriesConfig config = config_;
+    config.hourOfDayQuantile = q;
+    Series s(config);
+    const auto base =
+        static_cast<Seconds>(testing::t0().time_since_epoch() / std::chrono::seconds(1));
+    std::mt19937_64 rng(5);
+    std::vector<Point> points;
+    for (std::int64_t h = 0; h < 48; ++h) {
+      const auto n = static_cast<std::int64_t>(1 + rng() % 40);
+      for (std::int64_t k = 0; k < n; ++k) {
+        const std::int64_t t = h * 3600 + k * (3600 / n);
+        const double v = 0.01 + static_cast<double>(rng() % 5000) / 100;  // ties too
+        s.add(base + static_cast<Seconds>(t), v);
+        points.push_back({t, v});
+      }
+    }
+    const std::int64_t now = 48 * 3600;  // every hour closed
+    for (int hod = 0; hod < 24; ++hod) {
+      double want = -1;
+      for (std::int64_t h = 0; h < 48; ++h) {
+        if (h % 24 != hod) continue;
+        want = std::max(
+            want,
+            exactLowerQuantile(select(points, [&](std::int64_t t) { return hourOf(t) == h; }), q));
+      }
+      const auto got = s.hourOfDayQuantile(at(now), hod);
+      ASSERT_TRUE(got.has_value()) << q << " " << hod;
+      EXPECT_GE(*got, want * (1 - 1e-12)) << q << " " << hod;
+      EXPECT_LE(*got, want * kFineGamma * (1 + 1e-12)) << q << " " << hod;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace attune::stats
