@@ -117,6 +117,9 @@ std::expected<api::AttunePolicy, Usage> loadPolicy(const std::string& path) {
 std::expected<metrics::PrometheusOptions, Usage> prometheusOptions(const RecommendOptions& o) {
   metrics::PrometheusOptions p;
   p.client.address = o.prometheus;
+  p.client.onWarning = [](std::string_view promql, std::string_view warning) {
+    fmt::print(stderr, "attune recommend: prometheus warning: {} (query: {})\n", warning, promql);
+  };
   p.http.bearerToken = o.bearerToken;
   p.http.bearerTokenFile = o.bearerTokenFile;
   p.http.caFile = o.caFile;

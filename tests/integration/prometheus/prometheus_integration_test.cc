@@ -9,7 +9,7 @@
 #include <map>
 
 #include "core/clock.h"
-#include "local_http_server.h"
+#include "support/prometheus/local_http_server.h"
 #include "metrics/prometheus/prometheus_source.h"
 #include "support/prometheus/prometheus_server.h"
 #include "support/prometheus/synthetic_cluster.h"

@@ -18,6 +18,7 @@
 #include "core/time.h"
 #include "support/command.h"
 #include "support/prometheus/child_process.h"
+#include "support/prometheus/local_http_server.h"
 #include "support/prometheus/prometheus_server.h"
 #include "support/prometheus/synthetic_cluster.h"
 #include "support/shared_dir.h"
@@ -194,6 +195,21 @@ TEST(RecommendCliTest, PrometheusDownExitsThreeWithTheReason) {
       << run.err;
   EXPECT_NE(run.err.find("connection refused"), std::string::npos) << run.err;
   EXPECT_TRUE(run.out.empty());
+}
+
+// Prometheus' response warnings reach the user on stderr, with the query they belong to.
+TEST(RecommendCliTest, PrometheusWarningsArePrintedWithTheirQuery) {
+  testing::LocalHttpServer server([](const std::string&) {
+    return testing::LocalHttpServer::Reply{
+        .body = R"({"status":"success","data":{"resultType":"matrix","result":[]},)"
+                R"("warnings":["query touched too many series"]})"};
+  });
+  const CommandRun run = runAttune("recommend --prometheus " + server.address() +
+                                   " --at 2026-01-01T00:00:00Z -o json");
+  EXPECT_EQ(run.exitCode, 0) << run.err;
+  EXPECT_NE(run.err.find("prometheus warning: query touched too many series (query: "),
+            std::string::npos)
+      << run.err;
 }
 
 TEST(RecommendCliTest, UsageErrorsExitTwo) {

@@ -1,4 +1,4 @@
-#include "local_http_server.h"
+#include "support/prometheus/local_http_server.h"
 
 #include <netinet/in.h>
 #include <poll.h>
