@@ -9,8 +9,8 @@
 #include <map>
 
 #include "core/clock.h"
-#include "support/prometheus/local_http_server.h"
 #include "metrics/prometheus/prometheus_source.h"
+#include "support/prometheus/local_http_server.h"
 #include "support/prometheus/prometheus_server.h"
 #include "support/prometheus/synthetic_cluster.h"
 
