@@ -1,0 +1,64 @@
+// sim::Cluster: the ClusterApi served in process from a ClusterState, with the API server's
+// semantics (preconditions, validation, resourceVersion and generation bookkeeping).
+#pragma once
+
+#include "api/cluster_api.h"
+#include "sim/cluster/cluster_state.h"
+
+namespace attune::sim {
+
+// Not thread-safe; `state` must outlive the Cluster. Several Clusters may share one state.
+class Cluster final : public api::ClusterApi {
+ public:
+  explicit Cluster(ClusterState& state) : state_(state) {}
+
+  Result<api::Pod> getPod(std::string_view ns, std::string_view name) override;
+  Result<api::List<api::Pod>> listPods(const api::ListOptions& options) override;
+  Result<api::Node> getNode(std::string_view name) override;
+  Result<api::List<api::Node>> listNodes(const api::ListOptions& options) override;
+  Result<api::Deployment> getDeployment(std::string_view ns, std::string_view name) override;
+  Result<api::List<api::Deployment>> listDeployments(const api::ListOptions& options) override;
+  Result<api::StatefulSet> getStatefulSet(std::string_view ns, std::string_view name) override;
+  Result<api::List<api::StatefulSet>> listStatefulSets(const api::ListOptions& options) override;
+  Result<api::DaemonSet> getDaemonSet(std::string_view ns, std::string_view name) override;
+  Result<api::List<api::DaemonSet>> listDaemonSets(const api::ListOptions& options) override;
+  Result<api::ReplicaSet> getReplicaSet(std::string_view ns, std::string_view name) override;
+  Result<api::List<api::ReplicaSet>> listReplicaSets(const api::ListOptions& options) override;
+  Result<api::Job> getJob(std::string_view ns, std::string_view name) override;
+  Result<api::List<api::Job>> listJobs(const api::ListOptions& options) override;
+  Result<api::CronJob> getCronJob(std::string_view ns, std::string_view name) override;
+  Result<api::List<api::CronJob>> listCronJobs(const api::ListOptions& options) override;
+  Result<api::List<api::LimitRange>> listLimitRanges(const api::ListOptions& options) override;
+  Result<api::List<api::ResourceQuota>> listResourceQuotas(
+      const api::ListOptions& options) override;
+  Result<api::List<api::HorizontalPodAutoscaler>> listHpas(
+      const api::ListOptions& options) override;
+  Result<api::List<api::Event>> listEvents(const api::ListOptions& options) override;
+
+  Result<api::WatchBatch<api::Pod>> watchPods(const api::ListOptions& options,
+                                              std::string_view resourceVersion) override;
+
+  Result<api::ObjectMeta> patchPodAnnotations(std::string_view ns, std::string_view name,
+                                              const api::AnnotationChanges& changes,
+                                              std::string_view resourceVersion) override;
+  Result<api::ObjectMeta> patchWorkloadAnnotations(api::WorkloadKind kind, std::string_view ns,
+                                                   std::string_view name,
+                                                   const api::AnnotationChanges& changes,
+                                                   std::string_view resourceVersion) override;
+  // Accepted resizes are queued in ClusterState::pendingResizes() for the kubelet model; a
+  // resize that changes nothing is not a write (no new resourceVersion, nothing queued).
+  Result<api::Pod> resizePod(std::string_view ns, std::string_view name,
+                             std::span<const api::ContainerResize> containers) override;
+  // PodDisruptionBudgets are not modelled yet: an eviction that passes its preconditions
+  // always succeeds.
+  Result<void> evictPod(const api::Eviction& eviction) override;
+  Result<api::Event> createEvent(const api::Event& event) override;
+  Result<api::Lease> getLease(std::string_view ns, std::string_view name) override;
+  Result<api::Lease> createLease(const api::Lease& lease) override;
+  Result<api::Lease> updateLease(const api::Lease& lease) override;
+
+ private:
+  ClusterState& state_;
+};
+
+}  // namespace attune::sim
