@@ -22,6 +22,17 @@ static Status readJson(JsonValue& v, Container& out) {
   });
 }
 
+static Status readJson(JsonValue& v, Toleration& out) {
+  return forEachField(v, [&out](std::string_view key, JsonValue& value) -> Status {
+    if (key == "key") return readJson(value, out.key);
+    if (key == "operator") return readJson(value, out.operator_);
+    if (key == "value") return readJson(value, out.value);
+    if (key == "effect") return readJson(value, out.effect);
+    if (key == "tolerationSeconds") return readJson(value, out.tolerationSeconds);
+    return {};
+  });
+}
+
 Status readJson(JsonValue& v, PodSpec& out) {
   return forEachField(v, [&out](std::string_view key, JsonValue& value) -> Status {
     if (key == "containers") return readJson(value, out.containers);
@@ -32,6 +43,7 @@ Status readJson(JsonValue& v, PodSpec& out) {
     if (key == "schedulerName") return readJson(value, out.schedulerName);
     if (key == "restartPolicy") return readJson(value, out.restartPolicy);
     if (key == "nodeSelector") return readJson(value, out.nodeSelector);
+    if (key == "tolerations") return readJson(value, out.tolerations);
     if (key == "overhead") return readJson(value, out.overhead);
     if (key == "resources") return readJson(value, out.resources);
     return {};

@@ -1,6 +1,8 @@
 // Cluster-scoped objects Attune reads: core/v1 Node and Namespace.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,19 @@ struct Taint {
   std::string effect;  // NoSchedule, PreferNoSchedule, NoExecute
 
   bool operator==(const Taint&) const = default;
+};
+
+// core/v1 Toleration of a pod.
+struct Toleration {
+  std::string key;                  // empty with operator Exists: every key
+  std::string operator_ = "Equal";  // Equal or Exists
+  std::string value;
+  std::string effect;  // empty: every effect
+  std::optional<std::int64_t> tolerationSeconds;
+
+  // True when this toleration tolerates `taint` (v1helper.ToleratesTaint). Pure.
+  bool tolerates(const Taint& taint) const;
+  bool operator==(const Toleration&) const = default;
 };
 
 struct NodeSpec {

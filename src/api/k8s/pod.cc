@@ -66,3 +66,14 @@ QosClass computeQosClass(const PodSpec& spec) {
 }
 
 }  // namespace attune::api
+
+namespace attune::api {
+
+bool Toleration::tolerates(const Taint& taint) const {
+  if (!effect.empty() && effect != taint.effect) return false;
+  if (!key.empty() && key != taint.key) return false;
+  if (operator_ == "Exists") return true;
+  return (operator_.empty() || operator_ == "Equal") && value == taint.value;
+}
+
+}  // namespace attune::api

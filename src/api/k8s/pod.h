@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "api/k8s/meta.h"
+#include "api/k8s/node.h"
 
 namespace attune::api {
 
@@ -45,6 +46,7 @@ struct PodSpec {
   std::string schedulerName;
   std::string restartPolicy;  // Always, OnFailure, Never
   StringMap nodeSelector;
+  std::vector<Toleration> tolerations;
   ResourceList overhead;
   // Pod-level resources (KEP-2837); when set they decide the QoS class.
   std::optional<ResourceRequirements> resources;

@@ -121,6 +121,28 @@ TEST(K8sPodDecode, UnknownFieldsAndNullsAreTolerated) {
   EXPECT_EQ(pod->spec.containers[0].resources.requests.cpu->toMillicores(), Millicores(250));
 }
 
+TEST(K8sPodDecode, TolerationsAndTheTaintsTheyTolerate) {
+  Json j = realisticPod(6);
+  j["spec"]["tolerations"] = Json::array(
+      {{{"key", "dedicated"}, {"operator", "Equal"}, {"value", "gpu"}, {"effect", "NoSchedule"}},
+       {{"key", "node.kubernetes.io/not-ready"},
+        {"operator", "Exists"},
+        {"effect", "NoExecute"},
+        {"tolerationSeconds", 300}}});
+  auto pod = decodePod(j.dump());
+  ASSERT_TRUE(pod) << pod.error().toString();
+  ASSERT_EQ(pod->spec.tolerations.size(), 2u);
+  const Toleration& gpu = pod->spec.tolerations[0];
+  const Toleration& notReady = pod->spec.tolerations[1];
+  EXPECT_EQ(notReady.tolerationSeconds, 300);
+  EXPECT_TRUE(gpu.tolerates({"dedicated", "gpu", "NoSchedule"}));
+  EXPECT_FALSE(gpu.tolerates({"dedicated", "db", "NoSchedule"}));
+  EXPECT_FALSE(gpu.tolerates({"dedicated", "gpu", "NoExecute"}));
+  EXPECT_TRUE(notReady.tolerates({"node.kubernetes.io/not-ready", "", "NoExecute"}));
+  EXPECT_FALSE(notReady.tolerates({"other", "", "NoExecute"}));
+  EXPECT_TRUE((Toleration{.operator_ = "Exists"}.tolerates({"any", "thing", "NoSchedule"})));
+}
+
 TEST(K8sPodDecode, ExtendedResourcesAndBareNumberQuantities) {
   Json j = realisticPod(5);
   j["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = "1";

@@ -1,0 +1,15 @@
+#include "sim/control/control_plane.h"
+
+namespace attune::sim {
+
+void ControlPlane::tick(ClusterState& state, Time now) const {
+  deployments_.scale(state, now);
+  replicaSets_.tick(state, now);
+  statefulSets_.tick(state, now);
+  daemonSets_.tick(state, now);
+  jobs_.tick(state, now);
+  deployments_.updateStatus(state, now);
+  scheduler_.tick(state, now);
+}
+
+}  // namespace attune::sim

@@ -1,0 +1,32 @@
+// Every simulated controller of the control plane, run once per simulated tick.
+#pragma once
+
+#include "core/time.h"
+#include "sim/cluster/cluster_state.h"
+#include "sim/control/daemon_set_controller.h"
+#include "sim/control/deployment_controller.h"
+#include "sim/control/job_controller.h"
+#include "sim/control/replica_set_controller.h"
+#include "sim/control/scheduler.h"
+#include "sim/control/stateful_set_controller.h"
+
+namespace attune::sim {
+
+// One tick of the control plane, in a fixed order so that a tick's effects are deterministic:
+// Deployments scale their ReplicaSets, ReplicaSets, StatefulSets, DaemonSets and Jobs make or
+// delete pods, Deployments write their status, and the Scheduler binds the pods still pending.
+// Stateless.
+class ControlPlane {
+ public:
+  void tick(ClusterState& state, Time now) const;
+
+ private:
+  DeploymentController deployments_;
+  ReplicaSetController replicaSets_;
+  StatefulSetController statefulSets_;
+  DaemonSetController daemonSets_;
+  JobController jobs_;
+  Scheduler scheduler_;
+};
+
+}  // namespace attune::sim

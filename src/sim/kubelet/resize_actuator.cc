@@ -1,0 +1,251 @@
+#include "sim/kubelet/resize_actuator.h"
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+
+namespace attune::sim {
+namespace {
+
+using Kind = ResizeDecision::Kind;
+
+// Pod-level cpu and memory requests.
+struct Requests {
+  Millicores cpu;
+  Bytes memory;
+
+  void add(const api::ResourceList& list) {
+    if (list.cpu) cpu += list.cpu->toMillicores();
+    if (list.memory) memory += list.memory->toBytes();
+  }
+};
+
+// A container that holds node resources (regular or sidecar) and its status, if any.
+struct Slot {
+  const api::Container* spec;
+  api::ContainerStatus* status;
+};
+
+api::ContainerStatus* findStatus(std::vector<api::ContainerStatus>& statuses,
+                                 std::string_view name) {
+  auto it =
+      std::find_if(statuses.begin(), statuses.end(), [&](const auto& s) { return s.name == name; });
+  return it == statuses.end() ? nullptr : &*it;
+}
+
+// `pod`'s slots; the status pointers point into `pod.status`.
+std::vector<Slot> slotsOf(api::Pod& pod) {
+  std::vector<Slot> slots;
+  for (const auto& c : pod.spec.containers) {
+    slots.push_back({&c, findStatus(pod.status.containerStatuses, c.name)});
+  }
+  for (const auto& c : pod.spec.initContainers) {
+    if (c.isSidecar()) slots.push_back({&c, findStatus(pod.status.initContainerStatuses, c.name)});
+  }
+  return slots;
+}
+
+bool started(const Slot& s) { return s.status != nullptr && s.status->resources.has_value(); }
+
+bool outstanding(const Slot& s) {
+  return started(s) && (s.status->allocatedResources != s.spec->resources.requests ||
+                        *s.status->resources != s.spec->resources);
+}
+
+Requests desiredRequests(api::Pod& pod) {
+  Requests r;
+  r.add(pod.spec.overhead);
+  for (const Slot& s : slotsOf(pod)) r.add(s.spec->resources.requests);
+  return r;
+}
+
+Requests allocatedRequests(api::Pod pod) {
+  Requests r;
+  r.add(pod.spec.overhead);
+  for (const Slot& s : slotsOf(pod)) {
+    const bool allocated = s.status != nullptr && !s.status->allocatedResources.empty();
+    r.add(allocated ? s.status->allocatedResources : s.spec->resources.requests);
+  }
+  return r;
+}
+
+bool active(const api::Pod& pod, std::string_view nodeName) {
+  return pod.spec.nodeName == nodeName && pod.status.phase != "Succeeded" &&
+         pod.status.phase != "Failed";
+}
+
+// The restartPolicy of `c`'s resizePolicy for `resource`; NotRequired by default.
+bool restartsOnResize(const api::Container& c, std::string_view resource) {
+  return std::any_of(c.resizePolicy.begin(), c.resizePolicy.end(), [&](const auto& p) {
+    return p.resourceName == resource && p.restartPolicy == "RestartContainer";
+  });
+}
+
+bool changed(const api::ResourceRequirements& a, const api::ResourceRequirements& b,
+             std::string_view resource) {
+  auto same = [&](const api::ResourceList& x, const api::ResourceList& y) {
+    const Quantity* qx = x.find(resource);
+    const Quantity* qy = y.find(resource);
+    return qx == nullptr ? qy == nullptr : (qy != nullptr && *qx == *qy);
+  };
+  return !same(a.requests, b.requests) || !same(a.limits, b.limits);
+}
+
+// The message of a node that cannot fit `want` (pod requests) within `room`, or nullopt.
+std::optional<std::string> shortfall(const Requests& want, const std::optional<Millicores>& cpu,
+                                     const std::optional<Bytes>& memory, std::string_view what) {
+  if (cpu && want.cpu > *cpu) {
+    return "Node didn't have enough " + std::string(what) +
+           ": cpu, requested: " + formatCpu(want.cpu) + ", " + std::string(what) + ": " +
+           formatCpu(*cpu);
+  }
+  if (memory && want.memory > *memory) {
+    return "Node didn't have enough " + std::string(what) +
+           ": memory, requested: " + formatMemory(want.memory) + ", " + std::string(what) + ": " +
+           formatMemory(*memory);
+  }
+  return std::nullopt;
+}
+
+// A refused memory-limit decrease of one of `pod`'s containers, or nullopt.
+std::optional<std::string> memoryLimitError(api::Pod& pod, const ContainerMemoryUsage& usage) {
+  for (const Slot& s : slotsOf(pod)) {
+    if (!outstanding(s) || restartsOnResize(*s.spec, "memory")) continue;
+    const auto& next = s.spec->resources.limits.memory;
+    const auto& prev = s.status->resources->limits.memory;
+    if (!next || (prev && *next >= *prev)) continue;
+    const Bytes used = usage ? usage(pod, s.spec->name) : Bytes(0);
+    if (next->toBytes() < used) {
+      return "attempting to set container \"" + s.spec->name + "\" memory limit (" +
+             formatMemory(next->toBytes()) + ") below current usage (" + formatMemory(used) + ")";
+    }
+  }
+  return std::nullopt;
+}
+
+void restart(api::ContainerStatus& status, Time now) {
+  api::ContainerStateTerminated exit;
+  exit.exitCode = kResizeRestartExitCode;
+  exit.reason = std::string(kResizeRestartReason);
+  exit.message = "Container " + status.name + " resize requires restart";
+  if (status.state.running) exit.startedAt = status.state.running->startedAt;
+  exit.finishedAt = now;
+  status.lastState = api::ContainerState{};
+  status.lastState.terminated = std::move(exit);
+  status.state = api::ContainerState{};
+  status.state.running = api::ContainerStateRunning{now};
+  ++status.restartCount;
+}
+
+void dropCondition(api::PodStatus& status, std::string_view type) {
+  std::erase_if(status.conditions, [&](const auto& c) { return c.type == type; });
+}
+
+void setCondition(api::PodStatus& status, std::string_view type, std::string_view reason,
+                  std::string message, std::int64_t generation, Time now) {
+  api::Condition next{std::string(type),  "True", std::string(reason),
+                      std::move(message), now,    generation};
+  auto it = std::find_if(status.conditions.begin(), status.conditions.end(),
+                         [&](const auto& c) { return c.type == type; });
+  if (it == status.conditions.end()) {
+    status.conditions.push_back(std::move(next));
+    return;
+  }
+  if (it->status == next.status && it->reason == next.reason) {
+    next.lastTransitionTime = it->lastTransitionTime;
+  }
+  *it = std::move(next);
+}
+
+// Decides and writes `pod`'s resize into `pod.status`, given the node's allocatable and the
+// other pods' allocated requests.
+ResizeDecision decide(api::Pod& pod, const api::ResourceList& allocatable, const Requests& others,
+                      Time now, const ContainerMemoryUsage& usage) {
+  ResizeDecision d{pod.metadata.namespace_, pod.metadata.name, Kind::kApplied, {}};
+  const std::int64_t gen = pod.metadata.generation;
+  api::PodStatus& status = pod.status;
+  status.observedGeneration = gen;
+
+  std::optional<Millicores> cpu;
+  std::optional<Bytes> memory;
+  if (allocatable.cpu) cpu = allocatable.cpu->toMillicores();
+  if (allocatable.memory) memory = allocatable.memory->toBytes();
+  const Requests want = desiredRequests(pod);
+  if (auto msg = shortfall(want, cpu, memory, "capacity")) {
+    d = {d.namespace_, d.name, Kind::kInfeasible, *msg};
+    setCondition(status, api::kPodResizePending, kResizeInfeasible, *msg, gen, now);
+    return d;
+  }
+  if (cpu) *cpu -= others.cpu;
+  if (memory) *memory -= others.memory;
+  if (auto msg = shortfall(want, cpu, memory, "free")) {
+    d = {d.namespace_, d.name, Kind::kDeferred, *msg};
+    setCondition(status, api::kPodResizePending, kResizeDeferred, *msg, gen, now);
+    return d;
+  }
+
+  // Admitted: allocate, then actuate.
+  dropCondition(status, api::kPodResizePending);
+  const auto error = memoryLimitError(pod, usage);
+  for (const Slot& s : slotsOf(pod)) {
+    if (!outstanding(s)) continue;
+    s.status->allocatedResources = s.spec->resources.requests;
+    if (error) continue;
+    const bool restartNeeded = (restartsOnResize(*s.spec, "cpu") &&
+                                changed(*s.status->resources, s.spec->resources, "cpu")) ||
+                               (restartsOnResize(*s.spec, "memory") &&
+                                changed(*s.status->resources, s.spec->resources, "memory"));
+    s.status->resources = s.spec->resources;
+    if (restartNeeded) restart(*s.status, now);
+  }
+  if (error) {
+    d = {d.namespace_, d.name, Kind::kError, *error};
+    setCondition(status, api::kPodResizeInProgress, kResizeError, *error, gen, now);
+  } else {
+    dropCondition(status, api::kPodResizeInProgress);
+  }
+  return d;
+}
+
+}  // namespace
+
+Result<std::vector<ResizeDecision>> actuateResizes(ClusterState& state, std::string_view nodeName,
+                                                   Time now, const ContainerMemoryUsage& usage) {
+  const api::Node* node = state.nodes.find("", nodeName);
+  if (node == nullptr) return std::unexpected(notFoundError("nodes", nodeName));
+  const api::ResourceList allocatable = node->status.allocatable;
+
+  std::vector<ResizeDecision> decisions;
+  for (const api::Pod& listed : state.pods.list({})) {
+    if (!active(listed, nodeName)) continue;
+    api::Pod probe = listed;
+    const auto slots = slotsOf(probe);
+    if (std::none_of(slots.begin(), slots.end(), outstanding)) continue;
+
+    // Re-read the other pods each time: an earlier pod's resize may have changed them.
+    Requests others;
+    for (const api::Pod& other : state.pods.list({})) {
+      if (!active(other, nodeName)) continue;
+      if (other.metadata.namespace_ == listed.metadata.namespace_ &&
+          other.metadata.name == listed.metadata.name) {
+        continue;
+      }
+      const Requests r = allocatedRequests(other);
+      others.cpu += r.cpu;
+      others.memory += r.memory;
+    }
+
+    ResizeDecision decision;
+    auto written = state.pods.modify(
+        listed.metadata.namespace_, listed.metadata.name, {}, [&](api::Pod& pod) -> Result<Change> {
+          const api::PodStatus before = pod.status;
+          decision = decide(pod, allocatable, others, now, usage);
+          return pod.status == before ? Change::kNone : Change::kMetadata;
+        });
+    if (!written) return std::unexpected(written.error());
+    decisions.push_back(std::move(decision));
+  }
+  return decisions;
+}
+
+}  // namespace attune::sim
