@@ -50,20 +50,14 @@ class PrometheusIntegration : public ::testing::Test {
     // Backfilled blocks must lie in the past: the data ends an hour ago, on a whole minute.
     const Time end = std::chrono::floor<minutes>(SystemClock().now() - std::chrono::hours(1));
     cluster_ = std::make_unique<SyntheticCluster>(end - std::chrono::hours(3), end);
-    auto server = PrometheusServer::start(cluster_->openMetrics());
-    if (server) {
-      server_ = std::move(*server);
-    } else {
-      startError_ = server.error().message;
-    }
+    server_ = PrometheusServer::startForSuite(cluster_->openMetrics(), startError_);
   }
 
   static void TearDownTestSuite() { server_.reset(); }
 
   void SetUp() override {
     if (!PrometheusServer::available()) {
-      GTEST_SKIP() << "prometheus and promtool are not on PATH (scripts/setup.sh installs the "
-                      "Debian prometheus package)";
+      GTEST_SKIP() << testing::kPrometheusMissing;
     }
     ASSERT_NE(server_, nullptr) << startError_;
     source_ = std::make_unique<PrometheusSource>(optionsFor(server_->address()), clock_);

@@ -75,18 +75,13 @@ class RecommendPrometheusTest : public ::testing::Test {
     const Time now = SystemClock().now();
     at_ = std::chrono::floor<std::chrono::days>(now - hours(2)) - minutes(5);
     cluster_ = std::make_unique<SyntheticCluster>(at_ - hours(26), at_);
-    auto server = PrometheusServer::start(cluster_->openMetrics());
-    if (server) {
-      server_ = std::move(*server);
-    } else {
-      startError_ = server.error().message;
-    }
+    server_ = PrometheusServer::startForSuite(cluster_->openMetrics(), startError_);
   }
   static void TearDownTestSuite() { server_.reset(); }
 
   void SetUp() override {
     if (!PrometheusServer::available()) {
-      GTEST_SKIP() << "prometheus and promtool are not on PATH (scripts/setup.sh installs them)";
+      GTEST_SKIP() << testing::kPrometheusMissing;
     }
     ASSERT_TRUE(server_) << startError_;
   }

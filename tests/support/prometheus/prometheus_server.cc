@@ -85,4 +85,15 @@ Result<std::unique_ptr<PrometheusServer>> PrometheusServer::start(const std::str
   return fail(ErrorCode::kUnavailable, "prometheus did not become ready:\n" + tail(log));
 }
 
+std::unique_ptr<PrometheusServer> PrometheusServer::startForSuite(const std::string& openMetrics,
+                                                                  std::string& error) {
+  if (!available()) return nullptr;
+  auto server = start(openMetrics);
+  if (!server) {
+    error = server.error().message;
+    return nullptr;
+  }
+  return std::move(*server);
+}
+
 }  // namespace attune::testing

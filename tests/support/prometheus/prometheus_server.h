@@ -11,6 +11,11 @@
 
 namespace attune::testing {
 
+// Why a Prometheus test is skipped when the binaries are missing.
+inline constexpr const char* kPrometheusMissing =
+    "prometheus and promtool are not on PATH (scripts/setup.sh installs the Debian prometheus "
+    "package)";
+
 class PrometheusServer {
  public:
   // True when both `prometheus` and `promtool` are on PATH.
@@ -20,6 +25,11 @@ class PrometheusServer {
   // with the openssl CLI), whose PEM is caFile().
   static Result<std::unique_ptr<PrometheusServer>> start(const std::string& openMetrics,
                                                          bool tls = false);
+
+  // For a test suite's SetUpTestSuite: start(openMetrics), or nullptr with the reason in `error`
+  // (nullptr and no error when the binaries are missing).
+  static std::unique_ptr<PrometheusServer> startForSuite(const std::string& openMetrics,
+                                                         std::string& error);
 
   std::string address() const {
     return (tls_ ? "https" : "http") + std::string("://127.0.0.1:") + std::to_string(port_);
