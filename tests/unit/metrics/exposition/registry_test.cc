@@ -1,0 +1,61 @@
+#include "metrics/exposition/registry.h"
+
+#include <gtest/gtest.h>
+
+namespace attune::metrics {
+namespace {
+
+TEST(RegistryTest, CountersOnlyGoUp) {
+  Registry registry;
+  auto& reverts = registry.counter("attune_reverts_total", "Reverts.", {"reason"});
+  reverts.inc({"oomkill"});
+  reverts.inc({"oomkill"}, 2);
+  reverts.inc({"oomkill"}, -5);
+  EXPECT_EQ(reverts.value({"oomkill"}), 3);
+  EXPECT_EQ(reverts.value({"throttle"}), 0);
+}
+
+TEST(RegistryTest, RegisteringTwiceReturnsTheSameFamily) {
+  Registry registry;
+  auto& a = registry.counter("c_total", "C.", {"x"});
+  auto& b = registry.counter("c_total", "C.", {"x"});
+  EXPECT_EQ(&a, &b);
+}
+
+TEST(RegistryTest, RendersFamiliesInNameOrderWithSortedSeries) {
+  Registry registry;
+  auto& gauge = registry.gauge("b_gauge", "A gauge.", {"ns"});
+  gauge.set({"z"}, 1.5);
+  gauge.set({"a"}, 2);
+  gauge.set({"gone"}, 9);
+  gauge.remove({"gone"});
+  registry.counter("a_total", "A counter.", {}).inc({});
+  EXPECT_EQ(registry.render(),
+            "# HELP a_total A counter.\n"
+            "# TYPE a_total counter\n"
+            "a_total 1\n"
+            "# HELP b_gauge A gauge.\n"
+            "# TYPE b_gauge gauge\n"
+            "b_gauge{ns=\"a\"} 2\n"
+            "b_gauge{ns=\"z\"} 1.5\n");
+}
+
+TEST(RegistryTest, HistogramBucketsAreCumulative) {
+  Registry registry;
+  auto& h = registry.histogram("d_seconds", "Durations.", {}, {0.1, 1});
+  h.observe({}, 0.05);
+  h.observe({}, 0.5);
+  h.observe({}, 3);
+  EXPECT_EQ(h.count({}), 3u);
+  EXPECT_EQ(registry.render(),
+            "# HELP d_seconds Durations.\n"
+            "# TYPE d_seconds histogram\n"
+            "d_seconds_bucket{le=\"0.1\"} 1\n"
+            "d_seconds_bucket{le=\"1\"} 2\n"
+            "d_seconds_bucket{le=\"+Inf\"} 3\n"
+            "d_seconds_sum 3.55\n"
+            "d_seconds_count 3\n");
+}
+
+}  // namespace
+}  // namespace attune::metrics
