@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/time.h"
 #include "metrics/metrics_source.h"
+#include "recommend/pod_aggregation.h"
 #include "report/recommend_report.h"
 #include "stats/config.h"
 #include "stats/container_stats.h"
@@ -57,11 +58,7 @@ Result<ScanData> fetchScanData(metrics::MetricsSource& source, const ScanRequest
 // or "name-glob" (any kind); globs as fnmatch(3) ("web-*", "db-?"). Empty matches everything.
 bool matchesSelector(const metrics::WorkloadRef& workload, std::string_view selector);
 
-// Reduces the samples of several pods of one container (each in time order) to the samples
-// fed to its statistics: kNone keeps every sample; kMax and kAvg make one sample per
-// timestamp (max or mean of memory and of PSI-adjusted CPU across the pods present then).
-std::vector<stats::Sample> aggregateSamples(const std::vector<std::vector<stats::Sample>>& pods,
-                                            api::PodAggregation aggregation);
+using recommend::aggregateSamples;
 
 // Groups `data` into workloads and containers and runs every strategy of the request (which
 // must all be valid names). Workloads are ordered by (namespace, kind, name).

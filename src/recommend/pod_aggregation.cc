@@ -1,0 +1,57 @@
+#include "recommend/pod_aggregation.h"
+
+#include <algorithm>
+#include <map>
+
+namespace attune::recommend {
+namespace {
+
+double effectiveCpu(const stats::Sample& s) {
+  return s.cpuCores * (1 + s.psiCpuWaitingRate.value_or(0));
+}
+
+stats::Sample combine(Time t, const std::vector<stats::Sample>& at, api::PodAggregation how) {
+  stats::Sample out{.time = t};
+  if (how == api::PodAggregation::kMax) {
+    const auto busiest = std::max_element(at.begin(), at.end(), [](const auto& a, const auto& b) {
+      return effectiveCpu(a) < effectiveCpu(b);
+    });
+    out.cpuCores = busiest->cpuCores;
+    out.psiCpuWaitingRate = busiest->psiCpuWaitingRate;
+    for (const auto& s : at) out.memoryBytes = std::max(out.memoryBytes, s.memoryBytes);
+    return out;
+  }
+  double effective = 0;
+  bool anyPsi = false;
+  for (const auto& s : at) {
+    out.cpuCores += s.cpuCores;
+    out.memoryBytes += s.memoryBytes;
+    effective += effectiveCpu(s);
+    anyPsi = anyPsi || s.psiCpuWaitingRate.has_value();
+  }
+  const double n = static_cast<double>(at.size());
+  out.cpuCores /= n;
+  out.memoryBytes /= n;
+  // The PSI rate that makes cpuCores × (1 + rate) the mean of the pods' adjusted CPU.
+  if (anyPsi && out.cpuCores > 0) out.psiCpuWaitingRate = effective / n / out.cpuCores - 1;
+  return out;
+}
+
+}  // namespace
+
+std::vector<stats::Sample> aggregateSamples(const std::vector<std::vector<stats::Sample>>& pods,
+                                            api::PodAggregation aggregation) {
+  std::vector<stats::Sample> out;
+  if (aggregation == api::PodAggregation::kNone) {
+    for (const auto& pod : pods) out.insert(out.end(), pod.begin(), pod.end());
+    return out;
+  }
+  std::map<Time, std::vector<stats::Sample>> byTime;
+  for (const auto& pod : pods) {
+    for (const auto& s : pod) byTime[s.time].push_back(s);
+  }
+  for (const auto& [t, at] : byTime) out.push_back(combine(t, at, aggregation));
+  return out;
+}
+
+}  // namespace attune::recommend
