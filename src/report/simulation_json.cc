@@ -1,0 +1,85 @@
+// renderSimulationJson: the summary document, built with nlohmann's ordered_json so keys keep
+// the order they are written in.
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "report/simulation_report.h"
+#include "report/simulation_values.h"
+
+namespace attune::report {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// `v` rounded to `digits` decimals; null when not finite.
+Json number(double v, int digits) {
+  if (!std::isfinite(v)) return nullptr;
+  const double scale = std::pow(10.0, digits);
+  const double r = std::round(v * scale) / scale;
+  return r == 0 ? 0.0 : r;  // no -0.0
+}
+
+Json byReason(const std::map<std::string, std::int64_t>& m) {
+  Json out = Json::object();
+  for (const auto& [reason, n] : m) out[reason] = n;
+  return out;
+}
+
+Json workload(const WorkloadTimeline& w) {
+  Json counts = Json::object();
+  for (const auto& [kind, n] : eventCounts(w)) counts[kind] = n;
+  return {{"namespace", w.ns},
+          {"kind", w.kind},
+          {"name", w.name},
+          {"cpu_savings_pct", number(w.cpuSavingsPct, 2)},
+          {"memory_savings_pct", number(w.memorySavingsPct, 2)},
+          {"events", static_cast<std::int64_t>(w.events.size())},
+          {"event_counts", counts}};
+}
+
+Json run(const SimulationRun& s) {
+  Json workloads = Json::array();
+  for (const WorkloadTimeline& w : s.workloads) workloads.push_back(workload(w));
+  return {{"strategy", s.strategy},
+          {"mode", s.mode},
+          {"duration_s", number(s.durationSeconds, 3)},
+          {"pods", s.pods},
+          {"containers", s.containers},
+          {"cpu",
+           {{"request_core_hours_before", number(s.cpu.requestCoreHoursBefore, 3)},
+            {"request_core_hours_after", number(s.cpu.requestCoreHoursAfter, 3)},
+            {"used_core_hours", number(s.cpu.usedCoreHours, 3)},
+            {"savings_pct", number(s.cpu.savingsPct, 2)},
+            {"throttled_pct", number(s.cpu.throttledPct, 2)},
+            {"psi_waiting_core_seconds", number(s.cpu.psiWaitingCoreSeconds, 3)}}},
+          {"memory",
+           {{"request_gib_hours_before", number(s.memory.requestGibHoursBefore, 3)},
+            {"request_gib_hours_after", number(s.memory.requestGibHoursAfter, 3)},
+            {"used_gib_hours", number(s.memory.usedGibHours, 3)},
+            {"savings_pct", number(s.memory.savingsPct, 2)},
+            {"oom_kills", s.memory.oomKills}}},
+          {"resizes",
+           {{"applied", s.resizes.applied},
+            {"failed", s.resizes.failed},
+            {"skipped_by_reason", byReason(s.resizes.skippedByReason)},
+            {"reverted_by_reason", byReason(s.resizes.revertedByReason)}}},
+          {"restarts", s.restarts},
+          {"evictions", s.evictions},
+          {"workloads", workloads}};
+}
+
+}  // namespace
+
+std::string renderSimulationJson(const SimulationReport& r) {
+  Json runs = Json::array();
+  for (const SimulationRun& s : r.runs) runs.push_back(run(s));
+  const Json doc = {{"scenario", r.scenario},
+                    {"seed", r.seed},
+                    {"start", formatRfc3339(r.start)},
+                    {"duration_s", number(std::chrono::duration<double>(r.duration).count(), 3)},
+                    {"runs", runs}};
+  return doc.dump(2) + "\n";
+}
+
+}  // namespace attune::report

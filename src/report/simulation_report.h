@@ -1,0 +1,93 @@
+// The simulation report: what `attune simulate` measured for every strategy it ran against the
+// simulated cluster — totals per run and, per workload, usage and requests over time with the
+// safety events. A plain value filled by the simulate command and printed by the renderers
+// declared below; pure (no I/O, no clock). The layouts are described in docs/simulate-report.md
+// and are stable: the same report always renders to the same bytes.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/time.h"
+
+namespace attune::report {
+
+// One sample of a workload's aggregate over its pods at one time.
+struct UsagePoint {
+  Time time;
+  double usage = 0;
+  double request = 0;
+  std::optional<double> limit;  // unset when no pod of the workload has a limit
+};
+
+// A safety-relevant event on a workload's timeline.
+struct TimelineEvent {
+  Time time;
+  std::string kind;  // "Resized", "Reverted", "ResizeSkipped", "ResizeFailed", "OOMKilled",
+                     // "Evicted", "Restarted"
+  std::string pod;
+  std::string container;
+  std::string detail;  // e.g. "cpu 500m→200m", "oomkill", reason of a skip
+};
+
+struct WorkloadTimeline {
+  std::string ns, kind, name;
+  std::vector<UsagePoint> cpu;                     // cores, in time order
+  std::vector<UsagePoint> memory;                  // bytes, in time order
+  double cpuSavingsPct = 0, memorySavingsPct = 0;  // positive = less requested
+  std::vector<TimelineEvent> events;
+};
+
+struct CpuSummary {
+  double requestCoreHoursBefore = 0, requestCoreHoursAfter = 0, usedCoreHours = 0, savingsPct = 0,
+         throttledPct = 0, psiWaitingCoreSeconds = 0;
+};
+
+struct MemorySummary {
+  double requestGibHoursBefore = 0, requestGibHoursAfter = 0, usedGibHours = 0, savingsPct = 0;
+  std::int64_t oomKills = 0;
+};
+
+struct ResizeSummary {
+  std::int64_t applied = 0, failed = 0;
+  std::map<std::string, std::int64_t> skippedByReason, revertedByReason;
+};
+
+// One strategy (and mode) run over the whole scenario.
+struct SimulationRun {
+  std::string strategy, mode;
+  double durationSeconds = 0;
+  std::int64_t pods = 0, containers = 0;
+  CpuSummary cpu;
+  MemorySummary memory;
+  ResizeSummary resizes;
+  std::int64_t restarts = 0, evictions = 0;
+  std::vector<WorkloadTimeline> workloads;
+};
+
+struct SimulationReport {
+  std::string scenario;
+  std::uint64_t seed = 0;
+  Time start;
+  Duration duration{};
+  std::vector<SimulationRun> runs;  // in the order the strategies were given
+};
+
+// Each renderer returns the whole output, ending with a newline; deterministic.
+//
+// Text: a header, one summary block per run and, with more than one run, a side-by-side
+// comparison (rows = metrics, columns = runs).
+std::string renderSimulationTable(const SimulationReport& r);
+// JSON document: scenario, seed, start (RFC 3339), duration_s and per run the totals and, per
+// workload, savings and event counts (not the time series). Keys in a fixed order; amounts
+// rounded to fixed decimals; non-finite numbers are null.
+std::string renderSimulationJson(const SimulationReport& r);
+// One self-contained HTML page (no external resources; works offline): header, comparison
+// table, and per run and workload inline SVG charts of CPU and memory usage against requests
+// and limits with every timeline event marked, then the list of those events.
+std::string renderSimulationHtml(const SimulationReport& r);
+
+}  // namespace attune::report

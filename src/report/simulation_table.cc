@@ -1,0 +1,108 @@
+// renderSimulationTable: a header, one summary block per run, and the side-by-side comparison.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "report/simulation_report.h"
+#include "report/simulation_values.h"
+
+namespace attune::report {
+namespace {
+
+using Row = std::vector<std::string>;
+
+// Columns separated by two spaces: the first left-aligned, the others right-aligned (numbers).
+std::string aligned(const std::vector<Row>& rows) {
+  std::vector<std::size_t> width;
+  for (const Row& row : rows) {
+    width.resize(std::max(width.size(), row.size()));
+    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  }
+  std::string out;
+  for (const Row& row : rows) {
+    std::string line;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      const std::string pad(width[i] - row[i].size(), ' ');
+      line += i == 0 ? row[i] + pad : "  " + pad + row[i];
+    }
+    line.erase(line.find_last_not_of(' ') + 1);
+    out += line + "\n";
+  }
+  return out;
+}
+
+// "cooldown 2, limitrange 1"; empty for no reasons.
+std::string reasons(const std::map<std::string, std::int64_t>& byReason) {
+  std::string out;
+  for (const auto& [reason, n] : byReason) {
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", reason, n);
+  }
+  return out;
+}
+
+std::string countWithReasons(std::int64_t n, const char* what,
+                             const std::map<std::string, std::int64_t>& byReason) {
+  const std::string detail = reasons(byReason);
+  return fmt::format("{} {}{}", n, what, detail.empty() ? "" : " (" + detail + ")");
+}
+
+std::string summary(const SimulationRun& s) {
+  std::string out =
+      fmt::format("{} (mode {}): {} simulated, {} pods, {} containers, {} workload{}\n", s.strategy,
+                  s.mode, secondsText(s.durationSeconds), s.pods, s.containers, s.workloads.size(),
+                  s.workloads.size() == 1 ? "" : "s");
+  const std::vector<Row> rows = {
+      {"  cpu", fmt::format("requests {} -> {} core-h (savings {}), used {} core-h, throttled {}, "
+                            "PSI waiting {} core-s",
+                            fixedText(s.cpu.requestCoreHoursBefore, 2),
+                            fixedText(s.cpu.requestCoreHoursAfter, 2), pctText(s.cpu.savingsPct),
+                            fixedText(s.cpu.usedCoreHours, 2), pctText(s.cpu.throttledPct),
+                            fixedText(s.cpu.psiWaitingCoreSeconds, 1))},
+      {"  memory",
+       fmt::format("requests {} -> {} GiB-h (savings {}), used {} GiB-h, OOM kills {}",
+                   fixedText(s.memory.requestGibHoursBefore, 2),
+                   fixedText(s.memory.requestGibHoursAfter, 2), pctText(s.memory.savingsPct),
+                   fixedText(s.memory.usedGibHours, 2), s.memory.oomKills)},
+      {"  resizes",
+       fmt::format(
+           "{} applied, {} failed, {}, {}", s.resizes.applied, s.resizes.failed,
+           countWithReasons(total(s.resizes.skippedByReason), "skipped", s.resizes.skippedByReason),
+           countWithReasons(total(s.resizes.revertedByReason), "reverted",
+                            s.resizes.revertedByReason))},
+      {"  pods", fmt::format("restarts {}, evictions {}", s.restarts, s.evictions)},
+  };
+  std::size_t width = 0;
+  for (const Row& row : rows) width = std::max(width, row[0].size());
+  for (const Row& row : rows)
+    out += row[0] + std::string(width - row[0].size() + 2, ' ') + row[1] + "\n";
+  return out;
+}
+
+std::string comparison(const SimulationReport& r) {
+  Row head = {"METRIC"};
+  for (const std::string& label : runLabels(r)) head.push_back(label);
+  std::vector<Row> rows = {head};
+  for (MetricRow& m : comparisonRows(r)) {
+    Row row = {m.label};
+    row.insert(row.end(), m.values.begin(), m.values.end());
+    rows.push_back(std::move(row));
+  }
+  return aligned(rows);
+}
+
+}  // namespace
+
+std::string renderSimulationTable(const SimulationReport& r) {
+  std::string out = fmt::format("Simulation {} (seed {}) from {} for {}, {} run{}\n", r.scenario,
+                                r.seed, formatRfc3339(r.start),
+                                secondsText(std::chrono::duration<double>(r.duration).count()),
+                                r.runs.size(), r.runs.size() == 1 ? "" : "s");
+  if (r.runs.empty()) return out + "\nNo runs.\n";
+  for (const SimulationRun& run : r.runs) out += "\n" + summary(run);
+  if (r.runs.size() > 1) out += "\nCOMPARISON\n" + comparison(r);
+  return out;
+}
+
+}  // namespace attune::report

@@ -1,0 +1,40 @@
+// Values shared by the simulation report renderers (internal to src/report/): the metric rows of
+// the comparison, run labels and number formatting. Pure.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "report/simulation_report.h"
+
+namespace attune::report {
+
+// One metric of the comparison: its label (unit included) and one cell per run.
+struct MetricRow {
+  std::string label;
+  std::vector<std::string> values;
+};
+
+// The column heading of each run: its strategy, or "strategy (mode)" when two runs share a
+// strategy.
+std::vector<std::string> runLabels(const SimulationReport& r);
+// Every metric of every run, in a fixed order; skip and revert reasons get a row each (the
+// union over the runs, sorted), a run without that reason shows 0.
+std::vector<MetricRow> comparisonRows(const SimulationReport& r);
+
+// "7d" for whole days, else a Go duration ("36h", "1m30s"); whole seconds.
+std::string secondsText(double seconds);
+// `v` with `decimals` fixed decimals; "-" when not finite.
+std::string fixedText(double v, int decimals);
+// "33.3%"; "-" when not finite.
+std::string pctText(double v);
+// "ns/Kind/name".
+std::string workloadName(const WorkloadTimeline& w);
+// Number of events per kind.
+std::map<std::string, std::int64_t> eventCounts(const WorkloadTimeline& w);
+// Sum of the values of a per-reason map.
+std::int64_t total(const std::map<std::string, std::int64_t>& byReason);
+
+}  // namespace attune::report

@@ -1,0 +1,61 @@
+#include "rollout/plan.h"
+
+namespace attune::rollout {
+
+std::string_view workloadKindName(api::WorkloadKind kind) {
+  switch (kind) {
+    case api::WorkloadKind::kDeployment:
+      return "Deployment";
+    case api::WorkloadKind::kStatefulSet:
+      return "StatefulSet";
+    case api::WorkloadKind::kDaemonSet:
+      return "DaemonSet";
+    case api::WorkloadKind::kReplicaSet:
+      return "ReplicaSet";
+    case api::WorkloadKind::kJob:
+      return "Job";
+    case api::WorkloadKind::kCronJob:
+      return "CronJob";
+  }
+  return "Unknown";
+}
+
+std::string_view toString(SkipReason reason) {
+  switch (reason) {
+    case SkipReason::kOptOut:
+      return "OptOut";
+    case SkipReason::kQosChange:
+      return "QoSChange";
+    case SkipReason::kLimitRange:
+      return "LimitRange";
+    case SkipReason::kResourceQuota:
+      return "ResourceQuota";
+    case SkipReason::kNodeCapacity:
+      return "NodeCapacity";
+    case SkipReason::kCooldown:
+      return "Cooldown";
+    case SkipReason::kInvalidAnnotation:
+      return "InvalidAnnotation";
+  }
+  return "Unknown";
+}
+
+std::string_view toString(DeferReason reason) {
+  switch (reason) {
+    case DeferReason::kActiveRollout:
+      return "ActiveRollout";
+    case DeferReason::kPodNotReady:
+      return "PodNotReady";
+    case DeferReason::kResizePending:
+      return "ResizePending";
+    case DeferReason::kCanaryObserving:
+      return "CanaryObserving";
+    case DeferReason::kCanaryWaiting:
+      return "CanaryWaiting";
+    case DeferReason::kCanaryNotPromoted:
+      return "CanaryNotPromoted";
+  }
+  return "Unknown";
+}
+
+}  // namespace attune::rollout

@@ -1,0 +1,362 @@
+#include "rollout/planner.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include "core/quantity.h"
+#include "rollout/prechecks.h"
+#include "safety/cooldown.h"
+#include "safety/resize_record.h"
+
+namespace attune::rollout {
+namespace {
+
+constexpr int kDefaultCanaryPercentage = 10;
+constexpr Duration kDefaultCooldown = std::chrono::hours(1);
+constexpr std::string_view kResizeDeferred = "Deferred";
+constexpr std::string_view kResizeInfeasible = "Infeasible";
+
+bool running(const api::Pod& pod) {
+  return pod.status.phase == "Running" && !pod.metadata.deletionTimestamp;
+}
+
+bool resizeOutstanding(const api::Pod& pod) {
+  return api::findCondition(pod.status.conditions, api::kPodResizePending) != nullptr ||
+         api::findCondition(pod.status.conditions, api::kPodResizeInProgress) != nullptr;
+}
+
+bool notReady(const api::Pod& pod) {
+  const api::Condition* ready = api::findCondition(pod.status.conditions, "Ready");
+  return ready != nullptr && !ready->isTrue();
+}
+
+template <typename Amount, typename Format>
+std::string text(const std::optional<Amount>& v, Format format) {
+  return v ? format(*v) : std::string();
+}
+
+// The history-level changes of one container (cpu, then memory) and its part of the message.
+void describeChange(const ContainerChange& c, std::vector<ResourceChange>& out,
+                    std::string& message) {
+  auto one = [&](api::ResizedResource resource, std::string from, std::string to,
+                 std::string limitFrom, std::string limitTo) {
+    if (from == to && limitFrom == limitTo) return;
+    const std::string_view name = api::toString(resource);
+    message += message.empty() ? "" : ", ";
+    message += c.name + ": " + std::string(name) + " " + from + " -> " + to;
+    if (limitFrom != limitTo) message += " (limit " + limitFrom + " -> " + limitTo + ")";
+    out.push_back({c.name, resource, std::move(from), std::move(to), std::move(limitFrom),
+                   std::move(limitTo)});
+  };
+  const auto cpu = [](Millicores m) { return formatCpu(m); };
+  const auto memory = [](Bytes b) { return formatMemory(b); };
+  one(api::ResizedResource::kCpu, text(c.current.cpuRequest, cpu), text(c.target.cpuRequest, cpu),
+      text(c.current.cpuLimit, cpu), text(c.target.cpuLimit, cpu));
+  one(api::ResizedResource::kMemory, text(c.current.memoryRequest, memory),
+      text(c.target.memoryRequest, memory), text(c.current.memoryLimit, memory),
+      text(c.target.memoryLimit, memory));
+}
+
+// One planning pass; holds what is shared across workloads.
+class Pass {
+ public:
+  Pass(const api::AttunePolicy& policy, const RolloutInput& input, Time now,
+       const RolloutOptions& options)
+      : policy_(policy),
+        input_(input),
+        now_(now),
+        ledger_(input.quotas),
+        period_(safety::observationPeriod(policy.spec, options.observation)) {
+    const api::UpdateStrategy& u = policy.spec.updateStrategy;
+    mode_ = u.type.value_or(api::UpdateMode::kRecommend);
+    cooldown_ = u.cooldown.value_or(kDefaultCooldown);
+    for (const api::Node& n : input.nodes) nodes_[n.metadata.name] = &n;
+  }
+
+  Plan run() {
+    const api::UpdateStrategy& u = policy_.spec.updateStrategy;
+    if (policy_.spec.paused.value_or(false) || mode_ == api::UpdateMode::kObserve ||
+        mode_ == api::UpdateMode::kRecommend) {
+      return std::move(plan_);
+    }
+    tally();
+    const int inFlight = std::max(input_.resizesInFlight, plan_.underObservation);
+    slots_ = std::max(0, std::max(1, u.maxConcurrentResizes.value_or(1)) - inFlight);
+    if (mode_ == api::UpdateMode::kOneShot) slots_ = std::min(slots_, 1);
+    for (const WorkloadInput& w : input_.workloads) planWorkload(w);
+    return std::move(plan_);
+  }
+
+ private:
+  struct PodView {
+    const api::Pod* pod;
+    std::vector<ContainerChange> changes;
+  };
+
+  void requeue(std::optional<Duration> after) {
+    if (!after) return;
+    if (!plan_.requeueAfter || *after < *plan_.requeueAfter) plan_.requeueAfter = after;
+  }
+  void skip(const WorkloadInput& w, std::string pod, SkipReason reason, std::string message,
+            std::optional<Duration> after = std::nullopt) {
+    requeue(after);
+    plan_.actions.emplace_back(
+        SkipAction{w.id(), std::move(pod), reason, std::move(message), after});
+  }
+  void defer(const WorkloadInput& w, std::string pod, DeferReason reason, std::string message,
+             std::optional<Duration> after = std::nullopt) {
+    requeue(after);
+    plan_.actions.emplace_back(
+        DeferAction{w.id(), std::move(pod), reason, std::move(message), after});
+  }
+
+  // Pods under observation, and the ResizeBlocked condition from the kubelet's verdicts.
+  void tally() {
+    std::vector<std::string> deferred;
+    std::vector<std::string> infeasible;
+    for (const WorkloadInput& w : input_.workloads) {
+      for (const api::Pod* pod : w.pods) {
+        if (!running(*pod)) continue;
+        if (safety::hasResizeRecord(*pod)) ++plan_.underObservation;
+        if (const auto* c = api::findCondition(pod->status.conditions, api::kPodResizePending)) {
+          if (c->reason == kResizeDeferred) deferred.push_back(pod->metadata.name);
+          if (c->reason == kResizeInfeasible) infeasible.push_back(pod->metadata.name);
+        }
+      }
+    }
+    if (deferred.empty() && infeasible.empty()) return;
+    auto sample = [](const std::vector<std::string>& names) {
+      std::string s;
+      for (std::size_t i = 0; i < names.size() && i < 5; ++i) s += (i ? ", " : "") + names[i];
+      return s;
+    };
+    api::Condition c;
+    c.type = std::string(api::kConditionResizeBlocked);
+    c.status = "True";
+    c.observedGeneration = policy_.metadata.generation;
+    if (!deferred.empty()) {
+      c.message = std::to_string(deferred.size()) +
+                  " pod(s) have a Deferred resize, retried once the node has room (e.g. " +
+                  sample(deferred) + ")";
+    }
+    if (!infeasible.empty()) {
+      c.message += std::string(c.message.empty() ? "" : "; ") + std::to_string(infeasible.size()) +
+                   " pod(s) have an Infeasible resize on their node (e.g. " + sample(infeasible) +
+                   ")";
+    }
+    c.reason = deferred.empty()     ? "PodsInfeasible"
+               : infeasible.empty() ? "PodsDeferred"
+                                    : "PodsDeferredAndInfeasible";
+    plan_.resizeBlocked = std::move(c);
+  }
+
+  void planWorkload(const WorkloadInput& w) {
+    if (optedOut(w.metadata)) {
+      skip(w, "", SkipReason::kOptOut,
+           "workload " + w.metadata.name + " is annotated attune.io/skip: \"true\"");
+      return;
+    }
+    if (w.rollingOut()) {
+      defer(w, "", DeferReason::kActiveRollout,
+            "workload " + w.metadata.name + " is rolling out (" +
+                std::to_string(w.updatedReplicas) + " of " + std::to_string(w.replicas) +
+                " replicas updated)");
+      return;
+    }
+    if (w.targets.empty()) return;
+    if (std::string msg = hpaConflict(w.id(), input_.hpas); !msg.empty()) {
+      plan_.actions.emplace_back(
+          EventAction{w.id(), "Warning", std::string(kHpaConflictReason), std::move(msg)});
+    }
+    auto state = safety::decodeCooldownState(w.metadata);
+    if (!state) {
+      skip(w, "", SkipReason::kInvalidAnnotation, state.error().toString());
+      return;
+    }
+
+    std::vector<PodView> pods;
+    for (const api::Pod* pod : w.pods) {
+      if (running(*pod)) pods.push_back({pod, podChanges(*pod, w.targets, policy_)});
+    }
+    std::sort(pods.begin(), pods.end(), [](const PodView& a, const PodView& b) {
+      return a.pod->metadata.name < b.pod->metadata.name;
+    });
+    int atTarget = 0;
+    int observing = 0;
+    int needing = 0;
+    std::optional<Time> observationEnds;
+    for (const PodView& p : pods) {
+      const bool recorded = safety::hasResizeRecord(*p.pod);
+      if (p.changes.empty()) ++atTarget;
+      if (recorded) {
+        ++observing;
+        if (auto r = safety::decodeResizeRecord(*p.pod); r && *r) {
+          const Time ends = (*r)->resizedAt + period_;
+          if (!observationEnds || ends < *observationEnds) observationEnds = ends;
+        }
+      } else if (!p.changes.empty()) {
+        ++needing;
+      }
+    }
+
+    // Cooldown spaces new targets; one target's rollout continues while nothing is reverted.
+    const bool progressing = atTarget > 0 && state->consecutiveReverts == 0;
+    if (needing > 0 && !progressing) {
+      const Duration left = safety::remainingCooldown(*state, cooldown_, now_);
+      if (left > Duration::zero()) {
+        skip(w, "", SkipReason::kCooldown,
+             "cooldown of " +
+                 formatDuration(safety::effectiveCooldown(cooldown_, state->consecutiveReverts)) +
+                 " (" + std::to_string(safety::cooldownMultiplier(state->consecutiveReverts)) +
+                 "x after " + std::to_string(state->consecutiveReverts) +
+                 " consecutive reverts) since the last resize; " + formatDuration(left) + " left",
+             left);
+        return;
+      }
+    }
+
+    // The number of resizes this workload may still get in this pass (beyond the slots).
+    int budget = static_cast<int>(pods.size());
+    bool canary = false;
+    if (mode_ == api::UpdateMode::kCanary && needing > 0) {
+      const auto& c = policy_.spec.updateStrategy.canary;
+      const int pct =
+          std::clamp(c && c->percentage ? *c->percentage : kDefaultCanaryPercentage, 0, 100);
+      const int n = static_cast<int>(pods.size());
+      const int canaries = std::max(1, (pct * n + 99) / 100);
+      if (atTarget < canaries) {
+        budget = canaries - atTarget;
+        canary = true;
+      } else if (atTarget > canaries) {
+        // Promoted already: the rest follow as in Auto.
+      } else if (observing > 0) {
+        std::optional<Duration> after;
+        if (observationEnds && *observationEnds > now_) after = *observationEnds - now_;
+        defer(w, "", DeferReason::kCanaryObserving,
+              std::to_string(observing) + " canary pod(s) of " + w.metadata.name +
+                  " are still under observation",
+              after);
+        return;
+      } else if (!(c && c->autoPromote.value_or(false))) {
+        defer(w, "", DeferReason::kCanaryNotPromoted,
+              "the canary pods of " + w.metadata.name +
+                  " were declared safe; canary.autoPromote is false, so the remaining " +
+                  std::to_string(needing) + " pod(s) wait for promotion");
+        return;
+      } else {
+        std::optional<Time> safeAt = state->lastSafeTime;
+        if (!safeAt && state->lastResizeTime) safeAt = *state->lastResizeTime + period_;
+        const Duration wait = c && c->observationPeriod ? *c->observationPeriod : period_;
+        if (safeAt && now_ < *safeAt + wait) {
+          defer(w, "", DeferReason::kCanaryWaiting,
+                "the canary pods of " + w.metadata.name + " were declared safe at " +
+                    formatRfc3339(*safeAt) + "; the rest follow after " + formatDuration(wait),
+                *safeAt + wait - now_);
+          return;
+        }
+      }
+    }
+
+    for (const PodView& p : pods) planPod(w, p, budget, canary);
+  }
+
+  void planPod(const WorkloadInput& w, const PodView& p, int& budget, bool canary) {
+    const api::Pod& pod = *p.pod;
+    const std::string& name = pod.metadata.name;
+    if (safety::hasResizeRecord(pod)) {
+      if (auto r = safety::decodeResizeRecord(pod); !r) {
+        skip(w, name, SkipReason::kInvalidAnnotation,
+             "pod " + name + " carries a malformed resize record: " + r.error().toString());
+      }
+      return;
+    }
+    if (optedOut(pod.metadata)) {
+      skip(w, name, SkipReason::kOptOut, "pod " + name + " is annotated attune.io/skip: \"true\"");
+      return;
+    }
+    if (resizeOutstanding(pod)) {
+      defer(w, name, DeferReason::kResizePending,
+            "the kubelet has not finished an earlier resize of pod " + name);
+      return;
+    }
+    if (notReady(pod)) {
+      defer(w, name, DeferReason::kPodNotReady, "pod " + name + " is not Ready");
+      return;
+    }
+    if (p.changes.empty()) {
+      ++plan_.atTarget;
+      return;
+    }
+    if (slots_ == 0 || budget == 0) {
+      ++plan_.waiting;
+      return;
+    }
+    const api::PodSpec after = resizedSpec(pod, p.changes);
+    if (auto msg = checkQos(pod, after)) {
+      skip(w, name, SkipReason::kQosChange, *msg);
+      return;
+    }
+    if (auto msg = checkLimitRanges(pod, p.changes, input_.limitRanges)) {
+      skip(w, name, SkipReason::kLimitRange, *msg);
+      return;
+    }
+    const PodDelta delta = podDelta(p.changes);
+    if (auto msg = ledger_.check(pod.metadata.namespace_, delta)) {
+      skip(w, name, SkipReason::kResourceQuota, *msg);
+      return;
+    }
+    auto node = nodes_.find(pod.spec.nodeName);
+    if (auto msg = checkNodeCapacity(pod, after, node == nodes_.end() ? nullptr : node->second)) {
+      skip(w, name, SkipReason::kNodeCapacity, *msg);
+      return;
+    }
+
+    ResizeAction resize;
+    resize.workload = w.id();
+    resize.pod = name;
+    resize.canary = canary;
+    resize.record.resizedAt = now_;
+    resize.record.workload = w.metadata.name;
+    resize.record.policy = policy_.metadata.name;
+    for (const ContainerChange& c : p.changes) {
+      const api::ContainerStatus* status = pod.status.findContainerStatus(c.name);
+      resize.record.containers.push_back(
+          {c.name, c.current, c.target, status ? status->restartCount : 0});
+      const api::Container* spec = pod.spec.findContainer(c.name);
+      resize.containers.push_back({c.name, safety::withResourceValues(spec->resources, c.target)});
+      describeChange(c, resize.changes, resize.message);
+    }
+    auto annotations = safety::replaceResizeAnnotations(pod, resize.record);
+    if (!annotations) {
+      skip(w, name, SkipReason::kInvalidAnnotation,
+           "cannot record the resize of pod " + name + ": " + annotations.error().toString());
+      return;
+    }
+    resize.annotations = std::move(*annotations);
+    ledger_.take(pod.metadata.namespace_, delta);
+    --slots_;
+    --budget;
+    plan_.actions.emplace_back(std::move(resize));
+  }
+
+  const api::AttunePolicy& policy_;
+  const RolloutInput& input_;
+  Time now_;
+  QuotaLedger ledger_;
+  Duration period_;
+  api::UpdateMode mode_ = api::UpdateMode::kRecommend;
+  Duration cooldown_ = kDefaultCooldown;
+  std::map<std::string, const api::Node*, std::less<>> nodes_;
+  int slots_ = 0;
+  Plan plan_;
+};
+
+}  // namespace
+
+Plan planRollout(const api::AttunePolicy& policy, const RolloutInput& input, Time now,
+                 const RolloutOptions& options) {
+  return Pass(policy, input, now, options).run();
+}
+
+}  // namespace attune::rollout

@@ -1,0 +1,99 @@
+// The rollout planner: from a policy, its workloads and pods, their recommendations and the
+// namespace's and nodes' constraints, decides which pods to resize now, which to skip and
+// which to wait for. Pure: values in, a Plan out; `now` is an input; no I/O.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "api/cluster_api.h"
+#include "api/k8s/hpa.h"
+#include "api/k8s/node.h"
+#include "api/k8s/pod.h"
+#include "api/k8s/quota.h"
+#include "api/policy/attune_policy.h"
+#include "core/time.h"
+#include "rollout/plan.h"
+#include "rollout/targets.h"
+#include "safety/observation.h"
+
+namespace attune::rollout {
+
+// One workload the policy targets.
+struct WorkloadInput {
+  api::WorkloadKind kind = api::WorkloadKind::kDeployment;
+  api::ObjectMeta metadata;  // name, namespace, annotations (skip, cooldown state)
+  // Desired and updated replicas; updatedReplicas < replicas means a rollout is in progress.
+  // Jobs and CronJobs never roll out (both 0).
+  std::int32_t replicas = 0;
+  std::int32_t updatedReplicas = 0;
+  // Its pods (any phase; only Running pods without a deletionTimestamp are considered). The
+  // pointers must outlive the call.
+  std::vector<const api::Pod*> pods;
+  // Recommended requests per container; a container without enough data is absent.
+  ContainerTargets targets;
+
+  bool rollingOut() const { return updatedReplicas < replicas; }
+  WorkloadId id() const { return {kind, metadata.namespace_, metadata.name}; }
+};
+
+// Everything one planning pass reads. Spans must outlive the call.
+struct RolloutInput {
+  std::vector<WorkloadInput> workloads;  // planned in this order
+  std::span<const api::LimitRange> limitRanges;
+  std::span<const api::ResourceQuota> quotas;
+  std::span<const api::Node> nodes;
+  std::span<const api::HorizontalPodAutoscaler> hpas;
+  // Resizes in flight that the given pods may not show (e.g. just made and not yet visible).
+  // The planner uses max(this, the pods carrying a resize record).
+  int resizesInFlight = 0;
+};
+
+struct RolloutOptions {
+  safety::ObservationOptions observation;  // for requeue times of pods under observation
+};
+
+// Plans one pass for `policy` (spec defaulted by api::applyDefaults or not: unset fields mean
+// their defaults).
+//
+// Modes: paused, Observe and Recommend give an empty plan. Otherwise:
+//  - OneShot: at most one resize per pass;
+//  - Auto: every eligible pod, with at most maxConcurrentResizes (default 1) resizes in flight,
+//    counting pods still under observation (carrying a resize record);
+//  - Canary: per workload, first ceil(canary.percentage × running pods / 100) pods (at least
+//    one; percentage unset means 10) are resized; once all of them are at the target and none
+//    is under observation, the rest follow canary.observationPeriod after the last of them was
+//    declared safe (attune.io/last-safe-time; else last-resize-time + the observation period),
+//    and only when canary.autoPromote is true. Once more pods than the canaries run the
+//    target, the workload has been promoted and the rest follow as in Auto. The in-flight limit
+//    applies throughout.
+// Per workload, in this order:
+//  1. attune.io/skip: "true" on the workload: one Skip(OptOut) for the workload;
+//  2. a rollout in progress: one Defer(ActiveRollout);
+//  3. no recommended container: nothing;
+//  4. an HPA scaling it on cpu or memory: one HPAConflict Warning event, then on;
+//  5. cooldown (safety/cooldown.h): when no pod of the workload runs its target yet, or a
+//     revert happened since the last safe verdict, and last-resize-time + cooldown ×
+//     2^consecutiveReverts (capped at 16×) is still ahead: one Skip(Cooldown) with requeueAfter
+//     = the remaining time. While some pod already runs the target and nothing has been
+//     reverted, the remaining pods follow without waiting: the cooldown spaces new targets, the
+//     mode and the in-flight limit pace one target's rollout. Malformed cooldown annotations:
+//     Skip(InvalidAnnotation).
+// Then per pod, in name order (non-running and deleted pods ignored):
+//  6. a resize record (safety::hasResizeRecord): under observation, never resized again (a
+//     malformed record also gives Skip(InvalidAnnotation));
+//  7. attune.io/skip: "true" on the pod: Skip(OptOut);
+//  8. PodResizePending or PodResizeInProgress present: Defer(ResizePending);
+//  9. Ready condition present and not True: Defer(PodNotReady);
+// 10. podChanges() empty: at target, nothing to do;
+// 11. no room left under the mode and in-flight limit: counted in Plan::waiting;
+// 12. QoS class would change: Skip(QoSChange);
+// 13. LimitRange: Skip(LimitRange);
+// 14. ResourceQuota headroom for increases (shared across the plan): Skip(ResourceQuota);
+// 15. node allocatable (node not found: proceed): Skip(NodeCapacity);
+// 16. otherwise Resize, with the record to write first (resizedAt = now).
+Plan planRollout(const api::AttunePolicy& policy, const RolloutInput& input, Time now,
+                 const RolloutOptions& options = {});
+
+}  // namespace attune::rollout
