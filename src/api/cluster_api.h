@@ -6,7 +6,10 @@
 // - Errors: kNotFound (404) when the named object does not exist; kConflict (409) when a
 //   resourceVersion precondition is stale or a created object already exists; kInvalidArgument
 //   (422) when the request is invalid, with Error::field set to the offending field path (e.g.
-//   "spec.containers[0].resources.requests.cpu"); kUnavailable for transport failures, 429, 5xx.
+//   "spec.containers[0].resources.requests.cpu"); kForbidden (403) when an admission plugin
+//   refuses the request (ResourceQuota, LimitRanger; RBAC over HTTPS), with the API server's
+//   message ("pods \"web\" is forbidden: exceeded quota: ..."); kUnavailable for transport
+//   failures, 429, 5xx.
 // - resourceVersion is an opaque string. An empty precondition means "unconditional".
 // - Returned objects are copies: they never change behind the caller's back.
 // - Implementations are not required to be thread-safe; callers serialise access.
@@ -28,6 +31,7 @@
 #include "api/k8s/pod.h"
 #include "api/k8s/quota.h"
 #include "api/k8s/workloads.h"
+#include "api/policy/attune_policy.h"
 #include "core/error.h"
 
 namespace attune::api {
@@ -68,6 +72,9 @@ class ClusterApi {
   virtual Result<List<Pod>> listPods(const ListOptions& options) = 0;
   virtual Result<Node> getNode(std::string_view name) = 0;
   virtual Result<List<Node>> listNodes(const ListOptions& options) = 0;
+  // Namespaces are cluster-scoped: options.namespace_ is ignored.
+  virtual Result<Namespace> getNamespace(std::string_view name) = 0;
+  virtual Result<List<Namespace>> listNamespaces(const ListOptions& options) = 0;
   virtual Result<Deployment> getDeployment(std::string_view ns, std::string_view name) = 0;
   virtual Result<List<Deployment>> listDeployments(const ListOptions& options) = 0;
   virtual Result<StatefulSet> getStatefulSet(std::string_view ns, std::string_view name) = 0;
@@ -81,9 +88,14 @@ class ClusterApi {
   virtual Result<CronJob> getCronJob(std::string_view ns, std::string_view name) = 0;
   virtual Result<List<CronJob>> listCronJobs(const ListOptions& options) = 0;
   virtual Result<List<LimitRange>> listLimitRanges(const ListOptions& options) = 0;
+  // Quotas carry status.hard (= spec.hard) and status.used as the API server's quota controller
+  // keeps them: used counts the namespace's pods that are not Succeeded or Failed.
   virtual Result<List<ResourceQuota>> listResourceQuotas(const ListOptions& options) = 0;
   virtual Result<List<HorizontalPodAutoscaler>> listHpas(const ListOptions& options) = 0;
   virtual Result<List<Event>> listEvents(const ListOptions& options) = 0;
+  // attune.io/v1alpha1 AttunePolicies, with their status.
+  virtual Result<AttunePolicy> getAttunePolicy(std::string_view ns, std::string_view name) = 0;
+  virtual Result<List<AttunePolicy>> listAttunePolicies(const ListOptions& options) = 0;
 
   // Pod changes (ADDED, MODIFIED, DELETED) strictly after `resourceVersion`, filtered by
   // `options`, oldest first; an empty resourceVersion means "from the start of the log". The
@@ -109,9 +121,12 @@ class ClusterApi {
   // (regular containers and sidecars), leaving the others unchanged. Fails with
   // kInvalidArgument (field set) when a container does not exist, a quantity is negative, a
   // limit is below its request, a resource other than cpu/memory would change, or the pod's
-  // QoS class would change. On success the spec holds the desired resources and
-  // metadata.generation advances; the kubelet applies them later and reports progress in the
-  // PodResizePending / PodResizeInProgress conditions. Returns the updated pod.
+  // QoS class would change. Fails with kForbidden when admission refuses the new resources: a
+  // container outside a LimitRange's min/max (or maxLimitRequestRatio) in the pod's namespace,
+  // or an increase that would take a ResourceQuota's used above its hard limit. On success the
+  // spec holds the desired resources and metadata.generation advances; the kubelet applies them
+  // later and reports progress in the PodResizePending / PodResizeInProgress conditions. A
+  // resize that changes nothing is not a write. Returns the updated pod.
   virtual Result<Pod> resizePod(std::string_view ns, std::string_view name,
                                 std::span<const ContainerResize> containers) = 0;
 
@@ -121,7 +136,34 @@ class ClusterApi {
 
   // Creates a core/v1 Event (metadata.name may be empty when generateName is set). Returns the
   // stored event with uid, resourceVersion and creationTimestamp filled in.
+  // kInvalidArgument (field "involvedObject.namespace") when involvedObject.namespace is set and
+  // differs from metadata.namespace, or is empty while metadata.namespace is neither empty nor
+  // "default" (the API server's rule for core/v1 Events).
   virtual Result<Event> createEvent(const Event& event) = 0;
+  // Replaces a stored Event (PUT) — how a recorder deduplicates: it bumps count and
+  // lastTimestamp (and may change message) of the event it already wrote. Everything but the
+  // identity and system metadata (name, namespace, uid, creationTimestamp) is replaced;
+  // metadata.resourceVersion (when not empty) is a precondition (kConflict when stale);
+  // kNotFound when absent; the namespace rule of createEvent applies. An event equal to the
+  // stored one is not a write. Returns the stored event.
+  virtual Result<Event> updateEvent(const Event& event) = 0;
+
+  // AttunePolicy writes (a custom resource with the status subresource enabled).
+  // create: kInvalidArgument without name (or generateName) or namespace; kConflict when it
+  // exists. .status in the request is ignored (the stored policy starts with an empty status);
+  // generation starts at 1. Returns the stored policy.
+  virtual Result<AttunePolicy> createAttunePolicy(const AttunePolicy& policy) = 0;
+  // PUT on the policy: replaces spec, labels, annotations and ownerReferences; .status in the
+  // request is ignored. metadata.resourceVersion (when not empty) is a precondition (kConflict when
+  // stale); kNotFound when absent. metadata.generation advances by one when the spec changes (not
+  // for a metadata-only change); a request that changes nothing is not a write. Returns the stored
+  // policy.
+  virtual Result<AttunePolicy> updateAttunePolicy(const AttunePolicy& policy) = 0;
+  // PUT on the `status` subresource: replaces .status only — spec and metadata in the request
+  // are ignored. metadata.resourceVersion (when not empty) is a precondition (kConflict when
+  // stale); kNotFound when absent. Never changes metadata.generation; a status equal to the
+  // stored one is not a write (same resourceVersion). Returns the stored policy.
+  virtual Result<AttunePolicy> updateAttunePolicyStatus(const AttunePolicy& policy) = 0;
 
   // coordination.k8s.io Leases for leader election. create fails with kConflict when the lease
   // exists; update replaces the spec, with metadata.resourceVersion (when not empty) as a

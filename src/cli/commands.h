@@ -10,6 +10,10 @@ namespace attune::cli {
 void addPolicyCommand(CLI::App& app, int& exitCode);
 // `attune recommend (--prometheus URL | --trace PATH...) [flags]` (docs/recommend.md)
 void addRecommendCommand(CLI::App& app, int& exitCode);
+// `attune simulate [SCENARIO | --trace PATH] [flags]` (docs/simulate-report.md)
+void addSimulateCommand(CLI::App& app, int& exitCode);
+// `attune sim [SCENARIO] [flags]` (docs/scenarios.md)
+void addSimCommand(CLI::App& app, int& exitCode);
 // `attune version`
 void addVersionCommand(CLI::App& app, int& exitCode);
 

@@ -11,6 +11,8 @@ int main(int argc, char** argv) {
   int exitCode = 0;
   attune::cli::addPolicyCommand(app, exitCode);
   attune::cli::addRecommendCommand(app, exitCode);
+  attune::cli::addSimCommand(app, exitCode);
+  attune::cli::addSimulateCommand(app, exitCode);
   attune::cli::addVersionCommand(app, exitCode);
   try {
     app.parse(argc, argv);

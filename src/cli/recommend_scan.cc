@@ -144,14 +144,7 @@ report::ContainerReport containerReport(const std::string& name, const Container
 }  // namespace
 
 Result<stats::StatsConfig> statsConfig(const ScanRequest& request) {
-  stats::StatsConfig config;
-  config.cpu.history = config.memory.history = request.history;
-  const api::AttunePolicySpec& spec = request.policy.spec;
-  config.cpu.hourOfDayQuantile = spec.cpu.percentile.value_or(api::kDefaultCpuPercentile) / 100.0;
-  config.memory.hourOfDayQuantile =
-      spec.memory.percentile.value_or(api::kDefaultMemoryPercentile) / 100.0;
-  if (auto valid = config.validate(); !valid) return std::unexpected(valid.error());
-  return config;
+  return recommend::statsConfigFor(request.policy.spec, request.history);
 }
 
 Result<ScanData> fetchScanData(metrics::MetricsSource& source, const ScanRequest& request,

@@ -12,6 +12,8 @@ std::string_view errorCodeName(ErrorCode code) {
       return "NotFound";
     case ErrorCode::kConflict:
       return "Conflict";
+    case ErrorCode::kForbidden:
+      return "Forbidden";
     case ErrorCode::kUnavailable:
       return "Unavailable";
     case ErrorCode::kUnsupported:

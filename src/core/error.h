@@ -14,6 +14,7 @@ enum class ErrorCode {
   kOutOfRange,       // well-formed input whose value is too large, too small or overflows
   kNotFound,         // the named object or file does not exist
   kConflict,         // stale resourceVersion or concurrent modification (HTTP 409)
+  kForbidden,        // refused by policy: RBAC, quota or LimitRange admission (HTTP 403)
   kUnavailable,      // a peer could not be reached or asked us to back off (connection, 429, 5xx)
   kUnsupported,      // valid input that this build does not implement
   kInternal,         // a failure that is not the caller's fault

@@ -9,6 +9,9 @@
 // - Missing data is absent, never zero: a container with no samples has no series, and a
 //   sample that is NaN or infinite is dropped by the backend. A failure of the backend is an
 //   Error (kUnavailable for an unreachable or failing peer), never an empty answer.
+// - Container exclusion: a backend never asks its store for the series of a container the
+//   scope excludes (Scope::excludedContainers) and never returns one. Per-pod answers
+//   (podOwners) are not affected: a pod whose containers are all excluded still has an owner.
 // - Implementations are not required to be thread-safe; one caller drives one source.
 #pragma once
 
@@ -24,12 +27,29 @@
 
 namespace attune::metrics {
 
-// Which namespaces a query covers. Empty = every namespace (one cluster-wide query).
+// One container of one pod.
+struct ContainerId {
+  std::string ns;
+  std::string pod;
+  std::string container;
+  auto operator<=>(const ContainerId&) const = default;
+};
+
+// Which namespaces a query covers, and which containers it leaves out.
 struct Scope {
+  // Empty = every namespace (one cluster-wide query).
   std::vector<std::string> namespaces;
+  // Container names never queried or returned, in any namespace of the scope (the policy's
+  // spec.excludedContainers plus the known sidecars). Order and duplicates do not matter.
+  std::vector<std::string> excludedContainers;
+
   bool allNamespaces() const { return namespaces.empty(); }
   // True if the scope covers namespace `ns`.
   bool contains(std::string_view ns) const;
+  // True if containers named `container` are excluded.
+  bool excludes(std::string_view container) const;
+  // True if the scope covers `id`: its namespace is in scope and its container not excluded.
+  bool includes(const ContainerId& id) const;
 };
 
 // A time range sampled every `step`, inclusive of both ends, as Prometheus query_range.
@@ -37,14 +57,6 @@ struct Range {
   Time start;
   Time end;
   Duration step = std::chrono::minutes(5);
-};
-
-// One container of one pod.
-struct ContainerId {
-  std::string ns;
-  std::string pod;
-  std::string container;
-  auto operator<=>(const ContainerId&) const = default;
 };
 
 // A workload (the top-level owner of a pod): Deployment, StatefulSet, DaemonSet, CronJob, Job,

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "api/policy/policy_defaults.h"
+
 namespace attune::recommend {
 namespace {
 
@@ -52,6 +54,18 @@ std::vector<stats::Sample> aggregateSamples(const std::vector<std::vector<stats:
   }
   for (const auto& [t, at] : byTime) out.push_back(combine(t, at, aggregation));
   return out;
+}
+
+Result<stats::StatsConfig> statsConfigFor(const api::AttunePolicySpec& spec, Duration history) {
+  const auto quantile = [](std::optional<int> percentile, int fallback) {
+    return (percentile.value_or(0) == 0 ? fallback : *percentile) / 100.0;
+  };
+  stats::StatsConfig config;
+  config.cpu.history = config.memory.history = history;
+  config.cpu.hourOfDayQuantile = quantile(spec.cpu.percentile, api::kDefaultCpuPercentile);
+  config.memory.hourOfDayQuantile = quantile(spec.memory.percentile, api::kDefaultMemoryPercentile);
+  if (auto valid = config.validate(); !valid) return std::unexpected(valid.error());
+  return config;
 }
 
 }  // namespace attune::recommend

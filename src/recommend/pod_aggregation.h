@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "api/policy/attune_policy.h"
+#include "core/error.h"
+#include "stats/config.h"
 #include "stats/container_stats.h"
 
 namespace attune::recommend {
@@ -14,5 +16,10 @@ namespace attune::recommend {
 // timestamp (max or mean of memory and of PSI-adjusted CPU across the pods present then).
 std::vector<stats::Sample> aggregateSamples(const std::vector<std::vector<stats::Sample>>& pods,
                                             api::PodAggregation aggregation);
+
+// The statistics configuration for a policy over `history`: the hour-of-day quantiles come
+// from the policy's cpu/memory percentiles (unset or 0: the defaults). Fails when invalid (e.g.
+// a history that is not whole days), naming the field.
+Result<stats::StatsConfig> statsConfigFor(const api::AttunePolicySpec& spec, Duration history);
 
 }  // namespace attune::recommend

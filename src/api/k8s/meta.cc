@@ -1,6 +1,33 @@
 #include "api/k8s/meta.h"
 
+#include <algorithm>
+
 namespace attune::api {
+
+namespace {
+
+bool requirementMatches(const LabelSelectorRequirement& r, const StringMap& labels) {
+  auto it = labels.find(r.key);
+  const bool present = it != labels.end();
+  const bool inValues =
+      present && std::find(r.values.begin(), r.values.end(), it->second) != r.values.end();
+  if (r.operator_ == "In") return inValues;
+  if (r.operator_ == "NotIn") return !inValues;
+  if (r.operator_ == "Exists") return present;
+  if (r.operator_ == "DoesNotExist") return !present;
+  return false;
+}
+
+}  // namespace
+
+bool selectorMatches(const LabelSelector& selector, const StringMap& labels) {
+  for (const auto& [key, value] : selector.matchLabels) {
+    auto it = labels.find(key);
+    if (it == labels.end() || it->second != value) return false;
+  }
+  return std::all_of(selector.matchExpressions.begin(), selector.matchExpressions.end(),
+                     [&](const auto& r) { return requirementMatches(r, labels); });
+}
 
 const Quantity* ResourceList::find(std::string_view name) const {
   if (name == "cpu") return cpu ? &*cpu : nullptr;

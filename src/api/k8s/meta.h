@@ -123,6 +123,11 @@ struct LabelSelector {
   bool operator==(const LabelSelector&) const = default;
 };
 
+// True when `labels` satisfy `selector`: every matchLabels pair and every matchExpression
+// (In, NotIn, Exists, DoesNotExist; an unknown operator matches nothing). An empty selector
+// matches everything. Pure.
+bool selectorMatches(const LabelSelector& selector, const StringMap& labels);
+
 // metav1.Status, as returned in failed responses, watch ERROR events and admission responses.
 struct ApiStatus {
   std::string status;  // "Success" or "Failure"

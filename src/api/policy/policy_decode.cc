@@ -8,6 +8,7 @@
 #include "api/policy/policy_codec.h"
 #include "api/policy/policy_fields.h"
 #include "api/policy/policy_reader.h"
+#include "api/policy/policy_yaml.h"
 #include "api/policy/yaml_stream.h"
 
 namespace attune::api {
@@ -183,6 +184,18 @@ std::vector<DecodedPolicy> decodePolicies(std::string_view yamlOrJson) {
     return {streamError(std::string("cannot decode policy: ") + e.what(), 0, 0)};
   }
   return out;
+}
+
+DecodedPolicy decodePolicyNode(const YAML::Node& doc, int documentIndex) {
+  try {
+    return decodeDocument(doc, documentIndex);
+  } catch (const std::exception& e) {
+    const SourcePosition pos = internal::positionOf(doc);
+    DecodedPolicy out =
+        streamError(std::string("cannot decode policy: ") + e.what(), pos.line, pos.column);
+    out.documentIndex = documentIndex;
+    return out;
+  }
 }
 
 std::vector<DecodedPolicy> checkPolicies(std::string_view yamlOrJson) {

@@ -55,8 +55,8 @@ PrometheusSource::PrometheusSource(PrometheusOptions options, HttpTransportPtr t
 Result<std::vector<PromSeries>> PrometheusSource::run(const Scope& scope, const QueryText& text,
                                                       const std::optional<Range>& range, Time at) {
   std::vector<PromSeries> all;
-  for (const auto& ns : promql::namespacesOf(scope)) {
-    const std::string query = text(ns);
+  for (const auto& q : promql::queryScopesOf(scope)) {
+    const std::string query = text(q);
     auto response = range ? client_.queryRange(query, *range) : client_.query(query, at);
     if (!response) return std::unexpected(response.error());
     for (auto& s : response->series) all.push_back(std::move(s));
@@ -84,15 +84,14 @@ Duration PrometheusSource::rateWindow(const Range& range) const {
 Result<std::vector<ContainerSeries>> PrometheusSource::cpuUsage(const Scope& scope,
                                                                 const Range& range) {
   const Duration window = rateWindow(range);
-  return containerSeries(scope, range,
-                         [&](const auto& ns) { return promql::cpuUsage(ns, window); });
+  return containerSeries(scope, range, [&](const auto& q) { return promql::cpuUsage(q, window); });
 }
 
 Result<std::vector<ContainerSeries>> PrometheusSource::cpuPressureWaiting(const Scope& scope,
                                                                           const Range& range) {
   const Duration window = rateWindow(range);
   return containerSeries(scope, range,
-                         [&](const auto& ns) { return promql::cpuPressureWaiting(ns, window); });
+                         [&](const auto& q) { return promql::cpuPressureWaiting(q, window); });
 }
 
 Result<std::vector<ContainerSeries>> PrometheusSource::memoryWorkingSet(const Scope& scope,
@@ -104,12 +103,12 @@ Result<std::vector<ContainerSeries>> PrometheusSource::cpuThrottleRatio(const Sc
                                                                         const Range& range) {
   const Duration window = std::max(range.step, options_.throttleWindow);
   return containerSeries(scope, range,
-                         [&](const auto& ns) { return promql::cpuThrottleRatio(ns, window); });
+                         [&](const auto& q) { return promql::cpuThrottleRatio(q, window); });
 }
 
 Result<std::vector<OomKill>> PrometheusSource::oomKills(const Scope& scope, const Range& range) {
-  auto series = containerSeries(scope, range,
-                                [&](const auto& ns) { return promql::oomKills(ns, range.step); });
+  auto series =
+      containerSeries(scope, range, [&](const auto& q) { return promql::oomKills(q, range.step); });
   if (!series) return std::unexpected(series.error());
   std::vector<OomKill> out;
   for (const auto& s : *series) {

@@ -15,6 +15,9 @@
 #include "metrics/prometheus/prometheus_client.h"
 
 namespace attune::metrics {
+namespace promql {
+struct QueryScope;
+}  // namespace promql
 
 struct PrometheusOptions {
   PrometheusClientOptions client;  // address, retries, backoff, warning callback
@@ -27,7 +30,9 @@ struct PrometheusOptions {
 };
 
 // Sends one query per metric per namespace of the scope (one per metric for a cluster-wide
-// scope), each aggregated by (namespace, pod, container), and concatenates the answers. Not
+// scope), each aggregated by (namespace, pod, container), and concatenates the answers. The
+// scope's excluded containers are left out by the queries themselves (a `container!~` matcher
+// on every per-container selector), so their series are neither read nor returned. Not
 // thread-safe: one caller drives one source. `clock` must outlive the source.
 class PrometheusSource final : public MetricsSource {
  public:
@@ -51,6 +56,7 @@ class PrometheusSource final : public MetricsSource {
   Result<std::vector<RestartCount>> restartCounts(const Scope& scope, Time at) override;
   // CPU cores are rounded up to whole millicores; memory to the nearest byte.
   Result<std::vector<ContainerResources>> resources(const Scope& scope, Time at) override;
+  // Per pod: the scope's container exclusions do not apply.
   Result<std::vector<PodOwner>> podOwners(const Scope& scope, Time at) override;
   // Node name from the "node" label, else "instance" without its ":port".
   Result<std::vector<NodeSeries>> nodeLoad(const Range& range) override;
@@ -58,10 +64,10 @@ class PrometheusSource final : public MetricsSource {
   Result<std::vector<NodeCapacity>> nodeCapacity(Time at) override;
 
  private:
-  using QueryText = std::function<std::string(const std::optional<std::string>& ns)>;
-  // Runs text(ns) for every namespace of the scope (text(nullopt) once for all namespaces),
-  // as a range query over `range` when set and as an instant query at `at` otherwise, and
-  // concatenates the series.
+  using QueryText = std::function<std::string(const promql::QueryScope& q)>;
+  // Runs text(q) for every query scope of `scope` (promql::queryScopesOf: one per namespace, or
+  // one for all namespaces), as a range query over `range` when set and as an instant query at
+  // `at` otherwise, and concatenates the series.
   Result<std::vector<PromSeries>> run(const Scope& scope, const QueryText& text,
                                       const std::optional<Range>& range, Time at = {});
   Result<std::vector<ContainerSeries>> containerSeries(const Scope& scope, const Range& range,

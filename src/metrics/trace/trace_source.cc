@@ -78,7 +78,7 @@ Result<std::vector<ContainerSeries>> TraceSource::series(
   }
   std::vector<ContainerSeries> out;
   for (const auto& [id, trace] : data_.containers()) {
-    if (!scope.contains(id.ns)) continue;
+    if (!scope.includes(id)) continue;
     auto points = select(trace.*member, range, options_.lookback);
     if (!points.empty()) out.push_back({id, std::move(points)});
   }
@@ -108,7 +108,7 @@ Result<std::vector<OomKill>> TraceSource::oomKills(const Scope& scope, const Ran
   if (range.end < range.start) return std::unexpected(validate(range, 0).error());
   std::vector<OomKill> out;
   for (const auto& [id, trace] : data_.containers()) {
-    if (!scope.contains(id.ns)) continue;
+    if (!scope.includes(id)) continue;
     for (const auto& kill : trace.oomKills) {
       if (kill.time >= range.start && kill.time <= range.end) {
         out.push_back({id, kill.time, kill.value});
@@ -121,7 +121,7 @@ Result<std::vector<OomKill>> TraceSource::oomKills(const Scope& scope, const Ran
 Result<std::vector<RestartCount>> TraceSource::restartCounts(const Scope& scope, Time at) {
   std::vector<RestartCount> out;
   for (const auto& [id, trace] : data_.containers()) {
-    if (!scope.contains(id.ns)) continue;
+    if (!scope.includes(id)) continue;
     if (const auto* latest = latestAt(trace.restarts, at)) out.push_back({id, latest->value});
   }
   return out;
@@ -130,7 +130,7 @@ Result<std::vector<RestartCount>> TraceSource::restartCounts(const Scope& scope,
 Result<std::vector<ContainerResources>> TraceSource::resources(const Scope& scope, Time at) {
   std::vector<ContainerResources> out;
   for (const auto& [id, trace] : data_.containers()) {
-    if (!scope.contains(id.ns)) continue;
+    if (!scope.includes(id)) continue;
     if (const auto* latest = latestAt(trace.resources, at)) {
       const ResourceState& s = latest->value;
       out.push_back({id, s.cpuRequest, s.cpuLimit, s.memoryRequest, s.memoryLimit});

@@ -12,7 +12,8 @@
 // - oomKills: the kills recorded in [start, end] with the working set of the same row.
 // - A metric the trace lacks (PSI, throttling, restarts, OOM kills in Bitbrains files) and the
 //   node queries answer with empty vectors: "no data".
-// - Scope filters by namespace.
+// - Scope filters by namespace and leaves out the excluded containers before their rows are
+//   read; podOwners lists every pod in the scope's namespaces, excluded containers or not.
 // Not thread-safe (as the interface allows); the loaded trace is immutable.
 #pragma once
 

@@ -1,6 +1,9 @@
 #include "sim/cluster/cluster.h"
 
+#include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "sim/cluster/resize_validation.h"
 
@@ -48,6 +51,38 @@ Result<void> requireNamespacedName(const api::ObjectMeta& meta) {
   return {};
 }
 
+// The API server's rule for core/v1 Events without eventTime: involvedObject.namespace must be
+// the event's namespace, or empty for an event in "" or "default" (cluster-scoped objects).
+Result<void> checkEventNamespace(const api::Event& event) {
+  const std::string& ns = event.metadata.namespace_;
+  const std::string& involved = event.involvedObject.namespace_;
+  if (involved.empty() ? (ns.empty() || ns == "default") : involved == ns) return {};
+  return fail(ErrorCode::kInvalidArgument,
+              "Invalid value: \"" + involved + "\": does not match event.namespace",
+              "involvedObject.namespace");
+}
+
+bool isStatusPath(std::string_view path) {
+  return path.starts_with("status") && (path.size() == 6 || path[6] == '.' || path[6] == '[');
+}
+
+// `stored`'s preserved fields of the other part, with `incoming`'s of the `status` part (or of
+// the non-status part when `status` is false), sorted by path.
+std::vector<api::PreservedField> mergePreserved(const std::vector<api::PreservedField>& stored,
+                                                const std::vector<api::PreservedField>& incoming,
+                                                bool status) {
+  std::vector<api::PreservedField> out;
+  for (const auto& f : stored) {
+    if (isStatusPath(f.path) != status) out.push_back(f);
+  }
+  for (const auto& f : incoming) {
+    if (isStatusPath(f.path) == status) out.push_back(f);
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const auto& a, const auto& b) { return a.path < b.path; });
+  return out;
+}
+
 }  // namespace
 
 Result<api::Pod> Cluster::getPod(std::string_view ns, std::string_view name) {
@@ -61,6 +96,14 @@ Result<api::List<api::Node>> Cluster::listNodes(const api::ListOptions& options)
   api::ListOptions clusterScoped = options;
   clusterScoped.namespace_.clear();
   return state_.nodes.listResult(clusterScoped);
+}
+Result<api::Namespace> Cluster::getNamespace(std::string_view name) {
+  return state_.namespaces.get("", name);
+}
+Result<api::List<api::Namespace>> Cluster::listNamespaces(const api::ListOptions& options) {
+  api::ListOptions clusterScoped = options;
+  clusterScoped.namespace_.clear();
+  return state_.namespaces.listResult(clusterScoped);
 }
 Result<api::Deployment> Cluster::getDeployment(std::string_view ns, std::string_view name) {
   return state_.deployments.get(ns, name);
@@ -111,6 +154,13 @@ Result<api::List<api::Event>> Cluster::listEvents(const api::ListOptions& option
   return state_.events.listResult(options);
 }
 
+Result<api::AttunePolicy> Cluster::getAttunePolicy(std::string_view ns, std::string_view name) {
+  return state_.attunePolicies.get(ns, name);
+}
+Result<api::List<api::AttunePolicy>> Cluster::listAttunePolicies(const api::ListOptions& options) {
+  return state_.attunePolicies.listResult(options);
+}
+
 Result<api::WatchBatch<api::Pod>> Cluster::watchPods(const api::ListOptions& options,
                                                      std::string_view resourceVersion) {
   return state_.podEventsAfter(options, resourceVersion);
@@ -147,17 +197,14 @@ Result<api::ObjectMeta> Cluster::patchWorkloadAnnotations(api::WorkloadKind kind
 
 Result<api::Pod> Cluster::resizePod(std::string_view ns, std::string_view name,
                                     std::span<const api::ContainerResize> containers) {
-  bool resized = false;
-  auto pod = state_.pods.modify(ns, name, {}, [&](api::Pod& p) -> Result<Change> {
+  return state_.pods.modify(ns, name, {}, [&](api::Pod& p) -> Result<Change> {
     auto spec = applyResize(p, containers);
     if (!spec) return std::unexpected(spec.error());
     if (*spec == p.spec) return Change::kNone;
+    if (auto ok = state_.admitPodResize(p, *spec); !ok) return std::unexpected(ok.error());
     p.spec = std::move(*spec);
-    resized = true;
     return Change::kSpec;
   });
-  if (pod && resized) state_.recordPendingResize(*pod);
-  return pod;
 }
 
 Result<void> Cluster::evictPod(const api::Eviction& eviction) {
@@ -182,7 +229,28 @@ Result<void> Cluster::evictPod(const api::Eviction& eviction) {
 
 Result<api::Event> Cluster::createEvent(const api::Event& event) {
   if (auto ok = requireNamespacedName(event.metadata); !ok) return std::unexpected(ok.error());
-  return state_.events.create(event);
+  if (auto ok = checkEventNamespace(event); !ok) return std::unexpected(ok.error());
+  api::Event stored = event;
+  if (stored.count <= 0) stored.count = 1;
+  if (!stored.firstTimestamp)
+    stored.firstTimestamp = stored.eventTime.value_or(state_.clock().now());
+  if (!stored.lastTimestamp) stored.lastTimestamp = stored.firstTimestamp;
+  return state_.events.create(std::move(stored));
+}
+
+Result<api::Event> Cluster::updateEvent(const api::Event& event) {
+  if (auto ok = checkEventNamespace(event); !ok) return std::unexpected(ok.error());
+  const api::ObjectMeta& meta = event.metadata;
+  return state_.events.modify(meta.namespace_, meta.name, meta.resourceVersion,
+                              [&](api::Event& stored) -> Result<Change> {
+                                api::Event next = event;
+                                next.metadata = stored.metadata;
+                                next.metadata.labels = meta.labels;
+                                next.metadata.annotations = meta.annotations;
+                                if (next == stored) return Change::kNone;
+                                stored = std::move(next);
+                                return Change::kMetadata;
+                              });
 }
 
 Result<api::Lease> Cluster::getLease(std::string_view ns, std::string_view name) {
@@ -206,6 +274,48 @@ Result<api::Lease> Cluster::updateLease(const api::Lease& lease) {
         stored.metadata.labels = meta.labels;
         stored.metadata.annotations = meta.annotations;
         return Change::kSpec;
+      });
+}
+
+Result<api::AttunePolicy> Cluster::createAttunePolicy(const api::AttunePolicy& policy) {
+  if (auto ok = requireNamespacedName(policy.metadata); !ok) return std::unexpected(ok.error());
+  api::AttunePolicy stored = policy;
+  stored.status = {};
+  stored.preserved = mergePreserved({}, policy.preserved, false);
+  stored.sources = {};
+  return state_.attunePolicies.create(std::move(stored));
+}
+
+Result<api::AttunePolicy> Cluster::updateAttunePolicy(const api::AttunePolicy& policy) {
+  const api::ObjectMeta& meta = policy.metadata;
+  return state_.attunePolicies.modify(
+      meta.namespace_, meta.name, meta.resourceVersion,
+      [&](api::AttunePolicy& stored) -> Result<Change> {
+        auto preserved = mergePreserved(stored.preserved, policy.preserved, false);
+        const bool specChanged = stored.spec != policy.spec || stored.preserved != preserved;
+        const bool metaChanged = stored.metadata.labels != meta.labels ||
+                                 stored.metadata.annotations != meta.annotations ||
+                                 stored.metadata.ownerReferences != meta.ownerReferences;
+        if (!specChanged && !metaChanged) return Change::kNone;
+        stored.spec = policy.spec;
+        stored.preserved = std::move(preserved);
+        stored.metadata.labels = meta.labels;
+        stored.metadata.annotations = meta.annotations;
+        stored.metadata.ownerReferences = meta.ownerReferences;
+        return specChanged ? Change::kSpec : Change::kMetadata;
+      });
+}
+
+Result<api::AttunePolicy> Cluster::updateAttunePolicyStatus(const api::AttunePolicy& policy) {
+  const api::ObjectMeta& meta = policy.metadata;
+  return state_.attunePolicies.modify(
+      meta.namespace_, meta.name, meta.resourceVersion,
+      [&](api::AttunePolicy& stored) -> Result<Change> {
+        auto preserved = mergePreserved(stored.preserved, policy.preserved, true);
+        if (stored.status == policy.status && stored.preserved == preserved) return Change::kNone;
+        stored.status = policy.status;
+        stored.preserved = std::move(preserved);
+        return Change::kMetadata;
       });
 }
 

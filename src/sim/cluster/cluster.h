@@ -16,6 +16,8 @@ class Cluster final : public api::ClusterApi {
   Result<api::List<api::Pod>> listPods(const api::ListOptions& options) override;
   Result<api::Node> getNode(std::string_view name) override;
   Result<api::List<api::Node>> listNodes(const api::ListOptions& options) override;
+  Result<api::Namespace> getNamespace(std::string_view name) override;
+  Result<api::List<api::Namespace>> listNamespaces(const api::ListOptions& options) override;
   Result<api::Deployment> getDeployment(std::string_view ns, std::string_view name) override;
   Result<api::List<api::Deployment>> listDeployments(const api::ListOptions& options) override;
   Result<api::StatefulSet> getStatefulSet(std::string_view ns, std::string_view name) override;
@@ -34,6 +36,8 @@ class Cluster final : public api::ClusterApi {
   Result<api::List<api::HorizontalPodAutoscaler>> listHpas(
       const api::ListOptions& options) override;
   Result<api::List<api::Event>> listEvents(const api::ListOptions& options) override;
+  Result<api::AttunePolicy> getAttunePolicy(std::string_view ns, std::string_view name) override;
+  Result<api::List<api::AttunePolicy>> listAttunePolicies(const api::ListOptions& options) override;
 
   Result<api::WatchBatch<api::Pod>> watchPods(const api::ListOptions& options,
                                               std::string_view resourceVersion) override;
@@ -45,17 +49,28 @@ class Cluster final : public api::ClusterApi {
                                                    std::string_view name,
                                                    const api::AnnotationChanges& changes,
                                                    std::string_view resourceVersion) override;
-  // Accepted resizes are queued in ClusterState::pendingResizes() for the kubelet model; a
-  // resize that changes nothing is not a write (no new resourceVersion, nothing queued).
+  // Admission is ClusterState::admitPodResize. The kubelet model (sim/kubelet) acts on the
+  // difference between the new spec and the pod's status; nothing else is handed over.
   Result<api::Pod> resizePod(std::string_view ns, std::string_view name,
                              std::span<const api::ContainerResize> containers) override;
   // PodDisruptionBudgets are not modelled yet: an eviction that passes its preconditions
   // always succeeds.
   Result<void> evictPod(const api::Eviction& eviction) override;
+  // Fills what a client-go recorder would have set when the request leaves it empty: count 1,
+  // firstTimestamp = eventTime or now, lastTimestamp = firstTimestamp. (The API server itself
+  // stores them as given: a client of a real cluster must set them.)
   Result<api::Event> createEvent(const api::Event& event) override;
+  Result<api::Event> updateEvent(const api::Event& event) override;
   Result<api::Lease> getLease(std::string_view ns, std::string_view name) override;
   Result<api::Lease> createLease(const api::Lease& lease) override;
   Result<api::Lease> updateLease(const api::Lease& lease) override;
+  // Policies are stored as given beyond the rules of cluster_api.h: neither defaulted nor
+  // validated (the controller does both when it reads them), as for a custom resource without
+  // a validating webhook. Fields kept in AttunePolicy::preserved follow their part: "status..."
+  // paths with the status, the others with spec and metadata.
+  Result<api::AttunePolicy> createAttunePolicy(const api::AttunePolicy& policy) override;
+  Result<api::AttunePolicy> updateAttunePolicy(const api::AttunePolicy& policy) override;
+  Result<api::AttunePolicy> updateAttunePolicyStatus(const api::AttunePolicy& policy) override;
 
  private:
   ClusterState& state_;

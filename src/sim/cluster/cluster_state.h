@@ -1,9 +1,11 @@
-// The simulated cluster's state of record: every object, the pod watch log, accepted resizes
-// awaiting the kubelet, and evictions. sim::Cluster serves the ClusterApi from it; the kubelet
-// model, workload controllers and scenario setup read and write it directly. Not thread-safe.
+// The simulated cluster's state of record: every object, the pod watch log, evictions, and the
+// API server's admission (LimitRanger, ResourceQuota) and quota accounting for pods. sim::Cluster
+// serves the ClusterApi from it; the kubelet model, workload controllers and scenario setup read
+// and write it directly. Not thread-safe.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,17 +13,9 @@
 #include "api/cluster_api.h"
 #include "core/clock.h"
 #include "sim/cluster/object_store.h"
+#include "sim/cluster/quota_usage.h"
 
 namespace attune::sim {
-
-// A resize the API server accepted and the kubelet has not acted on yet: the hand-over point
-// to the kubelet model, which decides PodResizeInProgress or PodResizePending (Deferred,
-// Infeasible) and applies the resources. Nothing here fakes that decision.
-struct PendingResize {
-  std::string namespace_;
-  std::string name;
-  std::int64_t generation = 0;  // the pod's metadata.generation the resize produced
-};
 
 // A pod removed through the eviction subresource, as it was just before deletion.
 struct EvictionRecord {
@@ -38,34 +32,54 @@ class ClusterState {
 
   Clock& clock() const { return clock_; }
 
-  // Creates a pod as the API server does: stamped, and status.qosClass computed from the spec
-  // when unset. Prefer this to pods.create().
+  // Creates a pod as the API server does, in its order: defaulting (a limit without a request
+  // gives the request) and LimitRanger defaults from the namespace's LimitRanges
+  // (limit_ranger.h); validation of the resources (kInvalidArgument with the field, e.g. a
+  // request above its limit); LimitRanger min/max and ResourceQuota admission (kForbidden, see
+  // ClusterApi::resizePod); then stamped, with status.qosClass computed from the spec when
+  // unset. The namespace need not exist. Prefer this to pods.create().
   Result<api::Pod> createPod(api::Pod pod);
+  // Deletes a pod (a DELETED watch event) and returns it as last seen.
+  Result<api::Pod> deletePod(std::string_view ns, std::string_view name);
+
+  // Admission of changing `pod`'s spec to `spec` (the resize subresource, after its
+  // validation): LimitRanger validation of `spec`, then ResourceQuota admission of the increase.
+  // kForbidden with the plugin's message when refused.
+  Result<void> admitPodResize(const api::Pod& pod, const api::PodSpec& spec) const;
+
+  // Creates namespace `name` (status.phase Active) unless it exists; returns it.
+  Result<api::Namespace> ensureNamespace(std::string_view name);
 
   // Pod events with a resourceVersion above `resourceVersion` ("" = all) that `options`
   // selects, oldest first; kInvalidArgument (field "resourceVersion") when it is not a number.
   Result<api::WatchBatch<api::Pod>> podEventsAfter(const api::ListOptions& options,
                                                    std::string_view resourceVersion) const;
 
-  // Queues `pod` (just resized) for the kubelet model.
-  void recordPendingResize(const api::Pod& pod);
-  // The queued resizes, oldest first; the queue is left empty.
-  std::vector<PendingResize> takePendingResizes();
-  const std::vector<PendingResize>& pendingResizes() const { return pendingResizes_; }
-
   // Deletes the pod (a DELETED watch event) and records the eviction at clock().now().
   Result<void> evictPod(std::string_view ns, std::string_view name);
   const std::vector<EvictionRecord>& evictions() const { return evictions_; }
+
+  // ResourceQuota status is kept current on every write, as the quota controller and quota
+  // admission keep it: status.hard = spec.hard, and status.used = the charges (quota_usage.h) of
+  // the namespace's pods that the quota's scopes select, on the resources of spec.hard (other
+  // resources keep their stored used). Every pod write (create, spec or phase change, delete,
+  // through any path) updates the quotas of its namespace incrementally, writing a quota only
+  // when its status changes; creating or changing a quota other than through this accounting
+  // recomputes it. This recomputes every quota from scratch, writing those that differ: it
+  // never changes anything, and exists to check the incremental accounting.
+  void refreshQuotaUsage();
 
  private:
   Clock& clock_;
   Versioner versioner_;
 
  public:
-  // One store per kind. Each write through them takes the next cluster-wide resourceVersion;
-  // pod writes also enter the watch log (do not replace the pods observer).
+  // One store per kind. Each write through them takes the next cluster-wide resourceVersion.
+  // Pod writes also enter the watch log, pod and quota writes the quota accounting: do not
+  // replace the pods or resourceQuotas observers.
   ObjectStore<api::Pod> pods{"pods", versioner_};
   ObjectStore<api::Node> nodes{"nodes", versioner_};
+  ObjectStore<api::Namespace> namespaces{"namespaces", versioner_};
   ObjectStore<api::Deployment> deployments{"deployments.apps", versioner_};
   ObjectStore<api::StatefulSet> statefulSets{"statefulsets.apps", versioner_};
   ObjectStore<api::DaemonSet> daemonSets{"daemonsets.apps", versioner_};
@@ -78,11 +92,28 @@ class ClusterState {
                                                  versioner_};
   ObjectStore<api::Event> events{"events", versioner_};
   ObjectStore<api::Lease> leases{"leases.coordination.k8s.io", versioner_};
+  ObjectStore<api::AttunePolicy> attunePolicies{"attunepolicies.attune.io", versioner_};
 
  private:
+  // Charges of the non-terminal pods of one namespace that has quotas, by pod name.
+  struct NamespaceQuotas {
+    int quotas = 0;
+    std::map<std::string, QuotaCharge, std::less<>> charges;
+  };
+
+  void onPodWritten(api::WatchEventType type, const api::Pod& pod);
+  void onQuotaWritten(api::WatchEventType type, const api::ResourceQuota& quota);
+  void chargeNamespace(const std::string& ns, NamespaceQuotas& quotas) const;
+  void recomputeQuota(const std::string& ns, const std::string& name);
+  void writeQuotaStatus(const std::string& ns, const std::string& name, api::ResourceList hard,
+                        api::ResourceList used);
+  Result<void> admitQuota(const api::Pod& pod, const QuotaCharge* before,
+                          const QuotaCharge& after) const;
+
   std::vector<api::WatchEvent<api::Pod>> podLog_;  // in resourceVersion order
-  std::vector<PendingResize> pendingResizes_;
   std::vector<EvictionRecord> evictions_;
+  std::map<std::string, NamespaceQuotas, std::less<>> quotaNamespaces_;
+  bool writingQuotaStatus_ = false;
 };
 
 }  // namespace attune::sim

@@ -4,34 +4,14 @@
 #include <cstdio>
 
 namespace attune::sim {
-namespace {
-
-bool requirementMatches(const api::LabelSelectorRequirement& r, const api::StringMap& labels) {
-  auto it = labels.find(r.key);
-  const bool present = it != labels.end();
-  const bool inValues =
-      present && std::find(r.values.begin(), r.values.end(), it->second) != r.values.end();
-  if (r.operator_ == "In") return inValues;
-  if (r.operator_ == "NotIn") return !inValues;
-  if (r.operator_ == "Exists") return present;
-  if (r.operator_ == "DoesNotExist") return !present;
-  return false;
-}
-
-}  // namespace
 
 bool selectorMatches(const api::LabelSelector& selector, const api::StringMap& labels) {
-  for (const auto& [key, value] : selector.matchLabels) {
-    auto it = labels.find(key);
-    if (it == labels.end() || it->second != value) return false;
-  }
-  return std::all_of(selector.matchExpressions.begin(), selector.matchExpressions.end(),
-                     [&](const auto& r) { return requirementMatches(r, labels); });
+  return api::selectorMatches(selector, labels);
 }
 
 bool listMatches(const api::ListOptions& options, const api::ObjectMeta& meta) {
   if (!options.namespace_.empty() && options.namespace_ != meta.namespace_) return false;
-  return selectorMatches(options.labelSelector, meta.labels);
+  return api::selectorMatches(options.labelSelector, meta.labels);
 }
 
 void Versioner::nameFromGenerateName(api::ObjectMeta& meta) {

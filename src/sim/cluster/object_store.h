@@ -17,8 +17,8 @@
 
 namespace attune::sim {
 
-// True when `labels` satisfy `selector`: every matchLabels pair and every matchExpression
-// (In, NotIn, Exists, DoesNotExist; an unknown operator matches nothing). Pure.
+// api::selectorMatches (api/k8s/meta.h), kept under this name for existing callers; call it
+// qualified (sim::selectorMatches): unqualified calls with api arguments are ambiguous. Pure.
 bool selectorMatches(const api::LabelSelector& selector, const api::StringMap& labels);
 // True when `meta` is in `options`' namespace (any when empty) and matches its selector.
 bool listMatches(const api::ListOptions& options, const api::ObjectMeta& meta);
@@ -87,6 +87,21 @@ class ObjectStore {
       if (listMatches(options, object.metadata)) out.push_back(object);
     }
     return out;
+  }
+  // Calls fn(const T&) for every object, in (namespace, name) order, without copying. `fn` must
+  // not write to this store.
+  template <typename Fn>
+  void forEach(Fn&& fn) const {
+    for (const auto& entry : objects_) fn(entry.second);
+  }
+  // Calls fn(const T&) for every object in namespace `ns` ("" = the cluster-scoped objects), in
+  // name order, without copying. `fn` must not write to this store.
+  template <typename Fn>
+  void forEachInNamespace(std::string_view ns, Fn&& fn) const {
+    for (auto it = objects_.lower_bound(key(ns, "")); it != objects_.end() && it->first.first == ns;
+         ++it) {
+      fn(it->second);
+    }
   }
   // Stamps and stores a new object; kConflict ("AlreadyExists") when its key is taken.
   Result<T> create(T object) {

@@ -1,6 +1,7 @@
 #include "sim/cluster/resize_validation.h"
 
 #include <string>
+#include <vector>
 
 namespace attune::sim {
 namespace {
@@ -64,6 +65,33 @@ Result<void> checkRequestWithinLimit(const api::ResourceRequirements& r, std::st
   return {};
 }
 
+Result<void> checkNonNegative(const api::ResourceList& list, const std::string& path) {
+  Result<void> result;
+  list.forEach([&](std::string_view name, const Quantity& q) {
+    if (result && q.sign() < 0) {
+      result = fail(ErrorCode::kInvalidArgument, "must be greater than or equal to 0",
+                    joinPath(path, name));
+    }
+  });
+  return result;
+}
+
+Result<void> checkContainers(const std::vector<api::Container>& containers,
+                             std::string_view field) {
+  for (std::size_t i = 0; i < containers.size(); ++i) {
+    const api::Container& c = containers[i];
+    const std::string path = "spec." + std::string(field) + "[" + std::to_string(i) + "]";
+    if (auto ok = checkNonNegative(c.resources.requests, path + ".resources.requests"); !ok) {
+      return ok;
+    }
+    if (auto ok = checkNonNegative(c.resources.limits, path + ".resources.limits"); !ok) return ok;
+    for (std::string_view name : {"cpu", "memory"}) {
+      if (auto ok = checkRequestWithinLimit(c.resources, name, path); !ok) return ok;
+    }
+  }
+  return {};
+}
+
 api::QosClass storedQos(const api::Pod& pod) {
   for (auto qos :
        {api::QosClass::kBestEffort, api::QosClass::kBurstable, api::QosClass::kGuaranteed}) {
@@ -111,6 +139,11 @@ Result<api::PodSpec> applyResize(const api::Pod& pod,
                 "spec");
   }
   return spec;
+}
+
+Result<void> validatePodResources(const api::PodSpec& spec) {
+  if (auto ok = checkContainers(spec.containers, "containers"); !ok) return ok;
+  return checkContainers(spec.initContainers, "initContainers");
 }
 
 }  // namespace attune::sim

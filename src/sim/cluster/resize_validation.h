@@ -1,5 +1,5 @@
-// The API server's validation of the pod `resize` subresource (KEP-1287), as a pure function
-// the simulated cluster applies before storing a resize.
+// The API server's validation of pod resources: of a pod being created, and of the pod `resize`
+// subresource (KEP-1287). Pure functions the simulated cluster applies before storing.
 #pragma once
 
 #include <span>
@@ -20,5 +20,11 @@ namespace attune::sim {
 // <container> is "spec.containers[i]" or "spec.initContainers[i]". Pure.
 Result<api::PodSpec> applyResize(const api::Pod& pod,
                                  std::span<const api::ContainerResize> containers);
+
+// The resource rules of pod validation on create, over regular and init containers; fails
+// with kInvalidArgument and Error::field set: "<container>.resources.{requests,limits}.<name>"
+// for a negative quantity, "<container>.resources.requests" for a cpu or memory request above
+// its limit. Pure.
+Result<void> validatePodResources(const api::PodSpec& spec);
 
 }  // namespace attune::sim

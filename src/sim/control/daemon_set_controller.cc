@@ -25,24 +25,35 @@ std::set<std::string> eligibleNodes(const ClusterState& state, const api::Daemon
   return out;
 }
 
+// What the controller needs of one of its pods, copied out of the store.
+struct DaemonPod {
+  std::string name;
+  std::string revision;  // its kRevisionHashLabel
+  bool ready = false;
+};
+
 // Active controlled pods by node, after deleting those on ineligible nodes and duplicates.
-std::map<std::string, api::Pod> prunedPodsByNode(ClusterState& state, const api::DaemonSet& ds,
-                                                 const std::set<std::string>& eligible) {
-  std::map<std::string, api::Pod> byNode;
-  for (auto& pod : controlledPods(state, ds.metadata.namespace_, ds.metadata.uid)) {
-    if (!isPodActive(pod)) continue;
-    if (eligible.contains(pod.spec.nodeName) && !byNode.contains(pod.spec.nodeName)) {
-      byNode.emplace(pod.spec.nodeName, std::move(pod));
+std::map<std::string, DaemonPod> prunedPodsByNode(ClusterState& state, const api::DaemonSet& ds,
+                                                  const std::set<std::string>& eligible) {
+  std::map<std::string, DaemonPod> byNode;
+  std::vector<std::string> doomed;
+  for (const api::Pod* pod : controlledPodRefs(state, ds.metadata.namespace_, ds.metadata.uid)) {
+    if (!isPodActive(*pod)) continue;
+    if (eligible.contains(pod->spec.nodeName) && !byNode.contains(pod->spec.nodeName)) {
+      byNode.emplace(
+          pod->spec.nodeName,
+          DaemonPod{pod->metadata.name, labelOf(*pod, kRevisionHashLabel), isPodReady(*pod)});
     } else {
-      (void)state.pods.erase(pod.metadata.namespace_, pod.metadata.name);
+      doomed.push_back(pod->metadata.name);
     }
   }
+  for (const std::string& name : doomed) (void)state.pods.erase(ds.metadata.namespace_, name);
   return byNode;
 }
 
 void reconcile(ClusterState& state, const api::DaemonSet& ds) {
   const std::set<std::string> eligible = eligibleNodes(state, ds);
-  std::map<std::string, api::Pod> byNode = prunedPodsByNode(state, ds, eligible);
+  std::map<std::string, DaemonPod> byNode = prunedPodsByNode(state, ds, eligible);
   const api::PodTemplateSpec podTemplate = withRevisionLabel(ds.metadata, ds.spec.template_);
   const std::string revision = revisionOf(ds.metadata, ds.spec.template_);
   const Owner owner{"apps/v1", "DaemonSet", ds.metadata};
@@ -50,10 +61,10 @@ void reconcile(ClusterState& state, const api::DaemonSet& ds) {
                                     [&](const std::string& node) { return byNode.contains(node); });
   if (complete && ds.spec.strategyType != "OnDelete") {
     auto outdated = std::find_if(byNode.begin(), byNode.end(), [&](const auto& entry) {
-      return labelOf(entry.second, kRevisionHashLabel) != revision;
+      return entry.second.revision != revision;
     });
     if (outdated != byNode.end()) {
-      (void)state.pods.erase(outdated->second.metadata.namespace_, outdated->second.metadata.name);
+      (void)state.pods.erase(ds.metadata.namespace_, outdated->second.name);
       byNode.erase(outdated);
     }
   }
@@ -61,7 +72,10 @@ void reconcile(ClusterState& state, const api::DaemonSet& ds) {
     if (byNode.contains(node)) continue;
     api::Pod pod = podFromTemplate(owner, podTemplate);
     pod.spec.nodeName = node;
-    if (auto made = state.createPod(std::move(pod))) byNode.emplace(node, std::move(*made));
+    if (auto made = state.createPod(std::move(pod))) {
+      byNode.emplace(node, DaemonPod{made->metadata.name, labelOf(*made, kRevisionHashLabel),
+                                     isPodReady(*made)});
+    }
   }
   api::WorkloadStatus status = ds.status;
   status.observedGeneration = ds.metadata.generation;
@@ -69,8 +83,8 @@ void reconcile(ClusterState& state, const api::DaemonSet& ds) {
   status.currentNumberScheduled = static_cast<std::int32_t>(byNode.size());
   status.updatedNumberScheduled = status.numberReady = 0;
   for (const auto& [node, pod] : byNode) {
-    if (labelOf(pod, kRevisionHashLabel) == revision) ++status.updatedNumberScheduled;
-    if (isPodReady(pod)) ++status.numberReady;
+    if (pod.revision == revision) ++status.updatedNumberScheduled;
+    if (pod.ready) ++status.numberReady;
   }
   status.numberAvailable = status.numberReady;
   writeStatus(state.daemonSets, ds, status);

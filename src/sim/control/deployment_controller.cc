@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "sim/control/owned_pods.h"
@@ -9,13 +11,20 @@
 namespace attune::sim {
 namespace {
 
-std::vector<api::ReplicaSet> ownedReplicaSets(const ClusterState& state, const api::Deployment& d) {
-  api::ListOptions options;
-  options.namespace_ = d.metadata.namespace_;
-  std::vector<api::ReplicaSet> out = state.replicaSets.list(options);
-  std::erase_if(out, [&](const api::ReplicaSet& rs) {
+// What the Deployment controller needs of one of its ReplicaSets, copied out of the store.
+struct OwnedSet {
+  std::string name;
+  std::string uid;
+  std::int32_t replicas = 1;
+};
+
+std::vector<OwnedSet> ownedReplicaSets(const ClusterState& state, const api::Deployment& d) {
+  std::vector<OwnedSet> out;
+  state.replicaSets.forEachInNamespace(d.metadata.namespace_, [&](const api::ReplicaSet& rs) {
     const api::OwnerReference* ref = rs.metadata.controllerRef();
-    return ref == nullptr || ref->uid != d.metadata.uid;
+    if (ref != nullptr && ref->uid == d.metadata.uid) {
+      out.push_back({rs.metadata.name, rs.metadata.uid, rs.spec.replicas.value_or(1)});
+    }
   });
   return out;
 }
@@ -41,68 +50,82 @@ api::ReplicaSet newReplicaSet(const api::Deployment& d, std::int32_t replicas) {
   return rs;
 }
 
-void setReplicas(ClusterState& state, const api::ReplicaSet& rs, std::int32_t replicas) {
-  (void)state.replicaSets.modify(rs.metadata.namespace_, rs.metadata.name, "",
-                                 [&](api::ReplicaSet& r) {
-                                   if (r.spec.replicas == replicas) return Change::kNone;
-                                   r.spec.replicas = replicas;
-                                   return Change::kSpec;
-                                 });
+void setReplicas(ClusterState& state, std::string_view ns, const OwnedSet& rs,
+                 std::int32_t replicas) {
+  (void)state.replicaSets.modify(ns, rs.name, "", [&](api::ReplicaSet& r) {
+    if (r.spec.replicas == replicas) return Change::kNone;
+    r.spec.replicas = replicas;
+    return Change::kSpec;
+  });
 }
 
 void scaleOne(ClusterState& state, const api::Deployment& d) {
   if (d.spec.paused) return;
   const std::int32_t desired = std::max(0, d.spec.replicas.value_or(1));
-  std::vector<api::ReplicaSet> sets = ownedReplicaSets(state, d);
+  const std::vector<OwnedSet> sets = ownedReplicaSets(state, d);
   const std::string current = replicaSetName(d);
-  auto it = std::find_if(sets.begin(), sets.end(),
-                         [&](const auto& rs) { return rs.metadata.name == current; });
+  auto it =
+      std::find_if(sets.begin(), sets.end(), [&](const auto& rs) { return rs.name == current; });
   std::int32_t oldTotal = 0;
   for (const auto& rs : sets) {
-    if (rs.metadata.name != current) oldTotal += rs.spec.replicas.value_or(1);
+    if (rs.name != current) oldTotal += rs.replicas;
   }
   const bool rollOneStep = oldTotal > 0 && d.spec.strategyType != "Recreate";
-  const std::int32_t had = it == sets.end() ? 0 : it->spec.replicas.value_or(1);
+  const std::int32_t had = it == sets.end() ? 0 : it->replicas;
   const std::int32_t target = rollOneStep ? std::min(desired, had + 1) : desired;
   if (it == sets.end()) {
     (void)state.replicaSets.create(newReplicaSet(d, target));
   } else {
-    setReplicas(state, *it, target);
+    setReplicas(state, d.metadata.namespace_, *it, target);
   }
   std::int32_t oldBudget = rollOneStep ? desired - target : 0;
   for (const auto& rs : sets) {
-    if (rs.metadata.name == current) continue;
-    const std::int32_t keep = std::min(rs.spec.replicas.value_or(1), oldBudget);
+    if (rs.name == current) continue;
+    const std::int32_t keep = std::min(rs.replicas, oldBudget);
     oldBudget -= keep;
-    setReplicas(state, rs, keep);
+    setReplicas(state, d.metadata.namespace_, rs, keep);
   }
 }
 
-void updateStatusOne(ClusterState& state, const api::Deployment& d) {
+api::WorkloadStatus statusOf(const ClusterState& state, const api::Deployment& d) {
   api::WorkloadStatus status = d.status;
   status.observedGeneration = d.metadata.generation;
   status.replicas = status.updatedReplicas = status.readyReplicas = 0;
   const std::string current = replicaSetName(d);
   for (const auto& rs : ownedReplicaSets(state, d)) {
-    for (const auto& pod : controlledPods(state, rs.metadata.namespace_, rs.metadata.uid)) {
-      if (!isPodActive(pod)) continue;
+    for (const api::Pod* pod : controlledPodRefs(state, d.metadata.namespace_, rs.uid)) {
+      if (!isPodActive(*pod)) continue;
       ++status.replicas;
-      if (rs.metadata.name == current) ++status.updatedReplicas;
-      if (isPodReady(pod)) ++status.readyReplicas;
+      if (rs.name == current) ++status.updatedReplicas;
+      if (isPodReady(*pod)) ++status.readyReplicas;
     }
   }
   status.availableReplicas = status.readyReplicas;
-  writeStatus(state.deployments, d, status);
+  return status;
 }
 
 }  // namespace
 
 void DeploymentController::scale(ClusterState& state, Time /*now*/) const {
-  for (const auto& d : state.deployments.list({})) scaleOne(state, d);
+  // Scaling writes ReplicaSets only, so the Deployments are read in place.
+  state.deployments.forEach([&](const api::Deployment& d) { scaleOne(state, d); });
 }
 
 void DeploymentController::updateStatus(ClusterState& state, Time /*now*/) const {
-  for (const auto& d : state.deployments.list({})) updateStatusOne(state, d);
+  // Statuses are computed in place, then the changed ones written.
+  std::vector<std::tuple<std::string, std::string, api::WorkloadStatus>> changed;
+  state.deployments.forEach([&](const api::Deployment& d) {
+    api::WorkloadStatus status = statusOf(state, d);
+    if (!(status == d.status)) {
+      changed.emplace_back(d.metadata.namespace_, d.metadata.name, std::move(status));
+    }
+  });
+  for (auto& [ns, name, status] : changed) {
+    (void)state.deployments.modify(ns, name, "", [&](api::Deployment& d) {
+      d.status = std::move(status);
+      return Change::kMetadata;
+    });
+  }
 }
 
 }  // namespace attune::sim

@@ -95,13 +95,23 @@ api::Pod podFromTemplate(const Owner& owner, const api::PodTemplateSpec& podTemp
 
 std::vector<api::Pod> controlledPods(const ClusterState& state, std::string_view ns,
                                      std::string_view uid) {
-  api::ListOptions options;
-  options.namespace_ = std::string(ns);
+  // Reads the namespace in place and copies only the pods the owner controls: controllers run
+  // every tick, and copying every pod of the namespace for each owner dominated a tick.
   std::vector<api::Pod> out;
-  for (auto& pod : state.pods.list(options)) {
+  state.pods.forEachInNamespace(ns, [&](const api::Pod& pod) {
     const api::OwnerReference* ref = pod.metadata.controllerRef();
-    if (ref != nullptr && ref->uid == uid) out.push_back(std::move(pod));
-  }
+    if (ref != nullptr && ref->uid == uid) out.push_back(pod);
+  });
+  return out;
+}
+
+std::vector<const api::Pod*> controlledPodRefs(const ClusterState& state, std::string_view ns,
+                                               std::string_view uid) {
+  std::vector<const api::Pod*> out;
+  state.pods.forEachInNamespace(ns, [&](const api::Pod& pod) {
+    const api::OwnerReference* ref = pod.metadata.controllerRef();
+    if (ref != nullptr && ref->uid == uid) out.push_back(&pod);
+  });
   return out;
 }
 

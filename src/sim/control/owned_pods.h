@@ -44,6 +44,9 @@ api::Pod podFromTemplate(const Owner& owner, const api::PodTemplateSpec& podTemp
 // The pods in `ns` whose controller reference has uid `uid`, in name order.
 std::vector<api::Pod> controlledPods(const ClusterState& state, std::string_view ns,
                                      std::string_view uid);
+// The same pods, read in place: the pointers are valid until the next write to state.pods.
+std::vector<const api::Pod*> controlledPodRefs(const ClusterState& state, std::string_view ns,
+                                               std::string_view uid);
 // True when the controller still counts the pod: not Succeeded/Failed and not deleting.
 bool isPodActive(const api::Pod& pod);
 // True when the pod's Ready condition is True.

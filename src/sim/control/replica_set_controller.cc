@@ -1,6 +1,7 @@
 #include "sim/control/replica_set_controller.h"
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "sim/control/owned_pods.h"
@@ -16,25 +17,40 @@ bool deleteBefore(const api::Pod& a, const api::Pod& b) {
 }
 
 void reconcile(ClusterState& state, const api::ReplicaSet& rs) {
-  std::vector<api::Pod> pods = controlledPods(state, rs.metadata.namespace_, rs.metadata.uid);
-  std::erase_if(pods, [](const api::Pod& p) { return !isPodActive(p); });
+  // Pods are read in place; names are copied out before any write to the pod store.
+  std::vector<const api::Pod*> pods =
+      controlledPodRefs(state, rs.metadata.namespace_, rs.metadata.uid);
+  std::erase_if(pods, [](const api::Pod* p) { return !isPodActive(*p); });
   const auto desired = static_cast<std::size_t>(std::max(0, rs.spec.replicas.value_or(1)));
-  const Owner owner{"apps/v1", "ReplicaSet", rs.metadata};
-  for (std::size_t i = pods.size(); i < desired; ++i) {
-    if (auto pod = state.createPod(podFromTemplate(owner, rs.spec.template_))) pods.push_back(*pod);
-  }
+  std::size_t replicas = pods.size();
+  std::int32_t ready = 0;
+  std::vector<std::string> surplus;
   if (pods.size() > desired) {
-    std::sort(pods.begin(), pods.end(), deleteBefore);
-    for (std::size_t i = 0; i < pods.size() - desired; ++i) {
-      (void)state.pods.erase(pods[i].metadata.namespace_, pods[i].metadata.name);
+    std::sort(pods.begin(), pods.end(),
+              [](const api::Pod* a, const api::Pod* b) { return deleteBefore(*a, *b); });
+    const std::size_t extra = pods.size() - desired;
+    for (std::size_t i = 0; i < pods.size(); ++i) {
+      if (i < extra) {
+        surplus.push_back(pods[i]->metadata.name);
+      } else if (isPodReady(*pods[i])) {
+        ++ready;
+      }
     }
-    pods.erase(pods.begin(), pods.begin() + static_cast<std::ptrdiff_t>(pods.size() - desired));
+    replicas = desired;
+  } else {
+    ready = static_cast<std::int32_t>(
+        std::count_if(pods.begin(), pods.end(), [](const api::Pod* p) { return isPodReady(*p); }));
+  }
+  pods.clear();  // the pointers are not used past the first write
+  for (const std::string& name : surplus) (void)state.pods.erase(rs.metadata.namespace_, name);
+  const Owner owner{"apps/v1", "ReplicaSet", rs.metadata};
+  for (std::size_t i = replicas; i < desired; ++i) {
+    if (state.createPod(podFromTemplate(owner, rs.spec.template_))) ++replicas;
   }
   api::WorkloadStatus status = rs.status;
   status.observedGeneration = rs.metadata.generation;
-  status.replicas = static_cast<std::int32_t>(pods.size());
-  status.readyReplicas =
-      static_cast<std::int32_t>(std::count_if(pods.begin(), pods.end(), isPodReady));
+  status.replicas = static_cast<std::int32_t>(replicas);
+  status.readyReplicas = ready;
   status.availableReplicas = status.readyReplicas;
   writeStatus(state.replicaSets, rs, status);
 }

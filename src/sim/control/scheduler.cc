@@ -76,6 +76,9 @@ void bind(ClusterState& state, const api::Pod& pod, const std::string& node, Tim
 }  // namespace
 
 void Scheduler::tick(ClusterState& state, Time now) const {
+  bool anyPending = false;
+  state.pods.forEach([&](const api::Pod& pod) { anyPending = anyPending || isPending(pod); });
+  if (!anyPending) return;  // the common tick: nothing to bind, nothing to copy
   const std::vector<api::Pod> pods = state.pods.list({});
   const std::vector<api::Node> nodes = state.nodes.list({});
   UsageByNode usage = usageOf(pods);

@@ -33,8 +33,8 @@ void reconcile(ClusterState& state, const api::StatefulSet& sts) {
   const api::PodTemplateSpec podTemplate = withRevisionLabel(sts.metadata, sts.spec.template_);
   const std::string revision = revisionOf(sts.metadata, sts.spec.template_);
   std::set<std::string> present;
-  for (const auto& pod : controlledPods(state, sts.metadata.namespace_, sts.metadata.uid)) {
-    present.insert(pod.metadata.name);
+  for (const api::Pod* pod : controlledPodRefs(state, sts.metadata.namespace_, sts.metadata.uid)) {
+    present.insert(pod->metadata.name);
   }
   std::set<std::string> wanted;
   for (std::int32_t i = 0; i < replicas; ++i) wanted.insert(ordinalName(sts, i));
@@ -52,11 +52,11 @@ void reconcile(ClusterState& state, const api::StatefulSet& sts) {
   api::WorkloadStatus status = sts.status;
   status.observedGeneration = sts.metadata.generation;
   status.replicas = status.updatedReplicas = status.readyReplicas = 0;
-  for (const auto& pod : controlledPods(state, sts.metadata.namespace_, sts.metadata.uid)) {
-    if (!isPodActive(pod)) continue;
+  for (const api::Pod* pod : controlledPodRefs(state, sts.metadata.namespace_, sts.metadata.uid)) {
+    if (!isPodActive(*pod)) continue;
     ++status.replicas;
-    if (labelOf(pod, kRevisionHashLabel) == revision) ++status.updatedReplicas;
-    if (isPodReady(pod)) ++status.readyReplicas;
+    if (labelOf(*pod, kRevisionHashLabel) == revision) ++status.updatedReplicas;
+    if (isPodReady(*pod)) ++status.readyReplicas;
   }
   status.availableReplicas = status.readyReplicas;
   status.currentReplicas = status.updatedReplicas == status.replicas

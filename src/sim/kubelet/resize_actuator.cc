@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <string>
 #include <utility>
 
 namespace attune::sim {
@@ -215,33 +216,34 @@ Result<std::vector<ResizeDecision>> actuateResizes(ClusterState& state, std::str
   if (node == nullptr) return std::unexpected(notFoundError("nodes", nodeName));
   const api::ResourceList allocatable = node->status.allocatable;
 
+  // The node's active pods, in (namespace, name) order; only they are copied below.
+  std::vector<std::pair<std::string, std::string>> onNode;
+  state.pods.forEach([&](const api::Pod& pod) {
+    if (active(pod, nodeName)) onNode.emplace_back(pod.metadata.namespace_, pod.metadata.name);
+  });
+
   std::vector<ResizeDecision> decisions;
-  for (const api::Pod& listed : state.pods.list({})) {
-    if (!active(listed, nodeName)) continue;
-    api::Pod probe = listed;
+  for (const auto& [ns, name] : onNode) {
+    api::Pod probe = *state.pods.find(ns, name);  // the writes below touch other pods only
     const auto slots = slotsOf(probe);
     if (std::none_of(slots.begin(), slots.end(), outstanding)) continue;
 
     // Re-read the other pods each time: an earlier pod's resize may have changed them.
     Requests others;
-    for (const api::Pod& other : state.pods.list({})) {
-      if (!active(other, nodeName)) continue;
-      if (other.metadata.namespace_ == listed.metadata.namespace_ &&
-          other.metadata.name == listed.metadata.name) {
-        continue;
-      }
+    state.pods.forEach([&](const api::Pod& other) {
+      if (!active(other, nodeName)) return;
+      if (other.metadata.namespace_ == ns && other.metadata.name == name) return;
       const Requests r = allocatedRequests(other);
       others.cpu += r.cpu;
       others.memory += r.memory;
-    }
+    });
 
     ResizeDecision decision;
-    auto written = state.pods.modify(
-        listed.metadata.namespace_, listed.metadata.name, {}, [&](api::Pod& pod) -> Result<Change> {
-          const api::PodStatus before = pod.status;
-          decision = decide(pod, allocatable, others, now, usage);
-          return pod.status == before ? Change::kNone : Change::kMetadata;
-        });
+    auto written = state.pods.modify(ns, name, {}, [&](api::Pod& pod) -> Result<Change> {
+      const api::PodStatus before = pod.status;
+      decision = decide(pod, allocatable, others, now, usage);
+      return pod.status == before ? Change::kNone : Change::kMetadata;
+    });
     if (!written) return std::unexpected(written.error());
     decisions.push_back(std::move(decision));
   }

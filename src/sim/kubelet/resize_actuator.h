@@ -68,8 +68,8 @@ struct ResizeDecision {
 // Every status written sets status.observedGeneration and the conditions' observedGeneration to
 // metadata.generation; a condition's lastTransitionTime is `now` unless the same condition
 // (type, reason) was already there. Writes are status-only (generation unchanged); a pod whose
-// status would not change is not written. The ClusterState's pending-resize queue is neither
-// read nor drained: the spec/status difference is the level this acts on.
+// status would not change is not written. Level-based: the spec/status difference is what this
+// acts on, so a resize the API server accepted needs no hand-over.
 //
 // Returns one decision per pod with a resize outstanding, or kNotFound when the node does not
 // exist. Not thread-safe.

@@ -3,6 +3,7 @@
 // failures a healthy Prometheus does not produce on demand.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -183,6 +184,57 @@ TEST_F(PrometheusIntegration, ResourcesRestartsAndOwners) {
                    {"shop/legacy-5f6g7-zz9yx", {"shop", "ReplicaSet", "legacy-5f6g7"}},
                    {"shop/web-7d9c5-abcde", {"shop", "Deployment", "web"}},
                    {"shop/web-7d9c5-fghij", {"shop", "Deployment", "web"}}}));
+}
+
+// The containers of `items` (anything with an `id`), sorted.
+template <typename T>
+std::vector<ContainerId> idsOf(const std::vector<T>& items) {
+  std::vector<ContainerId> out;
+  for (const auto& x : items) out.push_back(x.id);
+  std::ranges::sort(out);
+  return out;
+}
+
+TEST_F(PrometheusIntegration, ExcludedContainersAreNotReturned) {
+  // "ap." would exclude "app" too if it were not escaped as a regular expression.
+  const Scope scope{{"shop", "data"}, {"istio-proxy", "ap.", "postgres"}};
+  const std::vector<ContainerId> kept = {{"data", "lonely", "main"},
+                                         {"shop", "web-7d9c5-abcde", "app"},
+                                         {"shop", "web-7d9c5-fghij", "app"}};
+  auto usage = source_->cpuUsage(scope, everyMinute());
+  auto pressure = source_->cpuPressureWaiting(scope, everyMinute());
+  auto memory = source_->memoryWorkingSet(scope, everyMinute());
+  auto throttle = source_->cpuThrottleRatio(scope, everyMinute());
+  auto restarts = source_->restartCounts(scope, cluster().end());
+  for (const auto* r : {&usage, &pressure, &memory, &throttle}) {
+    ASSERT_TRUE(r->has_value()) << r->error().message;
+    EXPECT_EQ(idsOf(**r), kept);
+  }
+  ASSERT_TRUE(restarts.has_value()) << restarts.error().message;
+  EXPECT_EQ(idsOf(*restarts), kept);
+  // Without the exclusions the same scope has the istio-proxy and postgres series.
+  auto all = source_->cpuUsage(Scope{{"shop", "data"}}, everyMinute());
+  ASSERT_TRUE(all.has_value()) << all.error().message;
+  EXPECT_EQ(all->size(), kept.size() + 2);
+
+  auto resources = source_->resources(scope, cluster().end());
+  ASSERT_TRUE(resources.has_value()) << resources.error().message;
+  EXPECT_EQ(idsOf(*resources), (std::vector<ContainerId>{{"shop", "web-7d9c5-abcde", "app"},
+                                                         {"shop", "web-7d9c5-fghij", "app"}}));
+
+  // postgres is the container killed for OOM: excluded, no kill; otherwise the kill is found.
+  const Range range{cluster().start() + minutes(10), cluster().end(), minutes(5)};
+  auto excludedKill = source_->oomKills(scope, range);
+  ASSERT_TRUE(excludedKill.has_value()) << excludedKill.error().message;
+  EXPECT_TRUE(excludedKill->empty());
+  auto kill = source_->oomKills(Scope{{"data"}, {"istio-proxy", "ap."}}, range);
+  ASSERT_TRUE(kill.has_value()) << kill.error().message;
+  EXPECT_EQ(idsOf(*kill), (std::vector<ContainerId>{{"data", "db-0", "postgres"}}));
+
+  // Owners are per pod: every pod keeps its owner, whatever its containers.
+  auto owners = source_->podOwners(Scope{{"shop"}, {"app", "istio-proxy"}}, cluster().end());
+  ASSERT_TRUE(owners.has_value()) << owners.error().message;
+  EXPECT_EQ(owners->size(), 3u);
 }
 
 TEST_F(PrometheusIntegration, OomKillWithTheWorkingSetBeforeIt) {

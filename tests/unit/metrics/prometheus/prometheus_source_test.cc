@@ -95,6 +95,36 @@ TEST(PrometheusSource, SendsOneQueryPerMetricForTheWholeCluster) {
   EXPECT_EQ(f.transport->requests[1].url, "http://prom:9090/api/v1/query");
 }
 
+TEST(PrometheusSource, ExcludedContainersAreLeftOutOfEveryPerContainerQuery) {
+  Fixture f(emptyAnswer);
+  MetricsSource& s = *f.source;
+  const Scope scope{{"shop", "data"}, {"linkerd-proxy", "istio-proxy", "a.b"}};
+  ASSERT_TRUE(s.cpuUsage(scope, kRange).has_value());
+  ASSERT_TRUE(s.cpuPressureWaiting(scope, kRange).has_value());
+  ASSERT_TRUE(s.memoryWorkingSet(scope, kRange).has_value());
+  ASSERT_TRUE(s.cpuThrottleRatio(scope, kRange).has_value());
+  ASSERT_TRUE(s.oomKills(scope, kRange).has_value());
+  ASSERT_TRUE(s.restartCounts(scope, kEnd).has_value());
+  ASSERT_TRUE(s.resources(scope, kEnd).has_value());
+  const std::string matcher = R"(container!~"^(a\\.b|istio-proxy|linkerd-proxy)$")";
+  const std::vector<size_t> selectors = {1, 1, 1, 2, 3, 1, 1};  // per query, per method
+  auto queries = f.queries();
+  ASSERT_EQ(queries.size(), 2 * selectors.size());
+  for (size_t i = 0; i < queries.size(); ++i) {
+    size_t found = 0;
+    for (auto at = queries[i].find(matcher); at != std::string::npos;
+         at = queries[i].find(matcher, at + 1)) {
+      ++found;
+    }
+    EXPECT_EQ(found, selectors[i / 2]) << queries[i];
+  }
+
+  f.transport->requests.clear();
+  ASSERT_TRUE(s.podOwners(scope, kEnd).has_value());
+  ASSERT_TRUE(s.cpuUsage(Scope{{"shop"}}, kRange).has_value());
+  for (const auto& q : f.queries()) EXPECT_EQ(q.find("container!~"), std::string::npos) << q;
+}
+
 TEST(PrometheusSource, RateWindowIsTheStepButAtLeastTheMinimum) {
   Fixture f(emptyAnswer);
   ASSERT_TRUE(f.source->cpuUsage(Scope{{"a"}}, Range{kEnd - minutes(60), kEnd, seconds(30)}));

@@ -8,8 +8,11 @@ namespace {
 using std::chrono::minutes;
 using std::chrono::seconds;
 
-const std::optional<std::string> kShop = "shop";
-const std::optional<std::string> kAll = std::nullopt;
+const QueryScope kShop{"shop", {}};
+const QueryScope kAll{std::nullopt, {}};
+// "shop" without istio-proxy and linkerd-proxy.
+const QueryScope kShopNoProxies{"shop", {"istio-proxy", "linkerd-proxy"}};
+const std::string kNoProxies = R"(container!~"^(istio-proxy|linkerd-proxy)$")";
 
 TEST(Promql, EscapesLabelValues) {
   EXPECT_EQ(escapeLabelValue("plain-ns"), "plain-ns");
@@ -23,10 +26,36 @@ TEST(Promql, WindowIsWholeSecondsRoundedUp) {
   EXPECT_EQ(windowText(Duration::zero()), "1s");
 }
 
-TEST(Promql, NamespacesOfScope) {
-  EXPECT_EQ(namespacesOf(Scope{}), (std::vector<std::optional<std::string>>{std::nullopt}));
-  EXPECT_EQ(namespacesOf(Scope{{"b", "a", "b"}}),
-            (std::vector<std::optional<std::string>>{"a", "b"}));
+using Flat = std::vector<std::pair<std::optional<std::string>, std::vector<std::string>>>;
+
+// The namespace and the exclusions of each query, for comparisons.
+Flat flat(const std::vector<QueryScope>& scopes) {
+  Flat out;
+  for (const auto& q : scopes) out.emplace_back(q.ns, q.excludedContainers);
+  return out;
+}
+
+TEST(Promql, QueryScopesOfScope) {
+  EXPECT_EQ(flat(queryScopesOf(Scope{})), (Flat{{std::nullopt, {}}}));
+  EXPECT_EQ(flat(queryScopesOf(Scope{{"b", "a", "b"}, {}})), (Flat{{"a", {}}, {"b", {}}}));
+  // Exclusions are sorted, deduplicated, without empty names, and the same for every namespace.
+  EXPECT_EQ(flat(queryScopesOf(Scope{{"b", "a"}, {"z", "", "istio-proxy", "z"}})),
+            (Flat{{"a", {"istio-proxy", "z"}}, {"b", {"istio-proxy", "z"}}}));
+  EXPECT_EQ(flat(queryScopesOf(Scope{{}, {"z"}})), (Flat{{std::nullopt, {"z"}}}));
+}
+
+TEST(Promql, EscapesRegexMetacharacters) {
+  EXPECT_EQ(escapeRegex("istio-proxy"), "istio-proxy");
+  EXPECT_EQ(escapeRegex("a.b"), R"(a\.b)");
+  EXPECT_EQ(escapeRegex(R"(\.+*?()|[]{}^$)"), R"(\\\.\+\*\?\(\)\|\[\]\{\}\^\$)");
+}
+
+TEST(Promql, ContainerExclusionMatcher) {
+  EXPECT_EQ(containerExclusion({}), "");
+  EXPECT_EQ(containerExclusion({"istio-proxy"}), R"(container!~"^(istio-proxy)$")");
+  // The regex escape's backslash is itself escaped inside the PromQL string.
+  EXPECT_EQ(containerExclusion({"a.b", "c"}), R"(container!~"^(a\\.b|c)$")");
+  EXPECT_EQ(containerExclusion({R"(q"x)"}), R"(container!~"^(q\"x)$")");
 }
 
 TEST(Promql, CpuUsage) {
@@ -39,9 +68,9 @@ TEST(Promql, CpuUsage) {
 }
 
 TEST(Promql, NamespaceValueIsEscaped) {
-  EXPECT_NE(cpuUsage(std::optional<std::string>(R"(x"}or{a="1)"), minutes(5))
-                .find(R"(namespace="x\"}or{a=\"1")"),
-            std::string::npos);
+  EXPECT_NE(
+      cpuUsage(QueryScope{R"(x"}or{a="1)", {}}, minutes(5)).find(R"(namespace="x\"}or{a=\"1")"),
+      std::string::npos);
 }
 
 TEST(Promql, CpuPressureWaiting) {
@@ -90,6 +119,58 @@ TEST(Promql, KubeStateMetrics) {
             R"(max by (__name__, namespace, pod, replicaset, job_name, owner_kind, owner_name, )"
             R"(owner_is_controller) ({__name__=~"kube_pod_owner|kube_replicaset_owner|)"
             R"(kube_job_owner"}))");
+}
+
+TEST(Promql, ExcludedContainersAreLeftOutOfEveryPerContainerSelector) {
+  const std::string c = R"(container!="",container!="POD",)" + kNoProxies;
+  EXPECT_EQ(cpuUsage(kShopNoProxies, minutes(5)),
+            R"(sum by (namespace, pod, container) (rate(container_cpu_usage_seconds_total{)" + c +
+                R"(,namespace="shop"}[300s])))");
+  EXPECT_EQ(cpuUsage(QueryScope{std::nullopt, {"istio-proxy", "linkerd-proxy"}}, minutes(2)),
+            R"(sum by (namespace, pod, container) (rate(container_cpu_usage_seconds_total{)" + c +
+                R"(}[120s])))");
+  EXPECT_EQ(cpuPressureWaiting(kShopNoProxies, minutes(5)),
+            R"(sum by (namespace, pod, container) (rate()"
+            R"(container_pressure_cpu_waiting_seconds_total{)" +
+                c + R"(,namespace="shop"}[300s])))");
+  EXPECT_EQ(memoryWorkingSet(kShopNoProxies),
+            R"(max by (namespace, pod, container) (container_memory_working_set_bytes{)" + c +
+                R"(,namespace="shop"}))");
+  EXPECT_EQ(cpuThrottleRatio(kShopNoProxies, minutes(5)),
+            R"(sum by (namespace, pod, container) (rate()"
+            R"(container_cpu_cfs_throttled_periods_total{)" +
+                c +
+                R"(,namespace="shop"}[300s])) / sum by (namespace, pod, container) (rate()"
+                R"(container_cpu_cfs_periods_total{)" +
+                c + R"(,namespace="shop"}[300s])))");
+  EXPECT_EQ(oomKills(kShopNoProxies, minutes(5)),
+            R"(max by (namespace, pod, container) (max_over_time()"
+            R"(container_memory_working_set_bytes{)" +
+                c +
+                R"(,namespace="shop"}[300s])) and on (namespace, pod, container) )"
+                R"((max by (namespace, pod, container) ()"
+                R"(kube_pod_container_status_last_terminated_reason{reason="OOMKilled",)" +
+                kNoProxies +
+                R"(,namespace="shop"}) > 0) and on (namespace, pod, container) )"
+                R"((max by (namespace, pod, container) (increase()"
+                R"(kube_pod_container_status_restarts_total{)" +
+                kNoProxies + R"(,namespace="shop"}[300s])) > 0))");
+  EXPECT_EQ(restartCounts(kShopNoProxies), R"(max by (namespace, pod, container) )"
+                                           R"((kube_pod_container_status_restarts_total{)" +
+                                               kNoProxies + R"(,namespace="shop"}))");
+  EXPECT_EQ(resources(kShopNoProxies),
+            R"(max by (__name__, namespace, pod, container, resource) ({__name__=~")"
+            R"(kube_pod_container_resource_requests|kube_pod_container_resource_limits",)"
+            R"(resource=~"cpu|memory",)" +
+                kNoProxies + R"(,namespace="shop"}))");
+}
+
+TEST(Promql, OwnersArePerPodAndIgnoreExclusions) {
+  EXPECT_EQ(owners(kShopNoProxies), owners(kShop));
+  EXPECT_EQ(owners(kShop),
+            R"(max by (__name__, namespace, pod, replicaset, job_name, owner_kind, owner_name, )"
+            R"(owner_is_controller) ({__name__=~"kube_pod_owner|kube_replicaset_owner|)"
+            R"(kube_job_owner",namespace="shop"}))");
 }
 
 TEST(Promql, Nodes) {

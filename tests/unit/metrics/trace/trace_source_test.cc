@@ -87,6 +87,34 @@ TEST(TraceSourceTest, ScopeFiltersByNamespace) {
   EXPECT_EQ(source->restartCounts(Scope{{"batch"}}, unixTime(kT0))->size(), 1u);
 }
 
+TEST(TraceSourceTest, ExcludedContainersAreNeverReturned) {
+  auto source = loadSmall();
+  ASSERT_NE(source, nullptr);
+  const Range range = rawRange(unixTime(kT0), unixTime(kT0 + 600));
+  const Time end = unixTime(kT0 + 600);
+  // small.csv: shop/web-7d9f-abcde/{app,sidecar}, batch/nightly-28571-xyz/main (OOM-killed).
+  const Scope scope{{}, {"sidecar", "main"}};
+  const auto onlyApp = [](const auto& result) {
+    EXPECT_TRUE(result.has_value());
+    std::vector<ContainerId> ids;
+    for (const auto& x : *result) ids.push_back(x.id);
+    return ids == std::vector<ContainerId>{kApp};
+  };
+  EXPECT_TRUE(onlyApp(source->cpuUsage(scope, range)));
+  EXPECT_TRUE(onlyApp(source->memoryWorkingSet(scope, range)));
+  EXPECT_TRUE(onlyApp(source->cpuPressureWaiting(scope, range)));
+  EXPECT_TRUE(onlyApp(source->cpuThrottleRatio(scope, range)));
+  EXPECT_TRUE(onlyApp(source->restartCounts(scope, end)));
+  EXPECT_TRUE(onlyApp(source->resources(scope, end)));
+  EXPECT_EQ(source->oomKills(Scope{}, range)->size(), 1u);
+  EXPECT_TRUE(source->oomKills(scope, range)->empty());
+  // Owners are per pod: the batch pod, all of whose containers are excluded, keeps its owner.
+  EXPECT_EQ(source->podOwners(scope, end)->size(), 2u);
+  // Exclusions combine with the namespace filter.
+  EXPECT_TRUE(source->memoryWorkingSet(Scope{{"batch"}, {"main"}}, range)->empty());
+  EXPECT_EQ(source->memoryWorkingSet(Scope{{"batch"}, {"app"}}, range)->size(), 1u);
+}
+
 TEST(TraceSourceTest, ResourcesAreThoseOfTheLatestRowAtOrBeforeTheTime) {
   auto source = loadSmall();
   ASSERT_NE(source, nullptr);

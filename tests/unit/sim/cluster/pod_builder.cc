@@ -40,6 +40,11 @@ PodBuilder& PodBuilder::container(std::string name, api::ResourceRequirements re
   return *this;
 }
 
+PodBuilder& PodBuilder::phase(std::string phase) {
+  pod_.status.phase = std::move(phase);
+  return *this;
+}
+
 api::Pod guaranteedPod() {
   return PodBuilder("team", "web")
       .label("app", "web")

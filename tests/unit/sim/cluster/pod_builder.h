@@ -17,6 +17,7 @@ class PodBuilder {
   PodBuilder(std::string ns, std::string name);
   PodBuilder& label(std::string key, std::string value);
   PodBuilder& container(std::string name, api::ResourceRequirements resources);
+  PodBuilder& phase(std::string phase);
   api::Pod build() const { return pod_; }
 
  private:

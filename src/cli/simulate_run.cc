@@ -1,0 +1,397 @@
+#include "cli/simulate_run.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "api/policy/policy_defaults.h"
+#include "controller/controller.h"
+#include "core/quantity.h"
+#include "metrics/exposition/registry.h"
+#include "metrics/trace/trace_source.h"
+#include "recommend/strategy.h"
+#include "sim/engine/simulation.h"
+
+namespace attune::cli {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+double cores(const std::optional<Quantity>& q) { return q ? toCores(q->toMillicores()) : 0.0; }
+double bytes(const std::optional<Quantity>& q) {
+  return q ? static_cast<double>(q->toBytes().value()) : 0.0;
+}
+
+// A pod's requests and limits summed over its regular containers.
+struct PodResources {
+  double cpuRequest = 0, cpuLimit = 0, memoryRequest = 0, memoryLimit = 0;
+  bool hasCpuLimit = false, hasMemoryLimit = false;
+};
+
+PodResources resourcesOf(const api::Pod& pod) {
+  PodResources r;
+  for (const api::Container& c : pod.spec.containers) {
+    r.cpuRequest += cores(c.resources.requests.cpu);
+    r.memoryRequest += bytes(c.resources.requests.memory);
+    r.cpuLimit += cores(c.resources.limits.cpu);
+    r.memoryLimit += bytes(c.resources.limits.memory);
+    r.hasCpuLimit = r.hasCpuLimit || c.resources.limits.cpu.has_value();
+    r.hasMemoryLimit = r.hasMemoryLimit || c.resources.limits.memory.has_value();
+  }
+  return r;
+}
+
+// Integrals over time of one workload (or the whole cluster).
+struct Integrals {
+  double cpuBefore = 0, cpuAfter = 0, cpuUsed = 0;           // core-seconds
+  double memoryBefore = 0, memoryAfter = 0, memoryUsed = 0;  // byte-seconds
+};
+
+double savingsPct(double before, double after) {
+  return before <= 0 ? 0.0 : 100.0 * (before - after) / before;
+}
+
+// Everything one run measures tick by tick.
+class RunMeter {
+ public:
+  RunMeter(const sim::Simulation& sim, Duration timelineStep)
+      : sim_(sim), timelineStep_(timelineStep) {}
+
+  void afterTick(Duration dt) {
+    const sim::ClusterState& state = sim_.state();
+    const double seconds = std::chrono::duration<double>(dt).count();
+    const Time now = sim_.state().clock().now();
+    const bool sample = !lastSample_ || now - *lastSample_ >= timelineStep_;
+    if (sample) lastSample_ = now;
+    std::map<metrics::WorkloadRef, report::UsagePoint> cpu;
+    std::map<metrics::WorkloadRef, report::UsagePoint> memory;
+    for (const auto& [uid, runtime] : sim_.kubelet().pods()) {
+      // The pod's workload and resources, read again only when the pod changed.
+      auto known = pods_.find(uid);
+      if (known == pods_.end() || known->second.resourceVersion != runtime.resourceVersion) {
+        const api::Pod* pod = state.pods.find(runtime.namespace_, runtime.name);
+        if (pod == nullptr) continue;
+        PodView view{runtime.resourceVersion, ownerOf(*pod), resourcesOf(*pod), {}};
+        view.original = known == pods_.end() ? view.current : known->second.original;
+        known = pods_.insert_or_assign(uid, std::move(view)).first;
+      }
+      const metrics::WorkloadRef& workload = known->second.workload;
+      const PodResources& current = known->second.current;
+      const PodResources& original = known->second.original;
+      double cpuUsed = 0;
+      double memoryUsed = 0;
+      for (const sim::ContainerRuntime& c : runtime.containers) {
+        if (c.sidecar) continue;
+        cpuUsed += c.cpuUsageCores;
+        memoryUsed += static_cast<double>(c.memoryWorkingSet.value());
+        // OOM kills and restarts, for the timeline.
+        auto& seen = seen_[uid + "/" + c.name];
+        const std::uint64_t exits =
+            c.restarts ? static_cast<std::uint64_t>(c.restarts->exits()) : 0;
+        if (c.oomKillsTotal > seen.first) {
+          events_[workload].push_back(
+              {.time = now,
+               .kind = "OOMKilled",
+               .pod = runtime.name,
+               .container = c.name,
+               .detail = fmt::format("working set {}", formatMemory(c.memoryAtLastOomKill))});
+        } else if (exits > seen.second) {
+          events_[workload].push_back({.time = now,
+                                       .kind = "Restarted",
+                                       .pod = runtime.name,
+                                       .container = c.name,
+                                       .detail = {}});
+        }
+        seen = {c.oomKillsTotal, exits};
+      }
+      for (Integrals* in : {&total_, &byWorkload_[workload]}) {
+        in->cpuBefore += original.cpuRequest * seconds;
+        in->cpuAfter += current.cpuRequest * seconds;
+        in->cpuUsed += cpuUsed * seconds;
+        in->memoryBefore += original.memoryRequest * seconds;
+        in->memoryAfter += current.memoryRequest * seconds;
+        in->memoryUsed += memoryUsed * seconds;
+      }
+      if (sample) {
+        auto& c = cpu[workload];
+        c.time = now;
+        c.usage += cpuUsed;
+        c.request += current.cpuRequest;
+        if (current.hasCpuLimit) c.limit = c.limit.value_or(0) + current.cpuLimit;
+        auto& m = memory[workload];
+        m.time = now;
+        m.usage += memoryUsed;
+        m.request += current.memoryRequest;
+        if (current.hasMemoryLimit) m.limit = m.limit.value_or(0) + current.memoryLimit;
+      }
+    }
+    for (auto& [w, p] : cpu) timelines_[w].cpu.push_back(p);
+    for (auto& [w, p] : memory) timelines_[w].memory.push_back(p);
+    // Evictions (kubelet and API) since the last tick.
+    const auto& evictions = state.evictions();
+    for (; evictionsSeen_ < evictions.size(); ++evictionsSeen_) {
+      const auto& e = evictions[evictionsSeen_];
+      events_[ownerOf(e.pod)].push_back({.time = e.at,
+                                         .kind = "Evicted",
+                                         .pod = e.pod.metadata.name,
+                                         .container = {},
+                                         .detail = {}});
+    }
+  }
+
+  void onAction(const controller::ActionRecord& a) {
+    using Kind = controller::ActionRecord::Kind;
+    switch (a.kind) {
+      case Kind::kResized:
+        ++resizes_.applied;
+        break;
+      case Kind::kResizeFailed:
+        ++resizes_.failed;
+        break;
+      case Kind::kResizeSkipped:
+        ++resizes_.skippedByReason[a.reason];
+        break;
+      case Kind::kReverted:
+        ++resizes_.revertedByReason[a.reason];
+        break;
+      case Kind::kSafe:
+      case Kind::kViolationKept:
+        return;  // not on the timeline: the absence of a revert says it
+    }
+    events_[a.workload].push_back(
+        {.time = a.time,
+         .kind = std::string(controller::toString(a.kind)),
+         .pod = a.pod,
+         .container = a.container,
+         .detail = a.reason.empty() ? a.detail : a.reason + ": " + a.detail});
+  }
+
+  report::SimulationRun finish(std::string strategy, std::string mode) {
+    const sim::RunTotals totals = sim_.totals();
+    report::SimulationRun run;
+    run.strategy = std::move(strategy);
+    run.mode = std::move(mode);
+    run.durationSeconds = std::chrono::duration<double>(totals.simulated).count();
+    run.pods = totals.pods;
+    run.containers = totals.containers;
+    run.cpu = {.requestCoreHoursBefore = total_.cpuBefore / 3600,
+               .requestCoreHoursAfter = total_.cpuAfter / 3600,
+               .usedCoreHours = total_.cpuUsed / 3600,
+               .savingsPct = savingsPct(total_.cpuBefore, total_.cpuAfter),
+               .throttledPct = totals.throttledPercent(),
+               .psiWaitingCoreSeconds = totals.psiWaitingSeconds};
+    run.memory = {.requestGibHoursBefore = total_.memoryBefore / 3600 / kGiB,
+                  .requestGibHoursAfter = total_.memoryAfter / 3600 / kGiB,
+                  .usedGibHours = total_.memoryUsed / 3600 / kGiB,
+                  .savingsPct = savingsPct(total_.memoryBefore, total_.memoryAfter),
+                  .oomKills = static_cast<std::int64_t>(totals.oomKills)};
+    run.resizes = resizes_;
+    run.restarts = static_cast<std::int64_t>(totals.restarts);
+    run.evictions = static_cast<std::int64_t>(totals.evictions);
+    std::set<metrics::WorkloadRef> workloads;
+    for (const auto& [w, t] : timelines_) workloads.insert(w);
+    for (const auto& [w, e] : events_) workloads.insert(w);
+    for (const metrics::WorkloadRef& w : workloads) {
+      report::WorkloadTimeline t = std::move(timelines_[w]);
+      t.ns = w.ns;
+      t.kind = w.kind;
+      t.name = w.name;
+      const Integrals& in = byWorkload_[w];
+      t.cpuSavingsPct = savingsPct(in.cpuBefore, in.cpuAfter);
+      t.memorySavingsPct = savingsPct(in.memoryBefore, in.memoryAfter);
+      t.events = std::move(events_[w]);
+      std::stable_sort(t.events.begin(), t.events.end(),
+                       [](const auto& a, const auto& b) { return a.time < b.time; });
+      run.workloads.push_back(std::move(t));
+    }
+    return run;
+  }
+
+ private:
+  // The pod's top-level workload through the simulated API server's stores.
+  metrics::WorkloadRef ownerOf(const api::Pod& pod) const {
+    const std::string& ns = pod.metadata.namespace_;
+    const api::OwnerReference* ref = pod.metadata.controllerRef();
+    if (ref == nullptr) return {ns, "Pod", pod.metadata.name};
+    const sim::ClusterState& state = sim_.state();
+    if (ref->kind == "ReplicaSet") {
+      if (const api::ReplicaSet* rs = state.replicaSets.find(ns, ref->name)) {
+        if (const api::OwnerReference* up = rs->metadata.controllerRef()) {
+          return {ns, up->kind, up->name};
+        }
+      }
+    } else if (ref->kind == "Job") {
+      if (const api::Job* job = state.jobs.find(ns, ref->name)) {
+        if (const api::OwnerReference* up = job->metadata.controllerRef()) {
+          return {ns, up->kind, up->name};
+        }
+      }
+    }
+    return {ns, ref->kind, ref->name};
+  }
+
+  const sim::Simulation& sim_;
+  Duration timelineStep_;
+  std::optional<Time> lastSample_;
+  struct PodView {
+    std::string resourceVersion;
+    metrics::WorkloadRef workload;
+    PodResources current;
+    PodResources original;  // as first seen: what the pod was created with
+  };
+  std::map<std::string, PodView, std::less<>> pods_;  // by pod uid
+  std::map<std::string, std::pair<std::uint64_t, std::uint64_t>, std::less<>> seen_;
+  std::size_t evictionsSeen_ = 0;
+  Integrals total_;
+  std::map<metrics::WorkloadRef, Integrals> byWorkload_;
+  std::map<metrics::WorkloadRef, report::WorkloadTimeline> timelines_;
+  std::map<metrics::WorkloadRef, std::vector<report::TimelineEvent>> events_;
+  report::ResizeSummary resizes_;
+};
+
+std::string modeName(const sim::Scenario& scenario, std::optional<api::UpdateMode> mode) {
+  if (mode) return std::string(api::toString(*mode));
+  std::set<std::string> modes;
+  for (const api::AttunePolicy& p : scenario.policies) {
+    modes.insert(
+        std::string(api::toString(p.spec.updateStrategy.type.value_or(api::kDefaultUpdateMode))));
+  }
+  if (modes.empty()) return "none";
+  return fmt::format("{}", fmt::join(modes, "+"));
+}
+
+Result<report::SimulationRun> runOne(const SimulateRequest& request, const std::string& strategy,
+                                     const SimulateProgress& progress) {
+  auto sim = sim::Simulation::create(request.scenario);
+  if (!sim) return std::unexpected(sim.error());
+  sim::Simulation& s = **sim;
+  metrics::Registry registry;
+  controller::Controller controller(s.api(), s.metrics(), s.clock(), registry,
+                                    controller::ControllerOptions{.watchNamespaces = {},
+                                                                  .strategyOverride = strategy,
+                                                                  .modeOverride = request.mode,
+                                                                  .observation = {},
+                                                                  .throttleThreshold = 0.5,
+                                                                  .historyLimit = 100,
+                                                                  .durationClock = nullptr});
+  Duration step = request.timelineStep;
+  if (step <= Duration::zero()) {
+    step = std::max<Duration>(request.scenario.tick, request.scenario.duration / 1000);
+  }
+  RunMeter meter(s, step);
+  controller.setObserver([&](const controller::ActionRecord& a) { meter.onAction(a); });
+  Time nextReconcile = s.clock().now() + request.reconcileInterval;
+  const Time end = s.end();
+  const Duration tick = request.scenario.tick;
+  std::int64_t lastDay = -1;
+  while (s.clock().now() + tick <= end) {
+    if (auto ok = s.step(); !ok) return std::unexpected(ok.error());
+    meter.afterTick(tick);
+    if (s.clock().now() >= nextReconcile) {
+      if (auto ok = controller.reconcileAll(); !ok) return std::unexpected(ok.error());
+      while (nextReconcile <= s.clock().now()) nextReconcile += request.reconcileInterval;
+    }
+    const auto day =
+        std::chrono::duration_cast<std::chrono::hours>(s.clock().now() - request.scenario.start)
+            .count() /
+        24;
+    if (progress && day != lastDay) {
+      lastDay = day;
+      progress(fmt::format(
+          "{}: day {} of {}", strategy, day + 1,
+          (request.scenario.duration + std::chrono::hours(23)) / std::chrono::hours(24)));
+    }
+  }
+  if (request.onFinish) request.onFinish(strategy, s);
+  return meter.finish(strategy, modeName(request.scenario, request.mode));
+}
+
+}  // namespace
+
+Result<report::SimulationReport> runSimulate(const SimulateRequest& request,
+                                             const SimulateProgress& progress) {
+  for (const std::string& name : request.strategies) {
+    if (auto s = recommend::makeStrategy(name); !s) return std::unexpected(s.error());
+  }
+  report::SimulationReport out{.scenario = request.scenario.name,
+                               .seed = request.scenario.seed,
+                               .start = request.scenario.start,
+                               .duration = request.scenario.duration,
+                               .runs = {}};
+  for (const std::string& strategy : request.strategies) {
+    auto run = runOne(request, strategy, progress);
+    if (!run) return std::unexpected(run.error());
+    out.runs.push_back(std::move(*run));
+  }
+  return out;
+}
+
+Result<sim::Scenario> scenarioFromTrace(const std::filesystem::path& path,
+                                        std::optional<api::UpdateMode> mode) {
+  auto trace = metrics::TraceSource::load({path});
+  if (!trace) return std::unexpected(trace.error());
+  sim::Scenario s;
+  s.name = "trace:" + path.filename().string();
+  s.seed = 1;
+  const auto span = (*trace)->span();
+  s.start = std::chrono::floor<std::chrono::minutes>(span.first);
+  s.duration = std::chrono::ceil<std::chrono::minutes>(span.last - s.start);
+  s.tick = std::chrono::seconds(60);
+  s.traces.push_back(
+      {.path = path, .format = {}, .namespace_ = {}, .limit = std::nullopt, .fieldPath = "trace"});
+
+  // Nodes: enough identical nodes for every pod's provisioned requests at 70% packing.
+  double cpu = 0, memory = 0, maxCpu = 0, maxMemory = 0;
+  std::map<std::pair<std::string, std::string>, std::pair<double, double>> pods;
+  std::set<std::string> namespaces;
+  for (const auto& [id, c] : (*trace)->data().containers()) {
+    namespaces.insert(id.ns);
+    if (c.resources.empty()) continue;
+    const auto& r = c.resources.front().value;
+    auto& pod = pods[{id.ns, id.pod}];
+    pod.first += r.cpuRequest ? toCores(*r.cpuRequest) : 0;
+    pod.second += r.memoryRequest ? static_cast<double>(r.memoryRequest->value()) : 0;
+  }
+  for (const auto& [key, p] : pods) {
+    cpu += p.first;
+    memory += p.second;
+    maxCpu = std::max(maxCpu, p.first);
+    maxMemory = std::max(maxMemory, p.second);
+  }
+  const double nodeCpu = std::max(64.0, std::ceil(maxCpu * 1.25));
+  const double nodeMemoryGi = std::max(256.0, std::ceil(maxMemory * 1.25 / kGiB));
+  const auto count = static_cast<std::int32_t>(
+      std::max(std::ceil(cpu / 0.7 / nodeCpu), std::ceil(memory / 0.7 / (nodeMemoryGi * kGiB))) +
+      1);
+  s.nodePools.push_back({.name = "trace",
+                         .count = count,
+                         .cpu = Millicores(static_cast<std::int64_t>(nodeCpu * 1000)),
+                         .memory = Bytes(static_cast<std::int64_t>(nodeMemoryGi) << 30),
+                         .pods = 110,
+                         .allocatableCpu = std::nullopt,
+                         .allocatableMemory = std::nullopt,
+                         .allocatablePods = std::nullopt,
+                         .labels = {},
+                         .taints = {},
+                         .restartBackoff = std::nullopt});
+  for (const std::string& ns : namespaces) {
+    api::AttunePolicy p;
+    p.metadata.name = "trace-" + ns;
+    p.metadata.namespace_ = ns;
+    p.spec.targetRef.kind = api::TargetKind::kDeployment;
+    p.spec.targetRef.selector = api::LabelSelector{};
+    p.spec.updateStrategy.type = mode.value_or(api::UpdateMode::kAuto);
+    p.spec.updateStrategy.maxConcurrentResizes = 10;
+    // A trace's provisioned memory is what a VM was sized with, usually far above its use; the
+    // public default (no memory decreases) would leave it alone, so a backtest allows them and
+    // lets the safety monitor catch the decreases that go too far.
+    p.spec.memory.allowDecrease = true;
+    s.policies.push_back(std::move(p));
+  }
+  return s;
+}
+
+}  // namespace attune::cli

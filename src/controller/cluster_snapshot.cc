@@ -1,0 +1,137 @@
+#include "controller/cluster_snapshot.h"
+
+#include <utility>
+
+namespace attune::controller {
+namespace {
+
+template <typename T>
+Result<void> listInto(std::vector<T>& into, const std::vector<std::string>& namespaces,
+                      const auto& list) {
+  if (namespaces.empty()) {
+    auto all = list(api::ListOptions{});
+    if (!all) return std::unexpected(all.error());
+    into = std::move(all->items);
+    return {};
+  }
+  for (const std::string& ns : namespaces) {
+    auto some = list(api::ListOptions{.namespace_ = ns, .labelSelector = {}});
+    if (!some) return std::unexpected(some.error());
+    for (auto& item : some->items) into.push_back(std::move(item));
+  }
+  return {};
+}
+
+using Key = std::pair<std::string, std::string>;
+
+}  // namespace
+
+Result<ClusterSnapshot> ClusterSnapshot::take(api::ClusterApi& api,
+                                              const std::vector<std::string>& namespaces) {
+  ClusterSnapshot s;
+  const auto all = std::vector<std::string>{};
+  Result<void> ok = listInto(s.nodes_, all, [&](const auto& o) { return api.listNodes(o); });
+  if (ok) ok = listInto(s.pods_, namespaces, [&](const auto& o) { return api.listPods(o); });
+  if (ok) {
+    ok =
+        listInto(s.deployments_, namespaces, [&](const auto& o) { return api.listDeployments(o); });
+  }
+  if (ok) {
+    ok = listInto(s.statefulSets_, namespaces,
+                  [&](const auto& o) { return api.listStatefulSets(o); });
+  }
+  if (ok) {
+    ok = listInto(s.daemonSets_, namespaces, [&](const auto& o) { return api.listDaemonSets(o); });
+  }
+  if (ok) {
+    ok =
+        listInto(s.replicaSets_, namespaces, [&](const auto& o) { return api.listReplicaSets(o); });
+  }
+  if (ok) ok = listInto(s.jobs_, namespaces, [&](const auto& o) { return api.listJobs(o); });
+  if (ok) {
+    ok = listInto(s.cronJobs_, namespaces, [&](const auto& o) { return api.listCronJobs(o); });
+  }
+  if (ok) {
+    ok =
+        listInto(s.limitRanges_, namespaces, [&](const auto& o) { return api.listLimitRanges(o); });
+  }
+  if (ok) {
+    ok = listInto(s.quotas_, namespaces, [&](const auto& o) { return api.listResourceQuotas(o); });
+  }
+  if (ok) ok = listInto(s.hpas_, namespaces, [&](const auto& o) { return api.listHpas(o); });
+  if (!ok) return std::unexpected(ok.error());
+  s.index();
+  return s;
+}
+
+ClusterSnapshot ClusterSnapshot::fromLists(
+    api::List<api::Pod> pods, api::List<api::Node> nodes, api::List<api::Deployment> deployments,
+    api::List<api::StatefulSet> statefulSets, api::List<api::DaemonSet> daemonSets,
+    api::List<api::ReplicaSet> replicaSets, api::List<api::Job> jobs,
+    api::List<api::CronJob> cronJobs, api::List<api::LimitRange> limitRanges,
+    api::List<api::ResourceQuota> quotas, api::List<api::HorizontalPodAutoscaler> hpas) {
+  ClusterSnapshot s;
+  s.pods_ = std::move(pods.items);
+  s.nodes_ = std::move(nodes.items);
+  s.deployments_ = std::move(deployments.items);
+  s.statefulSets_ = std::move(statefulSets.items);
+  s.daemonSets_ = std::move(daemonSets.items);
+  s.replicaSets_ = std::move(replicaSets.items);
+  s.jobs_ = std::move(jobs.items);
+  s.cronJobs_ = std::move(cronJobs.items);
+  s.limitRanges_ = std::move(limitRanges.items);
+  s.quotas_ = std::move(quotas.items);
+  s.hpas_ = std::move(hpas.items);
+  s.index();
+  return s;
+}
+
+void ClusterSnapshot::index() {
+  for (std::size_t i = 0; i < nodes_.size(); ++i) nodeIndex_[nodes_[i].metadata.name] = i;
+  for (std::size_t i = 0; i < pods_.size(); ++i) {
+    podIndex_[{pods_[i].metadata.namespace_, pods_[i].metadata.name}] = i;
+  }
+  for (const auto& rs : replicaSets_) {
+    if (const api::OwnerReference* ref = rs.metadata.controllerRef()) {
+      rsOwner_[{rs.metadata.namespace_, rs.metadata.name}] = {ref->kind, ref->name};
+    }
+  }
+  for (const auto& job : jobs_) {
+    if (const api::OwnerReference* ref = job.metadata.controllerRef()) {
+      jobOwner_[{job.metadata.namespace_, job.metadata.name}] = {ref->kind, ref->name};
+    }
+  }
+  for (std::size_t i = 0; i < pods_.size(); ++i) podsByOwner_[ownerOf(pods_[i])].push_back(i);
+}
+
+const api::Node* ClusterSnapshot::node(std::string_view name) const {
+  auto it = nodeIndex_.find(name);
+  return it == nodeIndex_.end() ? nullptr : &nodes_[it->second];
+}
+
+const api::Pod* ClusterSnapshot::pod(std::string_view ns, std::string_view name) const {
+  auto it = podIndex_.find(Key{std::string(ns), std::string(name)});
+  return it == podIndex_.end() ? nullptr : &pods_[it->second];
+}
+
+metrics::WorkloadRef ClusterSnapshot::ownerOf(const api::Pod& pod) const {
+  const std::string& ns = pod.metadata.namespace_;
+  const api::OwnerReference* ref = pod.metadata.controllerRef();
+  if (ref == nullptr) return {ns, "Pod", pod.metadata.name};
+  const auto& owners = ref->kind == "ReplicaSet" ? rsOwner_ : jobOwner_;
+  if (ref->kind == "ReplicaSet" || ref->kind == "Job") {
+    if (auto it = owners.find({ns, ref->name}); it != owners.end()) {
+      return {ns, it->second.first, it->second.second};
+    }
+  }
+  return {ns, ref->kind, ref->name};
+}
+
+const std::vector<std::size_t>& ClusterSnapshot::podsOf(
+    const metrics::WorkloadRef& workload) const {
+  static const std::vector<std::size_t> kNone;
+  auto it = podsByOwner_.find(workload);
+  return it == podsByOwner_.end() ? kNone : it->second;
+}
+
+}  // namespace attune::controller

@@ -1,0 +1,78 @@
+// A consistent read of everything one reconcile pass looks at, with the indexes the policies
+// need (pods by namespace, top-level owners). Taken once per pass, so a pass over many policies
+// lists each kind once, as an informer cache would serve it.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "api/cluster_api.h"
+#include "core/error.h"
+#include "metrics/metrics_source.h"
+
+namespace attune::controller {
+
+class ClusterSnapshot {
+ public:
+  // Lists every kind the controller reads, in `namespaces` (empty = all namespaces), plus all
+  // nodes. The first failing list is returned as the error.
+  static Result<ClusterSnapshot> take(api::ClusterApi& api,
+                                      const std::vector<std::string>& namespaces);
+  // Builds a snapshot from lists already read (tests, and callers with their own caches).
+  static ClusterSnapshot fromLists(
+      api::List<api::Pod> pods, api::List<api::Node> nodes, api::List<api::Deployment> deployments,
+      api::List<api::StatefulSet> statefulSets, api::List<api::DaemonSet> daemonSets,
+      api::List<api::ReplicaSet> replicaSets, api::List<api::Job> jobs,
+      api::List<api::CronJob> cronJobs, api::List<api::LimitRange> limitRanges,
+      api::List<api::ResourceQuota> quotas, api::List<api::HorizontalPodAutoscaler> hpas);
+
+  const std::vector<api::Pod>& pods() const { return pods_; }
+  const std::vector<api::Node>& nodes() const { return nodes_; }
+  const std::vector<api::Deployment>& deployments() const { return deployments_; }
+  const std::vector<api::StatefulSet>& statefulSets() const { return statefulSets_; }
+  const std::vector<api::DaemonSet>& daemonSets() const { return daemonSets_; }
+  const std::vector<api::ReplicaSet>& replicaSets() const { return replicaSets_; }
+  const std::vector<api::Job>& jobs() const { return jobs_; }
+  const std::vector<api::CronJob>& cronJobs() const { return cronJobs_; }
+  const std::vector<api::LimitRange>& limitRanges() const { return limitRanges_; }
+  const std::vector<api::ResourceQuota>& quotas() const { return quotas_; }
+  const std::vector<api::HorizontalPodAutoscaler>& hpas() const { return hpas_; }
+
+  // The node named `name`, or nullptr.
+  const api::Node* node(std::string_view name) const;
+  // The pod, or nullptr.
+  const api::Pod* pod(std::string_view ns, std::string_view name) const;
+  // The top-level workload of `pod`: Pod → ReplicaSet → Deployment, Pod → Job → CronJob,
+  // StatefulSet, DaemonSet; the pod itself (kind "Pod") when it has no controller. An owner that
+  // is not in the snapshot stops the walk at the last known object's reference.
+  metrics::WorkloadRef ownerOf(const api::Pod& pod) const;
+  // Indexes into pods() of the pods whose top-level owner is `workload`, in name order.
+  const std::vector<std::size_t>& podsOf(const metrics::WorkloadRef& workload) const;
+
+ private:
+  void index();
+
+  std::vector<api::Pod> pods_;
+  std::vector<api::Node> nodes_;
+  std::vector<api::Deployment> deployments_;
+  std::vector<api::StatefulSet> statefulSets_;
+  std::vector<api::DaemonSet> daemonSets_;
+  std::vector<api::ReplicaSet> replicaSets_;
+  std::vector<api::Job> jobs_;
+  std::vector<api::CronJob> cronJobs_;
+  std::vector<api::LimitRange> limitRanges_;
+  std::vector<api::ResourceQuota> quotas_;
+  std::vector<api::HorizontalPodAutoscaler> hpas_;
+
+  std::map<std::string, std::size_t, std::less<>> nodeIndex_;
+  std::map<std::pair<std::string, std::string>, std::size_t> podIndex_;
+  // ReplicaSet / Job (namespace, name) → its controller's reference (kind, name).
+  std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>> rsOwner_;
+  std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>> jobOwner_;
+  std::map<metrics::WorkloadRef, std::vector<std::size_t>> podsByOwner_;
+};
+
+}  // namespace attune::controller

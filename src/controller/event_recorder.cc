@@ -1,0 +1,58 @@
+#include "controller/event_recorder.h"
+
+#include <utility>
+
+namespace attune::controller {
+
+api::ObjectReference referenceTo(std::string_view apiVersion, std::string_view kind,
+                                 const api::ObjectMeta& meta) {
+  return api::ObjectReference{.apiVersion = std::string(apiVersion),
+                              .kind = std::string(kind),
+                              .namespace_ = meta.namespace_,
+                              .name = meta.name,
+                              .uid = meta.uid,
+                              .resourceVersion = {},
+                              .fieldPath = {}};
+}
+
+Result<api::Event> EventRecorder::record(const api::ObjectReference& object, std::string_view type,
+                                         std::string_view reason, std::string_view message) {
+  const Time now = clock_.now();
+  Key key{object.kind,       object.namespace_,   object.name,         object.uid,
+          std::string(type), std::string(reason), std::string(message)};
+  if (auto it = written_.find(key); it != written_.end()) {
+    api::Event bumped = it->second;
+    bumped.count += 1;
+    bumped.lastTimestamp = now;
+    auto stored = api_.updateEvent(bumped);
+    if (stored) {
+      it->second = *stored;
+      ++countsByReason_[std::string(reason)];
+      return stored;
+    }
+    if (stored.error().code != ErrorCode::kNotFound &&
+        stored.error().code != ErrorCode::kConflict) {
+      return stored;
+    }
+    written_.erase(it);  // gone or changed elsewhere: start a new one
+  }
+  api::Event event;
+  event.metadata.namespace_ = object.namespace_.empty() ? "default" : object.namespace_;
+  event.metadata.generateName = object.name + ".";
+  event.involvedObject = object;
+  event.type = std::string(type);
+  event.reason = std::string(reason);
+  event.message = std::string(message);
+  event.sourceComponent = std::string(kEventComponent);
+  event.reportingComponent = std::string(kEventComponent);
+  event.firstTimestamp = now;
+  event.lastTimestamp = now;
+  event.count = 1;
+  auto stored = api_.createEvent(event);
+  if (!stored) return stored;
+  written_.emplace(std::move(key), *stored);
+  ++countsByReason_[std::string(reason)];
+  return stored;
+}
+
+}  // namespace attune::controller

@@ -1,0 +1,48 @@
+// Writes the controller's Kubernetes Events, deduplicated as client-go's EventCorrelator does:
+// an event identical to one already written (same object, type, reason and message) bumps that
+// event's count and lastTimestamp instead of creating another.
+#pragma once
+
+#include <map>
+#include <string>
+#include <tuple>
+
+#include "api/cluster_api.h"
+#include "core/clock.h"
+#include "core/error.h"
+
+namespace attune::controller {
+
+inline constexpr std::string_view kEventComponent = "attune-controller";
+
+class EventRecorder {
+ public:
+  // `api` and `clock` must outlive the recorder. Not thread-safe.
+  EventRecorder(api::ClusterApi& api, Clock& clock) : api_(api), clock_(clock) {}
+
+  // Records an event about `object` (its kind, namespace, name and uid are used). The event
+  // lives in the object's namespace ("default" for cluster-scoped objects). When the stored
+  // duplicate is gone or has changed under us, a new event is created.
+  Result<api::Event> record(const api::ObjectReference& object, std::string_view type,
+                            std::string_view reason, std::string_view message);
+
+  // Events written (created or bumped) so far, by reason.
+  const std::map<std::string, std::int64_t, std::less<>>& countsByReason() const {
+    return countsByReason_;
+  }
+
+ private:
+  using Key = std::tuple<std::string, std::string, std::string, std::string, std::string,
+                         std::string, std::string>;
+
+  api::ClusterApi& api_;
+  Clock& clock_;
+  std::map<Key, api::Event> written_;
+  std::map<std::string, std::int64_t, std::less<>> countsByReason_;
+};
+
+// An ObjectReference to a pod or another namespaced object.
+api::ObjectReference referenceTo(std::string_view apiVersion, std::string_view kind,
+                                 const api::ObjectMeta& meta);
+
+}  // namespace attune::controller

@@ -1,0 +1,30 @@
+#include "controller/operator_metrics.h"
+
+namespace attune::controller {
+
+OperatorMetrics::OperatorMetrics(metrics::Registry& registry)
+    : resizes(registry.counter("attune_resize_total",
+                               "In-place resizes by outcome (applied, failed, skipped, reverted).",
+                               {"namespace", "workload", "resource", "result"})),
+      reverts(registry.counter("attune_reverts_total",
+                               "Resizes reverted by the safety monitor, by violation.",
+                               {"reason"})),
+      reconcileDuration(registry.histogram("attune_reconcile_duration_seconds",
+                                           "Duration of one policy reconcile.", {},
+                                           metrics::defaultDurationBuckets())),
+      recommendationCpu(registry.gauge("attune_recommendation_cpu_cores",
+                                       "Recommended CPU request per container, in cores.",
+                                       {"namespace", "workload", "container"})),
+      recommendationMemory(registry.gauge("attune_recommendation_memory_bytes",
+                                          "Recommended memory request per container, in bytes.",
+                                          {"namespace", "workload", "container"})),
+      savingsCpu(registry.gauge(
+          "attune_savings_cpu_cores",
+          "CPU requests the recommendations would free per workload (all replicas), in cores.",
+          {"namespace", "workload"})),
+      savingsMemory(registry.gauge(
+          "attune_savings_memory_bytes",
+          "Memory requests the recommendations would free per workload (all replicas), in bytes.",
+          {"namespace", "workload"})) {}
+
+}  // namespace attune::controller

@@ -1,0 +1,27 @@
+// The operator's own metrics (issue-facing names are part of the public interface):
+//   attune_resize_total{namespace,workload,resource,result}
+//   attune_reverts_total{reason}
+//   attune_reconcile_duration_seconds (histogram)
+//   attune_recommendation_cpu_cores{namespace,workload,container}
+//   attune_recommendation_memory_bytes{namespace,workload,container}
+//   attune_savings_cpu_cores{namespace,workload}
+//   attune_savings_memory_bytes{namespace,workload}
+#pragma once
+
+#include "metrics/exposition/registry.h"
+
+namespace attune::controller {
+
+struct OperatorMetrics {
+  explicit OperatorMetrics(metrics::Registry& registry);
+
+  metrics::MetricFamily& resizes;
+  metrics::MetricFamily& reverts;
+  metrics::MetricFamily& reconcileDuration;
+  metrics::MetricFamily& recommendationCpu;
+  metrics::MetricFamily& recommendationMemory;
+  metrics::MetricFamily& savingsCpu;
+  metrics::MetricFamily& savingsMemory;
+};
+
+}  // namespace attune::controller

@@ -1,0 +1,94 @@
+#include "controller/targets.h"
+
+#include <algorithm>
+#include <string>
+
+namespace attune::controller {
+namespace {
+
+bool selected(const api::TargetRef& ref, const api::ObjectMeta& meta) {
+  if (!ref.name.empty() && ref.name != meta.name) return false;
+  if (!ref.selector) return true;
+  return api::selectorMatches(*ref.selector, meta.labels);
+}
+
+}  // namespace
+
+api::WorkloadKind workloadKind(api::TargetKind kind) {
+  switch (kind) {
+    case api::TargetKind::kDeployment:
+      return api::WorkloadKind::kDeployment;
+    case api::TargetKind::kStatefulSet:
+      return api::WorkloadKind::kStatefulSet;
+    case api::TargetKind::kDaemonSet:
+      return api::WorkloadKind::kDaemonSet;
+    case api::TargetKind::kCronJob:
+      return api::WorkloadKind::kCronJob;
+    case api::TargetKind::kJob:
+      return api::WorkloadKind::kJob;
+    case api::TargetKind::kReplicaSet:
+      return api::WorkloadKind::kReplicaSet;
+  }
+  return api::WorkloadKind::kDeployment;
+}
+
+std::vector<TargetWorkload> resolveTargets(const ClusterSnapshot& snapshot,
+                                           const api::AttunePolicy& policy) {
+  std::vector<TargetWorkload> out;
+  const api::TargetRef& ref = policy.spec.targetRef;
+  if (!ref.kind) return out;
+  const std::string& ns = policy.metadata.namespace_;
+  const std::string kindName(api::toString(*ref.kind));
+  const auto add = [&](const api::ObjectMeta& meta, std::int32_t replicas,
+                       std::int32_t updatedReplicas) {
+    if (meta.namespace_ != ns || !selected(ref, meta)) return;
+    TargetWorkload t{.ref = {ns, kindName, meta.name},
+                     .kind = workloadKind(*ref.kind),
+                     .metadata = &meta,
+                     .replicas = replicas,
+                     .updatedReplicas = updatedReplicas,
+                     .pods = {}};
+    for (std::size_t i : snapshot.podsOf(t.ref)) {
+      const api::Pod& pod = snapshot.pods()[i];
+      if (pod.status.phase == "Running" && !pod.spec.nodeName.empty() &&
+          !pod.metadata.deletionTimestamp) {
+        t.pods.push_back(&pod);
+      }
+    }
+    out.push_back(std::move(t));
+  };
+  const auto addApps = [&](const auto& workloads, bool daemonSet) {
+    for (const auto& w : workloads) {
+      const std::int32_t desired =
+          daemonSet ? w.status.desiredNumberScheduled : w.spec.replicas.value_or(1);
+      const std::int32_t updated =
+          daemonSet ? w.status.updatedNumberScheduled : w.status.updatedReplicas;
+      // A workload whose controller has not observed its latest spec is rolling out too.
+      const bool stale = w.status.observedGeneration < w.metadata.generation;
+      add(w.metadata, desired, stale ? std::min(updated, desired - 1) : updated);
+    }
+  };
+  switch (*ref.kind) {
+    case api::TargetKind::kDeployment:
+      addApps(snapshot.deployments(), false);
+      break;
+    case api::TargetKind::kStatefulSet:
+      addApps(snapshot.statefulSets(), false);
+      break;
+    case api::TargetKind::kDaemonSet:
+      addApps(snapshot.daemonSets(), true);
+      break;
+    case api::TargetKind::kReplicaSet:
+      addApps(snapshot.replicaSets(), false);
+      break;
+    case api::TargetKind::kJob:
+      for (const auto& j : snapshot.jobs()) add(j.metadata, 0, 0);
+      break;
+    case api::TargetKind::kCronJob:
+      for (const auto& c : snapshot.cronJobs()) add(c.metadata, 0, 0);
+      break;
+  }
+  return out;
+}
+
+}  // namespace attune::controller

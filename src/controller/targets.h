@@ -1,0 +1,38 @@
+// Which workloads and pods a policy sizes: spec.targetRef resolved against a snapshot.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "api/cluster_api.h"
+#include "api/policy/attune_policy.h"
+#include "controller/cluster_snapshot.h"
+#include "metrics/metrics_source.h"
+
+namespace attune::controller {
+
+// One workload a policy targets, viewed through a snapshot (pointers into it).
+struct TargetWorkload {
+  metrics::WorkloadRef ref;
+  api::WorkloadKind kind = api::WorkloadKind::kDeployment;
+  const api::ObjectMeta* metadata = nullptr;
+  // Desired and updated replicas; a workload with fewer updated replicas than desired is in the
+  // middle of a rollout. Jobs and CronJobs never roll out (both 0).
+  std::int32_t replicas = 0;
+  std::int32_t updatedReplicas = 0;
+  // Its pods that are bound to a node and running (phase Running), in name order.
+  std::vector<const api::Pod*> pods;
+
+  bool rollingOut() const { return updatedReplicas < replicas; }
+};
+
+// The workloads in the policy's namespace that spec.targetRef selects: of its kind (required),
+// with its name when set and matching its selector when set, in name order. A policy whose
+// targetRef has no kind targets nothing.
+std::vector<TargetWorkload> resolveTargets(const ClusterSnapshot& snapshot,
+                                           const api::AttunePolicy& policy);
+
+// The WorkloadKind for a TargetKind.
+api::WorkloadKind workloadKind(api::TargetKind kind);
+
+}  // namespace attune::controller

@@ -1,0 +1,111 @@
+#include "sim/engine/run_totals.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace attune::sim {
+namespace {
+
+bool isFinished(const api::Pod& pod) {
+  return pod.status.phase == "Succeeded" || pod.status.phase == "Failed";
+}
+
+double nanosToDouble(__int128 nanos) { return static_cast<double>(nanos) / 1e9; }
+
+// The requests the scheduler reserves for `pod` (regular and sidecar containers), in cores and
+// bytes.
+void requestsOf(const api::Pod& pod, double& cpu, double& memory) {
+  cpu = memory = 0;
+  auto add = [&](const api::Container& c) {
+    if (c.resources.requests.cpu) cpu += nanosToDouble(c.resources.requests.cpu->nanos());
+    if (c.resources.requests.memory) {
+      memory += nanosToDouble(c.resources.requests.memory->nanos());
+    }
+  };
+  for (const api::Container& c : pod.spec.containers) add(c);
+  for (const api::Container& c : pod.spec.initContainers) {
+    if (c.isSidecar()) add(c);
+  }
+}
+
+}  // namespace
+
+void RunAccounting::applyPodEvents(const ClusterState& state) {
+  auto batch = state.podEventsAfter({}, podResourceVersion_);
+  if (!batch) return;
+  podResourceVersion_ = batch->resourceVersion;
+  for (const auto& event : batch->events) {
+    const api::Pod& pod = event.object;
+    const bool counted = event.type != api::WatchEventType::kDeleted &&
+                         !pod.spec.nodeName.empty() && !isFinished(pod) &&
+                         !pod.metadata.deletionTimestamp;
+    auto it = charges_.find(pod.metadata.uid);
+    if (it != charges_.end()) {
+      requested_.cpuCores -= it->second.cpuCores;
+      requested_.memoryBytes -= it->second.memoryBytes;
+      charges_.erase(it);
+    }
+    if (!counted) continue;
+    Charge charge;
+    requestsOf(pod, charge.cpuCores, charge.memoryBytes);
+    requested_.cpuCores += charge.cpuCores;
+    requested_.memoryBytes += charge.memoryBytes;
+    charges_.emplace(pod.metadata.uid, charge);
+  }
+}
+
+void RunAccounting::record(const ClusterState& state, const Kubelet& kubelet, Time now,
+                           Duration dt) {
+  const double seconds = std::chrono::duration<double>(dt).count();
+  ++totals_.ticks;
+  totals_.simulated += dt;
+  applyPodEvents(state);
+  totals_.cpuRequestedCoreSeconds += requested_.cpuCores * seconds;
+  totals_.memoryRequestedByteSeconds += requested_.memoryBytes * seconds;
+  for (const auto& [name, node] : kubelet.nodes()) {
+    totals_.cpuUsedCoreSeconds += node.cpuUsageCores * seconds;
+    totals_.cpuDemandCoreSeconds += node.cpuDemandCores * seconds;
+    totals_.memoryUsedByteSeconds += static_cast<double>(node.memoryWorkingSet.value()) * seconds;
+  }
+  // The kubelet OOM-kills and exits a container at most once per tick, at the tick's end.
+  for (const auto& [uid, pod] : kubelet.pods()) {
+    for (const ContainerRuntime& c : pod.containers) {
+      ++totals_.containerSteps;
+      totals_.cfsPeriods += c.periodsLastTick;
+      totals_.cfsThrottledPeriods += c.throttledPeriodsLastTick;
+      if (c.lastOomKillAt == now) ++totals_.oomKills;
+      if (c.lastTerminated && c.lastTerminated->finishedAt == now) ++totals_.restarts;
+    }
+  }
+}
+
+void RunAccounting::finish(const ClusterState& state, const Kubelet& kubelet) {
+  RunTotals& t = totals_;
+  t.psiWaitingSeconds = 0;
+  t.kubeletEvictions = 0;
+  for (const auto& [name, node] : kubelet.nodes()) {
+    t.psiWaitingSeconds += node.psiCpuWaitingSecondsTotal;
+    t.kubeletEvictions += node.evictionsTotal;
+  }
+  // The kubelet evicts through the state too, so evictions() holds its evictions as well.
+  t.evictions = std::max<std::uint64_t>(state.evictions().size(), t.kubeletEvictions);
+  t.nodes = static_cast<std::int64_t>(state.nodes.list({}).size());
+  t.pods = t.containers = t.podsRunning = t.podsPending = t.podsUnschedulable = 0;
+  t.podsSucceeded = t.podsFailed = 0;
+  for (const api::Pod& pod : state.pods.list({})) {
+    ++t.pods;
+    t.containers += static_cast<std::int64_t>(pod.spec.containers.size());
+    const std::string& phase = pod.status.phase;
+    if (phase == "Running") ++t.podsRunning;
+    if (phase == "Succeeded") ++t.podsSucceeded;
+    if (phase == "Failed") ++t.podsFailed;
+    if (phase.empty() || phase == "Pending") ++t.podsPending;
+    const api::Condition* scheduled = api::findCondition(pod.status.conditions, "PodScheduled");
+    if (scheduled != nullptr && scheduled->status == "False" &&
+        scheduled->reason == "Unschedulable") {
+      ++t.podsUnschedulable;
+    }
+  }
+}
+
+}  // namespace attune::sim

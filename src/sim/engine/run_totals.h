@@ -1,0 +1,79 @@
+// What a simulation run did, in totals for summaries (`attune sim`): resources requested against
+// used, OOM kills, restarts, evictions, CPU throttling, and the pods' end state.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "core/time.h"
+#include "sim/cluster/cluster_state.h"
+#include "sim/kubelet/kubelet.h"
+
+namespace attune::sim {
+
+struct RunTotals {
+  std::int64_t ticks = 0;
+  Duration simulated{0};
+  // (container, tick) pairs the kubelet ran: containers of its pods, running or not, per tick.
+  std::int64_t containerSteps = 0;
+  // Integrals over the run. Requested: the requests of pods bound to a node and not finished
+  // (phase neither Succeeded nor Failed), as the scheduler reserves them. Used and demand: what
+  // the nodes' containers used and asked for, per the kubelet.
+  double cpuRequestedCoreSeconds = 0;
+  double cpuUsedCoreSeconds = 0;
+  double cpuDemandCoreSeconds = 0;
+  double memoryRequestedByteSeconds = 0;
+  double memoryUsedByteSeconds = 0;
+  // CFS periods of CPU-limited containers, and those in which the container was throttled.
+  std::uint64_t cfsPeriods = 0;
+  std::uint64_t cfsThrottledPeriods = 0;
+  std::uint64_t oomKills = 0;
+  // Container exits the kubelet restarts (after its backoff), counted when they happen.
+  std::uint64_t restarts = 0;
+  // Filled by RunAccounting::finish(): node counters and the state at the end.
+  double psiWaitingSeconds = 0;        // node_pressure_cpu_waiting_seconds_total, summed
+  std::uint64_t evictions = 0;         // every pod evicted, by the kubelet or through the API
+  std::uint64_t kubeletEvictions = 0;  // of which by the kubelet under node memory pressure
+  std::int64_t nodes = 0;
+  std::int64_t pods = 0;
+  std::int64_t containers = 0;
+  std::int64_t podsRunning = 0;
+  std::int64_t podsPending = 0;        // phase Pending or unset
+  std::int64_t podsUnschedulable = 0;  // PodScheduled False, reason Unschedulable
+  std::int64_t podsSucceeded = 0;
+  std::int64_t podsFailed = 0;
+
+  double throttledPercent() const {
+    return cfsPeriods == 0
+               ? 0.0
+               : 100.0 * static_cast<double>(cfsThrottledPeriods) / static_cast<double>(cfsPeriods);
+  }
+};
+
+// Accumulates RunTotals after each tick. Reads the pod watch log from where it last stopped, so
+// its cost per tick is one pass over the kubelet's containers plus the pod writes since the
+// previous tick.
+// Not thread-safe.
+class RunAccounting {
+ public:
+  // Adds tick (now - dt, now], after the kubelet's tick and before the next one.
+  void record(const ClusterState& state, const Kubelet& kubelet, Time now, Duration dt);
+  // Fills the end-of-run fields from the state and the kubelet now; may be called repeatedly.
+  void finish(const ClusterState& state, const Kubelet& kubelet);
+  const RunTotals& totals() const { return totals_; }
+
+ private:
+  struct Charge {
+    double cpuCores = 0;
+    double memoryBytes = 0;
+  };
+  void applyPodEvents(const ClusterState& state);
+
+  RunTotals totals_;
+  std::string podResourceVersion_;
+  std::map<std::string, Charge, std::less<>> charges_;  // counted pods by uid
+  Charge requested_;                                    // sum of charges_
+};
+
+}  // namespace attune::sim

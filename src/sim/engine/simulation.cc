@@ -1,0 +1,67 @@
+#include "sim/engine/simulation.h"
+
+#include "sim/engine/scenario_builder.h"
+
+namespace attune::sim {
+
+Simulation::Simulation(const Scenario& scenario, const SimulationOptions& options)
+    : scenario_(scenario),
+      clock_(scenario.start),
+      state_(clock_),
+      cluster_(state_),
+      models_(Random(scenario.seed), scenario.start),
+      kubelet_(kubeletOptionsFor(scenario),
+               [this](const api::Pod& pod, const api::Container& container) {
+                 return models_.modelFor(state_, pod, container);
+               }),
+      recorder_(RecorderOptions{options.retention.value_or(scenario.duration + scenario.tick)}),
+      metrics_(recorder_, state_) {}
+
+Result<std::unique_ptr<Simulation>> Simulation::create(const Scenario& scenario,
+                                                       SimulationOptions options) {
+  std::unique_ptr<Simulation> sim(new Simulation(scenario, options));
+  if (auto ok = buildCluster(sim->scenario_, sim->state_, sim->models_); !ok) {
+    return std::unexpected(ok.error());
+  }
+  return sim;
+}
+
+Result<void> Simulation::step() {
+  const Duration tick = scenario_.tick;
+  clock_.advance(tick);
+  const Time now = clock_.now();
+  cronJobs_.tick(state_, now);
+  // The control plane's controllers are level-based and decide from the state alone (`now` only
+  // stamps what they write), so a run that wrote nothing, on a state that has not changed
+  // since, would write nothing again: it is skipped. Any write (kubelet status, a resize, a
+  // callback's API call) makes the next tick run it.
+  const std::string before = state_.pods.resourceVersion();
+  if (controlPlaneWrote_ || before != afterControlPlane_) {
+    controlPlane_.tick(state_, now);
+    afterControlPlane_ = state_.pods.resourceVersion();
+    controlPlaneWrote_ = afterControlPlane_ != before;
+  }
+  if (auto ok = kubelet_.tick(state_, now, tick); !ok) return ok;
+  recorder_.record(now, state_, kubelet_.pods(), kubelet_.nodes());
+  accounting_.record(state_, kubelet_, now, tick);
+  return {};
+}
+
+Result<void> Simulation::runUntil(Time t) {
+  while (clock_.now() + scenario_.tick <= t) {
+    if (auto ok = step(); !ok) return ok;
+  }
+  return {};
+}
+
+Result<void> Simulation::runFor(Duration d) { return runUntil(clock_.now() + d); }
+
+Result<void> Simulation::run() { return runUntil(end()); }
+
+RunTotals Simulation::totals() const {
+  RunAccounting copy = accounting_;
+  copy.finish(state_, kubelet_);
+  return copy.totals();
+}
+
+}  // namespace attune::sim

@@ -1,0 +1,157 @@
+// Reading the Kubernetes objects a scenario declares: taints, tolerations, LimitRanges,
+// ResourceQuotas and HorizontalPodAutoscalers. Field names are the API's.
+#include <string>
+
+#include "sim/scenario/scenario_decoders.h"
+
+namespace attune::sim::internal {
+namespace {
+
+using Node = YAML::Node;
+using Path = std::string;
+
+// The metadata fields of a namespaced object, written flat beside the object's own fields.
+void addMetaFields(YamlReader& r, std::vector<YamlReader::Field>& fields, api::ObjectMeta& meta) {
+  fields.push_back(r.field("name", meta.name, /*required=*/true));
+  fields.push_back(r.field("namespace", meta.namespace_));
+  fields.push_back(r.field("labels", meta.labels));
+  fields.push_back(r.field("annotations", meta.annotations));
+}
+
+void readMetricValue(YamlReader& r, const Node& node, const Path& path, api::MetricValue& out) {
+  r.object(node, path,
+           {{"type",
+             [&](const Node& n, const Path& p) {
+               r.oneOf(n, p, {"Utilization", "AverageValue", "Value"}, out.type);
+             },
+             true},
+            r.field("averageUtilization", out.averageUtilization),
+            r.field("averageValue", out.averageValue),
+            r.field("value", out.value)});
+}
+
+void readMetric(YamlReader& r, const Node& node, const Path& path, api::MetricSpec& out) {
+  auto name = [&](std::string& target) {
+    return YamlReader::Field{"name",
+                             [&](const Node& n, const Path& p) {
+                               r.oneOf(n, p, {"cpu", "memory"}, target);
+                             },
+                             true};
+  };
+  r.object(
+      node, path,
+      {{"type",
+        [&](const Node& n, const Path& p) {
+          r.oneOf(n, p, {"Resource", "ContainerResource"}, out.type);
+        },
+        true},
+       {"resource",
+        [&](const Node& n, const Path& p) {
+          auto& s = out.resource.emplace();
+          r.object(n, p,
+                   {name(s.name),
+                    {"target",
+                     [&](const Node& t, const Path& tp) { readMetricValue(r, t, tp, s.target); },
+                     true}});
+        }},
+       {"containerResource", [&](const Node& n, const Path& p) {
+          auto& s = out.containerResource.emplace();
+          r.object(n, p,
+                   {name(s.name),
+                    r.field("container", s.container, true),
+                    {"target",
+                     [&](const Node& t, const Path& tp) { readMetricValue(r, t, tp, s.target); },
+                     true}});
+        }}});
+}
+
+}  // namespace
+
+void readTaint(YamlReader& r, const Node& node, const Path& path, api::Taint& out) {
+  r.object(node, path,
+           {r.field("key", out.key, true),
+            r.field("value", out.value),
+            {"effect",
+             [&](const Node& n, const Path& p) {
+               r.oneOf(n, p, {"NoSchedule", "PreferNoSchedule", "NoExecute"}, out.effect);
+             },
+             true}});
+}
+
+void readToleration(YamlReader& r, const Node& node, const Path& path, api::Toleration& out) {
+  r.object(node, path,
+           {r.field("key", out.key),
+            {"operator",
+             [&](const Node& n, const Path& p) {
+               r.oneOf(n, p, {"Equal", "Exists"}, out.operator_);
+             }},
+            r.field("value", out.value),
+            {"effect",
+             [&](const Node& n, const Path& p) {
+               r.oneOf(n, p, {"NoSchedule", "PreferNoSchedule", "NoExecute"}, out.effect);
+             }},
+            r.field("tolerationSeconds", out.tolerationSeconds)});
+}
+
+void readLimitRange(YamlReader& r, const Node& node, const Path& path, api::LimitRange& out) {
+  std::vector<YamlReader::Field> fields;
+  addMetaFields(r, fields, out.metadata);
+  fields.push_back({"limits",
+                    [&](const Node& n, const Path& p) {
+                      r.list(n, p, [&](const Node& item, const Path& ip) {
+                        auto& l = out.limits.emplace_back();
+                        r.object(item, ip,
+                                 {{"type",
+                                   [&](const Node& t, const Path& tp) {
+                                     r.oneOf(t, tp, {"Container", "Pod"}, l.type);
+                                   },
+                                   true},
+                                  r.field("min", l.min),
+                                  r.field("max", l.max),
+                                  r.field("default", l.default_),
+                                  r.field("defaultRequest", l.defaultRequest),
+                                  r.field("maxLimitRequestRatio", l.maxLimitRequestRatio)});
+                      });
+                    },
+                    true});
+  r.object(node, path, fields);
+}
+
+void readResourceQuota(YamlReader& r, const Node& node, const Path& path, api::ResourceQuota& out) {
+  std::vector<YamlReader::Field> fields;
+  addMetaFields(r, fields, out.metadata);
+  fields.push_back(r.field("hard", out.specHard, true));
+  fields.push_back(r.field("scopes", out.scopes));
+  r.object(node, path, fields);
+  out.hard = out.specHard;
+}
+
+void readHpa(YamlReader& r, const Node& node, const Path& path, api::HorizontalPodAutoscaler& out) {
+  std::vector<YamlReader::Field> fields;
+  addMetaFields(r, fields, out.metadata);
+  api::HpaSpec& spec = out.spec;
+  fields.push_back({"scaleTargetRef",
+                    [&](const Node& n, const Path& p) {
+                      auto& ref = spec.scaleTargetRef;
+                      r.object(n, p,
+                               {{"kind",
+                                 [&](const Node& k, const Path& kp) {
+                                   r.oneOf(k, kp, {"Deployment", "StatefulSet"}, ref.kind);
+                                 },
+                                 true},
+                                r.field("name", ref.name, true),
+                                r.field("apiVersion", ref.apiVersion)});
+                      if (ref.apiVersion.empty()) ref.apiVersion = "apps/v1";
+                    },
+                    true});
+  fields.push_back(r.field("minReplicas", spec.minReplicas));
+  fields.push_back(r.field("maxReplicas", spec.maxReplicas, true));
+  fields.push_back({"metrics", [&](const Node& n, const Path& p) {
+                      r.list(n, p, [&](const Node& item, const Path& ip) {
+                        readMetric(r, item, ip, spec.metrics.emplace_back());
+                      });
+                    }});
+  r.object(node, path, fields);
+}
+
+}  // namespace attune::sim::internal
