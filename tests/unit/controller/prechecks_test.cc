@@ -217,5 +217,26 @@ TEST(PrecheckTest, ExcludedContainersAreNeverRecommendedNorResized) {
   EXPECT_FALSE(source.containersReturned().contains("istio-proxy"));
 }
 
+// An HPA scaling the workload on CPU: one informational HPAConflict Warning on the workload, and
+// the resize goes ahead.
+TEST(PrecheckTest, AnHpaOnTheWorkloadIsReportedAndTheResizeProceeds) {
+  ScenarioHarness h(scenarioYaml(
+      workloadYaml({.name = "web"}), policyYaml({.name = "web", .target = "web"}),
+      "  hpas:\n  - namespace: apps\n    name: web\n"
+      "    scaleTargetRef: {kind: Deployment, name: web}\n    minReplicas: 1\n"
+      "    maxReplicas: 4\n    metrics:\n    - type: Resource\n"
+      "      resource: {name: cpu, target: {type: Utilization, averageUtilization: 70}}\n"));
+  ASSERT_TRUE(h.usable());
+  ASSERT_TRUE(h.runUntil([&] { return !h.actions(Kind::kResized).empty(); }, 30min));
+  h.runMinutes(5);
+  const auto conflicts = h.events("HPAConflict");
+  ASSERT_EQ(conflicts.size(), 1u) << "deduplicated: one event however many passes see the HPA";
+  EXPECT_EQ(conflicts[0].type, "Warning");
+  EXPECT_EQ(conflicts[0].involvedObject.kind, "Deployment");
+  EXPECT_EQ(conflicts[0].involvedObject.name, "web");
+  EXPECT_GT(conflicts[0].count, 1) << "seen by several passes, counted on one event";
+  EXPECT_EQ(h.actions(Kind::kResized).size(), 1u);
+}
+
 }  // namespace
 }  // namespace attune::controller::testing

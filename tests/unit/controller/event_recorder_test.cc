@@ -1,0 +1,75 @@
+// EventRecorder against the in-process API server: identical events are counted on one Event,
+// different ones are separate, and an event deleted behind the recorder's back is recreated.
+#include "controller/event_recorder.h"
+
+#include <gtest/gtest.h>
+
+#include "core/clock.h"
+#include "sim/cluster/cluster.h"
+#include "sim/cluster/cluster_state.h"
+
+namespace attune::controller {
+namespace {
+
+using namespace std::chrono_literals;
+
+class EventRecorderTest : public ::testing::Test {
+ protected:
+  SimulatedClock clock_{Time(std::chrono::sys_days(std::chrono::year(2026) / 1 / 5))};
+  sim::ClusterState state_{clock_};
+  sim::Cluster api_{state_};
+  EventRecorder recorder_{api_, clock_};
+
+  api::ObjectReference pod(std::string name) {
+    return api::ObjectReference{.apiVersion = "v1",
+                                .kind = "Pod",
+                                .namespace_ = "shop",
+                                .name = std::move(name),
+                                .uid = "uid-1",
+                                .resourceVersion = {},
+                                .fieldPath = {}};
+  }
+  std::vector<api::Event> events() { return api_.listEvents({}).value().items; }
+};
+
+TEST_F(EventRecorderTest, IdenticalEventsBumpOneEvent) {
+  const Time first = clock_.now();
+  ASSERT_TRUE(recorder_.record(pod("web-0"), "Warning", "ResizeSkipped", "Cooldown: 1h left"));
+  clock_.advance(1min);
+  ASSERT_TRUE(recorder_.record(pod("web-0"), "Warning", "ResizeSkipped", "Cooldown: 1h left"));
+  clock_.advance(1min);
+  ASSERT_TRUE(recorder_.record(pod("web-0"), "Warning", "ResizeSkipped", "Cooldown: 1h left"));
+
+  const auto all = events();
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].count, 3);
+  EXPECT_EQ(all[0].firstTimestamp, first);
+  EXPECT_EQ(all[0].lastTimestamp, first + 2min);
+  EXPECT_EQ(all[0].involvedObject.name, "web-0");
+  EXPECT_EQ(all[0].metadata.namespace_, "shop");
+  EXPECT_EQ(all[0].sourceComponent, kEventComponent);
+  EXPECT_EQ(recorder_.countsByReason().at("ResizeSkipped"), 3);
+}
+
+TEST_F(EventRecorderTest, DifferentMessagesObjectsOrReasonsAreSeparateEvents) {
+  ASSERT_TRUE(recorder_.record(pod("web-0"), "Normal", "Resized", "cpu 500m -> 250m"));
+  ASSERT_TRUE(recorder_.record(pod("web-0"), "Normal", "Resized", "cpu 250m -> 300m"));
+  ASSERT_TRUE(recorder_.record(pod("web-1"), "Normal", "Resized", "cpu 500m -> 250m"));
+  ASSERT_TRUE(recorder_.record(pod("web-0"), "Warning", "Reverted", "cpu 500m -> 250m"));
+  EXPECT_EQ(events().size(), 4u);
+}
+
+TEST_F(EventRecorderTest, AnEventDeletedElsewhereIsCreatedAgain) {
+  ASSERT_TRUE(recorder_.record(pod("web-0"), "Warning", "Reverted", "oomkill"));
+  const std::string name = events().front().metadata.name;
+  ASSERT_TRUE(state_.events.erase("shop", name));
+  auto again = recorder_.record(pod("web-0"), "Warning", "Reverted", "oomkill");
+  ASSERT_TRUE(again) << again.error().toString();
+  const auto all = events();
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].count, 1);
+  EXPECT_NE(all[0].metadata.name, name);
+}
+
+}  // namespace
+}  // namespace attune::controller
