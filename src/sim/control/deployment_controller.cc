@@ -52,6 +52,7 @@ api::ReplicaSet newReplicaSet(const api::Deployment& d, std::int32_t replicas) {
 
 void setReplicas(ClusterState& state, std::string_view ns, const OwnedSet& rs,
                  std::int32_t replicas) {
+  if (rs.replicas == replicas) return;  // nothing to write: no copy of the ReplicaSet either
   (void)state.replicaSets.modify(ns, rs.name, "", [&](api::ReplicaSet& r) {
     if (r.spec.replicas == replicas) return Change::kNone;
     r.spec.replicas = replicas;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "sim/control/owned_pods.h"
@@ -16,7 +17,8 @@ bool deleteBefore(const api::Pod& a, const api::Pod& b) {
   return a.metadata.name > b.metadata.name;
 }
 
-void reconcile(ClusterState& state, const api::ReplicaSet& rs) {
+// Makes or deletes `rs`'s pods and returns its new status; writes pods only.
+api::WorkloadStatus reconcile(ClusterState& state, const api::ReplicaSet& rs) {
   // Pods are read in place; names are copied out before any write to the pod store.
   std::vector<const api::Pod*> pods =
       controlledPodRefs(state, rs.metadata.namespace_, rs.metadata.uid);
@@ -52,13 +54,27 @@ void reconcile(ClusterState& state, const api::ReplicaSet& rs) {
   status.replicas = static_cast<std::int32_t>(replicas);
   status.readyReplicas = ready;
   status.availableReplicas = status.readyReplicas;
-  writeStatus(state.replicaSets, rs, status);
+  return status;
 }
 
 }  // namespace
 
 void ReplicaSetController::tick(ClusterState& state, Time /*now*/) const {
-  for (const auto& rs : state.replicaSets.list({})) reconcile(state, rs);
+  // ReplicaSets are read in place (reconcile writes pods only); changed statuses are written
+  // after the walk.
+  std::vector<std::tuple<std::string, std::string, api::WorkloadStatus>> changed;
+  state.replicaSets.forEach([&](const api::ReplicaSet& rs) {
+    api::WorkloadStatus status = reconcile(state, rs);
+    if (!(status == rs.status)) {
+      changed.emplace_back(rs.metadata.namespace_, rs.metadata.name, std::move(status));
+    }
+  });
+  for (auto& [ns, name, status] : changed) {
+    (void)state.replicaSets.modify(ns, name, "", [&](api::ReplicaSet& rs) {
+      rs.status = std::move(status);
+      return Change::kMetadata;
+    });
+  }
 }
 
 }  // namespace attune::sim

@@ -74,23 +74,32 @@ template <typename IncA, typename IncB>
 void addRates(const Recorder& r, const std::vector<ContainerSample>& samples,
               const std::vector<Time>& steps, Duration window, IncA incA, IncB incB,
               std::vector<Acc>& acc) {
-  const std::size_t n = samples.size();
-  if (n < 2 || steps.empty()) return;
-  std::vector<double> pa(n, 0.0);  // increases since samples[0]
+  if (samples.size() < 2 || steps.empty()) return;
+  // Only the samples the range can see: [first step - window, last step]. A query for the last
+  // minute of a month-long history must not walk the month.
+  const std::size_t first = firstAtOrAfter(r, samples, steps.front() - window);
+  const std::size_t last = static_cast<std::size_t>(
+      std::partition_point(samples.begin() + static_cast<std::ptrdiff_t>(first), samples.end(),
+                           [&](const ContainerSample& s) { return timeOf(r, s) <= steps.back(); }) -
+      samples.begin());
+  const std::size_t n = last - first;
+  if (n < 2) return;
+  std::vector<double> pa(n, 0.0);  // increases since samples[first]
   std::vector<double> pb(n, 0.0);
   for (std::size_t i = 1; i < n; ++i) {
-    pa[i] = pa[i - 1] + incA(samples[i]);
-    pb[i] = pb[i - 1] + incB(samples[i]);
+    pa[i] = pa[i - 1] + incA(samples[first + i]);
+    pb[i] = pb[i - 1] + incB(samples[first + i]);
   }
-  std::size_t lo = firstAtOrAfter(r, samples, steps.front() - window);
-  std::size_t end = lo;
+  const auto at = [&](std::size_t i) { return timeOf(r, samples[first + i]); };
+  std::size_t lo = 0;
+  std::size_t end = 0;
   for (std::size_t k = 0; k < steps.size(); ++k) {
     const Time t = steps[k];
-    while (lo < n && timeOf(r, samples[lo]) < t - window) ++lo;
-    while (end < n && timeOf(r, samples[end]) <= t) ++end;
+    while (lo < n && at(lo) < t - window) ++lo;
+    while (end < n && at(end) <= t) ++end;
     if (end < lo + 2) continue;
     const std::size_t hi = end - 1;
-    const double span = seconds(timeOf(r, samples[hi]) - timeOf(r, samples[lo]));
+    const double span = seconds(at(hi) - at(lo));
     addSum(acc[k], (pa[hi] - pa[lo]) / span, (pb[hi] - pb[lo]) / span);
   }
 }
