@@ -125,13 +125,13 @@ ContainerId idOf(const Recorder& r, const RecordedContainer& c) {
 }
 
 // The recorded containers with samples that `scope` includes (excluded ones are left out before
-// their samples are read), by container identity.
+// their samples are read), by container identity. `pods` lists the candidate pods (indices into
+// r.pods()), those of the scope's namespaces.
 std::map<ContainerId, std::vector<const RecordedContainer*>> containersIn(
-    const Recorder& r, const metrics::Scope& scope) {
-  // Pod by pod, so that the namespace is checked once per pod and no identity is built for a
-  // container out of scope (a controller asks per namespace, many times per pass).
+    const Recorder& r, const std::vector<std::uint32_t>& pods, const metrics::Scope& scope) {
   std::map<ContainerId, std::vector<const RecordedContainer*>> out;
-  for (const RecordedPod& pod : r.pods()) {
+  for (std::uint32_t p : pods) {
+    const RecordedPod& pod = r.pods()[p];
     if (!scope.contains(r.str(pod.ns))) continue;
     for (std::uint32_t index : pod.containers) {
       const RecordedContainer& c = r.containers()[index];
@@ -145,14 +145,22 @@ std::map<ContainerId, std::vector<const RecordedContainer*>> containersIn(
 // One series per container in scope: fill(container, acc) adds each recorded series' values
 // per step, finish(acc) turns a step's total into its value (nullopt or non-finite: no point).
 template <typename Fill, typename Finish>
-Result<std::vector<ContainerSeries>> collect(const Recorder& r, const metrics::Scope& scope,
+Result<std::vector<ContainerSeries>> collect(const Recorder& r,
+                                             const std::vector<std::uint32_t>& pods,
+                                             const metrics::Scope& scope,
                                              const metrics::Range& range, Fill fill,
                                              Finish finish) {
   auto steps = stepsOf(range);
   if (!steps) return std::unexpected(steps.error());
+  // Steps before the first retained sample see nothing: a first read of a long history window
+  // over a younger recording does not walk the empty part.
+  if (r.endTick() > r.firstTick()) {
+    const Time earliest = r.tickTime(r.firstTick());
+    std::erase_if(*steps, [&](Time t) { return t < earliest; });
+  }
   std::vector<ContainerSeries> out;
   std::vector<Acc> acc(steps->size());
-  for (auto& [id, list] : containersIn(r, scope)) {
+  for (auto& [id, list] : containersIn(r, pods, scope)) {
     std::fill(acc.begin(), acc.end(), Acc{});
     for (const RecordedContainer* c : list) fill(*c, *steps, acc);
     ContainerSeries series{id, {}};
@@ -187,11 +195,35 @@ SimMetricsSource::SimMetricsSource(const Recorder& recorder, const ClusterState&
                                    SimMetricsOptions options)
     : recorder_(recorder), state_(state), options_(options) {}
 
+const std::vector<std::uint32_t>& SimMetricsSource::podsIn(const metrics::Scope& scope) {
+  // Pods are only ever appended to the recording: index the new ones by namespace.
+  for (; indexedPods_ < recorder_.pods().size(); ++indexedPods_) {
+    const RecordedPod& pod = recorder_.pods()[indexedPods_];
+    podsByNamespace_[std::string(recorder_.str(pod.ns))].push_back(
+        static_cast<std::uint32_t>(indexedPods_));
+    allPods_.push_back(static_cast<std::uint32_t>(indexedPods_));
+  }
+  if (scope.allNamespaces()) return allPods_;
+  if (scope.namespaces.size() == 1) {
+    auto it = podsByNamespace_.find(scope.namespaces.front());
+    return it == podsByNamespace_.end() ? noPods_ : it->second;
+  }
+  scopePods_.clear();
+  for (const std::string& ns : scope.namespaces) {
+    if (auto it = podsByNamespace_.find(ns); it != podsByNamespace_.end()) {
+      scopePods_.insert(scopePods_.end(), it->second.begin(), it->second.end());
+    }
+  }
+  std::sort(scopePods_.begin(), scopePods_.end());
+  scopePods_.erase(std::unique(scopePods_.begin(), scopePods_.end()), scopePods_.end());
+  return scopePods_;
+}
+
 Result<std::vector<ContainerSeries>> SimMetricsSource::cpuUsage(const metrics::Scope& scope,
                                                                 const metrics::Range& range) {
   const Duration window = std::max(range.step, options_.minRateWindow);
   return collect(
-      recorder_, scope, range,
+      recorder_, podsIn(scope), scope, range,
       [&](const RecordedContainer& c, const std::vector<Time>& steps, std::vector<Acc>& acc) {
         addRates(
             recorder_, c.samples, steps, window,
@@ -205,7 +237,7 @@ Result<std::vector<ContainerSeries>> SimMetricsSource::cpuPressureWaiting(
     const metrics::Scope& scope, const metrics::Range& range) {
   const Duration window = std::max(range.step, options_.minRateWindow);
   return collect(
-      recorder_, scope, range,
+      recorder_, podsIn(scope), scope, range,
       [&](const RecordedContainer& c, const std::vector<Time>& steps, std::vector<Acc>& acc) {
         addRates(
             recorder_, c.samples, steps, window,
@@ -218,7 +250,7 @@ Result<std::vector<ContainerSeries>> SimMetricsSource::cpuPressureWaiting(
 Result<std::vector<ContainerSeries>> SimMetricsSource::memoryWorkingSet(
     const metrics::Scope& scope, const metrics::Range& range) {
   return collect(
-      recorder_, scope, range,
+      recorder_, podsIn(scope), scope, range,
       [&](const RecordedContainer& c, const std::vector<Time>& steps, std::vector<Acc>& acc) {
         addLast(
             recorder_, c.samples, steps, options_.lookback,
@@ -231,7 +263,7 @@ Result<std::vector<ContainerSeries>> SimMetricsSource::cpuThrottleRatio(
     const metrics::Scope& scope, const metrics::Range& range) {
   const Duration window = std::max(range.step, options_.throttleWindow);
   return collect(
-      recorder_, scope, range,
+      recorder_, podsIn(scope), scope, range,
       [&](const RecordedContainer& c, const std::vector<Time>& steps, std::vector<Acc>& acc) {
         addRates(
             recorder_, c.samples, steps, window,

@@ -15,6 +15,9 @@
 // call (never caches), so it sees what was recorded since. Not thread-safe.
 #pragma once
 
+#include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "metrics/metrics_source.h"
@@ -78,9 +81,18 @@ class SimMetricsSource final : public metrics::MetricsSource {
   Result<std::vector<metrics::NodeCapacity>> nodeCapacity(Time at) override;
 
  private:
+  // The recorded pods (indices into recorder.pods()) of the scope's namespaces, in index order;
+  // valid until the next call.
+  const std::vector<std::uint32_t>& podsIn(const metrics::Scope& scope);
+
   const Recorder& recorder_;
   const ClusterState& state_;
   SimMetricsOptions options_;
+  std::size_t indexedPods_ = 0;
+  std::map<std::string, std::vector<std::uint32_t>, std::less<>> podsByNamespace_;
+  std::vector<std::uint32_t> allPods_;
+  std::vector<std::uint32_t> scopePods_;
+  const std::vector<std::uint32_t> noPods_;
 };
 
 }  // namespace attune::sim
