@@ -5,9 +5,9 @@
 
 namespace attune::api {
 
-std::string encodeResizePatch(std::span<const ContainerResize> containers) {
+std::string encodeResizePatch(std::span<const ResizePatchContainer> containers) {
   Json spec = Json::object();
-  for (const ContainerResize& c : containers) {
+  for (const ResizePatchContainer& c : containers) {
     Json entry = {{"name", c.name}, {"resources", toJson(c.resources)}};
     spec[c.initContainer ? "initContainers" : "containers"].push_back(std::move(entry));
   }

@@ -16,7 +16,7 @@
 namespace attune::api {
 
 // New resources for one container of a pod.
-struct ContainerResize {
+struct ResizePatchContainer {
   std::string name;
   ResourceRequirements resources;
   bool initContainer = false;  // a sidecar (restartable init container)
@@ -26,7 +26,7 @@ struct ContainerResize {
 // {"spec":{"containers":[{"name":"app","resources":{"requests":{...},"limits":{...}}}],
 //          "initContainers":[...]}}. Only the resources given are written; lists with no
 // container are omitted.
-std::string encodeResizePatch(std::span<const ContainerResize> containers);
+std::string encodeResizePatch(std::span<const ResizePatchContainer> containers);
 
 // A core/v1 Event (apiVersion "v1"): metadata, involvedObject, reason, message, type, action,
 // source, first/lastTimestamp (seconds), eventTime and series (MicroTime, 6 fraction digits),

@@ -8,11 +8,23 @@
 #include "core/backoff.h"
 #include "core/clock.h"
 #include "core/error.h"
+#include "http/http_client.h"
 #include "metrics/metrics_source.h"
-#include "metrics/prometheus/http_client.h"
 #include "metrics/prometheus/query_response.h"
 
 namespace attune::metrics {
+
+// The HTTP client lives in attune::http (src/http); the Prometheus backend and its users keep
+// spelling its names unqualified.
+using http::BasicAuth;
+using http::CurlHttpClient;
+using http::formEncode;
+using http::HttpClientOptions;
+using http::HttpHeader;
+using http::HttpRequest;
+using http::HttpResponse;
+using http::HttpTransport;
+using http::HttpTransportPtr;
 
 // Called with the PromQL and each warning of a successful response (e.g. to log it).
 using WarningFn = std::function<void(std::string_view promql, std::string_view warning)>;

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "http/http_client.h"
 #include "metrics/metrics_source.h"
-#include "metrics/prometheus/http_client.h"
 #include "metrics/prometheus/prometheus_client.h"
 
 namespace attune::metrics {

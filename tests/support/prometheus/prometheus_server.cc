@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "core/clock.h"
-#include "metrics/prometheus/http_client.h"
+#include "http/http_client.h"
 
 namespace attune::testing {
 namespace {
@@ -69,16 +69,16 @@ Result<std::unique_ptr<PrometheusServer>> PrometheusServer::start(const std::str
   }
   server->process_ = std::make_unique<ChildProcess>(argv, log);
 
-  metrics::HttpClientOptions options;
+  http::HttpClientOptions options;
   options.timeout = std::chrono::seconds(2);
   options.caFile = tls ? server->caFile() : std::filesystem::path();
-  metrics::CurlHttpClient http(options);
+  http::CurlHttpClient http(options);
   SystemClock clock;
   for (int attempt = 0; attempt < kReadyAttempts; ++attempt) {
     if (!server->process_->running()) {
       return fail(ErrorCode::kUnavailable, "prometheus exited:\n" + tail(log));
     }
-    auto ready = http.send(metrics::HttpRequest{.url = server->address() + "/-/ready"});
+    auto ready = http.send(http::HttpRequest{.url = server->address() + "/-/ready"});
     if (ready && ready->status == 200) return server;
     clock.sleepFor(kReadyPoll);
   }

@@ -68,7 +68,7 @@ TEST(K8sPatch, JsonPatchOps) {
 }
 
 TEST(K8sEncode, ResizePatchRoundTrip) {
-  std::vector<ContainerResize> resize(2);
+  std::vector<ResizePatchContainer> resize(2);
   resize[0].name = "app";
   resize[0].resources.requests.cpu = q("300m");
   resize[0].resources.requests.memory = q("600Mi");

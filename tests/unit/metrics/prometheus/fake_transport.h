@@ -7,9 +7,14 @@
 #include <utility>
 #include <vector>
 
-#include "metrics/prometheus/http_client.h"
+#include "http/http_client.h"
 
 namespace attune::metrics::testing {
+
+using http::HttpHeader;
+using http::HttpRequest;
+using http::HttpResponse;
+using http::HttpTransport;
 
 class FakeTransport final : public HttpTransport {
  public:

@@ -1,0 +1,203 @@
+// HttpClusterApi: construction, reads and the pod watch. Writes are in
+// http_cluster_api_writes.cc.
+#include "kube/http_cluster_api.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "api/k8s/decode.h"
+#include "kube/pod_watch.h"
+#include "kube/wire.h"
+
+namespace attune::kube {
+namespace {
+
+using Method = http::HttpRequest::Method;
+
+// A response body the decoders reject is the server's fault, not the caller's.
+Error responseError(Error e, std::string_view what) {
+  e.code = ErrorCode::kInternal;
+  e.message = "response of " + std::string(what) + " does not decode: " + e.message;
+  return e;
+}
+
+template <typename T>
+void sortByNamespaceAndName(std::vector<T>& items) {
+  std::ranges::stable_sort(items, [](const T& a, const T& b) {
+    return std::tie(a.metadata.namespace_, a.metadata.name) <
+           std::tie(b.metadata.namespace_, b.metadata.name);
+  });
+}
+
+// "?k=v&k=v" from non-empty values (percent-encoded).
+std::string query(std::initializer_list<std::pair<std::string_view, std::string_view>> params) {
+  std::string out;
+  for (const auto& [key, value] : params) {
+    if (value.empty()) continue;
+    out += out.empty() ? '?' : '&';
+    out += key;
+    out += '=';
+    out += http::percentEncode(value);
+  }
+  return out;
+}
+
+}  // namespace
+
+// The open pod watch and what it was opened for.
+struct HttpClusterApi::Watch {
+  std::string path;        // collection path and selector it covers
+  std::string resumeFrom;  // the resourceVersion the next watchPods call is expected to pass
+  std::unique_ptr<PodWatchStream> stream;
+};
+
+HttpClusterApi::HttpClusterApi(const ClusterConfig& config, Clock& clock,
+                               HttpClusterApiOptions options)
+    : HttpClusterApi(
+          config.server,
+          [http = config.http] { return std::make_unique<http::CurlHttpClient>(http); }, clock,
+          options) {}
+
+HttpClusterApi::HttpClusterApi(std::string server, TransportFactory factory, Clock& clock,
+                               HttpClusterApiOptions options)
+    : factory_(std::move(factory)),
+      options_(options),
+      rest_(std::move(server), factory_(), clock, options.rest) {}
+
+HttpClusterApi::~HttpClusterApi() = default;
+
+template <typename T, typename Decode>
+Result<T> HttpClusterApi::getOne(const std::string& path, Decode decode) {
+  auto body = rest_.call(Method::kGet, path);
+  if (!body) return std::unexpected(body.error());
+  auto object = decode(*body);
+  if (!object) return std::unexpected(responseError(object.error(), "GET " + path));
+  return std::move(*object);
+}
+
+template <typename T, typename Decode>
+Result<api::List<T>> HttpClusterApi::listAll(const Resource& resource,
+                                             const api::ListOptions& options, Decode decode) {
+  auto selector = selectorQuery(options.labelSelector);
+  if (!selector) return std::unexpected(selector.error());
+  const std::string path = collectionPath(resource, options.namespace_);
+  const std::string limit = std::to_string(std::max(1, options_.listPageSize));
+  api::List<T> all;
+  std::string continueToken;
+  bool first = true;
+  do {
+    const std::string target =
+        path + query({{"limit", limit}, {"labelSelector", *selector}, {"continue", continueToken}});
+    auto body = rest_.call(Method::kGet, target);
+    if (!body) return std::unexpected(body.error());
+    auto page = decode(*body);
+    if (!page) return std::unexpected(responseError(page.error(), "GET " + target));
+    if (first) all.resourceVersion = page->resourceVersion;
+    first = false;
+    std::ranges::move(page->items, std::back_inserter(all.items));
+    continueToken = page->continueToken;
+  } while (!continueToken.empty());
+  sortByNamespaceAndName(all.items);
+  return all;
+}
+
+#define ATTUNE_KUBE_GET(Type, Name, resource, decoder)                                      \
+  Result<api::Type> HttpClusterApi::get##Name(std::string_view ns, std::string_view name) { \
+    return getOne<api::Type>(objectPath(resource, ns, name), api::decoder);                 \
+  }
+#define ATTUNE_KUBE_LIST(Type, Name, resource)                                               \
+  Result<api::List<api::Type>> HttpClusterApi::list##Name(const api::ListOptions& options) { \
+    return listAll<api::Type>(resource, options, api::decodeList<api::Type>);                \
+  }
+
+ATTUNE_KUBE_GET(Pod, Pod, kPods, decodePod)
+ATTUNE_KUBE_LIST(Pod, Pods, kPods)
+ATTUNE_KUBE_GET(Deployment, Deployment, kDeployments, decodeDeployment)
+ATTUNE_KUBE_LIST(Deployment, Deployments, kDeployments)
+ATTUNE_KUBE_GET(StatefulSet, StatefulSet, kStatefulSets, decodeStatefulSet)
+ATTUNE_KUBE_LIST(StatefulSet, StatefulSets, kStatefulSets)
+ATTUNE_KUBE_GET(DaemonSet, DaemonSet, kDaemonSets, decodeDaemonSet)
+ATTUNE_KUBE_LIST(DaemonSet, DaemonSets, kDaemonSets)
+ATTUNE_KUBE_GET(ReplicaSet, ReplicaSet, kReplicaSets, decodeReplicaSet)
+ATTUNE_KUBE_LIST(ReplicaSet, ReplicaSets, kReplicaSets)
+ATTUNE_KUBE_GET(Job, Job, kJobs, decodeJob)
+ATTUNE_KUBE_LIST(Job, Jobs, kJobs)
+ATTUNE_KUBE_GET(CronJob, CronJob, kCronJobs, decodeCronJob)
+ATTUNE_KUBE_LIST(CronJob, CronJobs, kCronJobs)
+ATTUNE_KUBE_LIST(LimitRange, LimitRanges, kLimitRanges)
+ATTUNE_KUBE_LIST(ResourceQuota, ResourceQuotas, kResourceQuotas)
+ATTUNE_KUBE_LIST(HorizontalPodAutoscaler, Hpas, kHpas)
+ATTUNE_KUBE_LIST(Event, Events, kEvents)
+ATTUNE_KUBE_GET(Lease, Lease, kLeases, decodeLease)
+
+#undef ATTUNE_KUBE_GET
+#undef ATTUNE_KUBE_LIST
+
+Result<api::Node> HttpClusterApi::getNode(std::string_view name) {
+  return getOne<api::Node>(objectPath(kNodes, "", name), api::decodeNode);
+}
+
+Result<api::List<api::Node>> HttpClusterApi::listNodes(const api::ListOptions& options) {
+  api::ListOptions clusterWide = options;
+  clusterWide.namespace_.clear();
+  return listAll<api::Node>(kNodes, clusterWide, api::decodeList<api::Node>);
+}
+
+Result<api::Namespace> HttpClusterApi::getNamespace(std::string_view name) {
+  return getOne<api::Namespace>(objectPath(kNamespaces, "", name), api::decodeNamespace);
+}
+
+Result<api::List<api::Namespace>> HttpClusterApi::listNamespaces(const api::ListOptions& options) {
+  api::ListOptions clusterWide = options;
+  clusterWide.namespace_.clear();
+  return listAll<api::Namespace>(kNamespaces, clusterWide, api::decodeList<api::Namespace>);
+}
+
+Result<api::AttunePolicy> HttpClusterApi::getAttunePolicy(std::string_view ns,
+                                                          std::string_view name) {
+  return getOne<api::AttunePolicy>(objectPath(kAttunePolicies, ns, name), wire::decodePolicy);
+}
+
+Result<api::List<api::AttunePolicy>> HttpClusterApi::listAttunePolicies(
+    const api::ListOptions& options) {
+  return listAll<api::AttunePolicy>(kAttunePolicies, options, wire::decodePolicyList);
+}
+
+Result<api::WatchBatch<api::Pod>> HttpClusterApi::watchPods(const api::ListOptions& options,
+                                                            std::string_view resourceVersion) {
+  auto selector = selectorQuery(options.labelSelector);
+  if (!selector) return std::unexpected(selector.error());
+  const std::string path =
+      collectionPath(kPods, options.namespace_) + query({{"labelSelector", *selector}});
+  if (watch_ && (watch_->path != path || watch_->resumeFrom != resourceVersion)) watch_.reset();
+  if (!watch_) {
+    const auto timeout = std::chrono::duration_cast<std::chrono::seconds>(options_.watchTimeout);
+    http::HttpRequest request;
+    request.url = rest_.server() + path + (selector->empty() ? "?" : "&") +
+                  "watch=1&allowWatchBookmarks=true";
+    if (!resourceVersion.empty()) {
+      request.url += "&resourceVersion=" + http::percentEncode(resourceVersion);
+    }
+    request.url += "&timeoutSeconds=" + std::to_string(std::max<long>(1, timeout.count()));
+    request.headers = {{"Accept", "application/json"}, {"User-Agent", "attune"}};
+    rest_.limiter().acquire();
+    watch_ = std::make_unique<Watch>();
+    watch_->path = path;
+    watch_->stream = std::make_unique<PodWatchStream>(factory_(), std::move(request));
+  }
+  PodWatchStream::Drained drained = watch_->stream->drain(options_.watchWait);
+  api::WatchBatch<api::Pod> batch;
+  batch.events = std::move(drained.events);
+  batch.resourceVersion =
+      drained.resourceVersion.empty() ? std::string(resourceVersion) : drained.resourceVersion;
+  watch_->resumeFrom = batch.resourceVersion;
+  if (drained.error && batch.events.empty()) {
+    Error error = *drained.error;
+    watch_.reset();
+    return std::unexpected(std::move(error));
+  }
+  if (drained.ended && !drained.error) watch_.reset();  // the next call reopens from here
+  return batch;
+}
+
+}  // namespace attune::kube

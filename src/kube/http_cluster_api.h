@@ -1,0 +1,136 @@
+// kube::HttpClusterApi: api::ClusterApi over the Kubernetes REST API (HTTPS via libcurl).
+//
+// Mapping of the ClusterApi contract onto the API server (docs/kube.md has the full table):
+// - reads: GET of the object or collection; lists are paginated with limit/continue and the
+//   pages merged (the first page's resourceVersion is the list's); items sorted by namespace,
+//   then name.
+// - errors: see kube::statusError (rest_client.h): the API server's Status message, 422's
+//   details.causes[0].field as Error::field; 410 Gone (an expired list continue token or watch
+//   resourceVersion) is kConflict with field "resourceVersion": the caller lists again.
+// - retries: transport errors, 429 (honouring Retry-After) and 5xx are retried with backoff;
+//   every attempt takes a token from the client-side QPS/burst limiter (RestOptions).
+// - watchPods: one streaming GET ?watch=1&allowWatchBookmarks=true&resourceVersion=... read by a
+//   background thread; each call drains what has arrived (see HttpClusterApiOptions::watchWait).
+//   Bookmarks advance the batch's resourceVersion without events.
+// Not thread-safe (as ClusterApi); the watch reader thread is internal.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "api/cluster_api.h"
+#include "core/clock.h"
+#include "http/http_client.h"
+#include "kube/kubeconfig.h"
+#include "kube/resources.h"
+#include "kube/rest_client.h"
+
+namespace attune::kube {
+
+class PodWatchStream;
+
+struct HttpClusterApiOptions {
+  RestOptions rest;
+  int listPageSize = 500;  // the `limit` of each LIST page
+  // How long watchPods waits for the first event when none has arrived yet (zero: it returns
+  // what is there at once, the usual pull-style use from a reconcile loop).
+  Duration watchWait = Duration::zero();
+  // timeoutSeconds asked of the server for each watch request; the stream is reopened from the
+  // last resourceVersion by the next watchPods call after the server ends it.
+  Duration watchTimeout = std::chrono::minutes(5);
+};
+
+// Makes a transport; called once for requests and once per watch stream (each on its own
+// thread).
+using TransportFactory = std::function<http::HttpTransportPtr()>;
+
+class HttpClusterApi final : public api::ClusterApi {
+ public:
+  // Talks to config.server with config.http (auth, TLS) through CurlHttpClient.
+  HttpClusterApi(const ClusterConfig& config, Clock& clock, HttpClusterApiOptions options = {});
+  // Talks to `server` (base URL, no trailing "/") through transports from `factory`.
+  HttpClusterApi(std::string server, TransportFactory factory, Clock& clock,
+                 HttpClusterApiOptions options = {});
+  ~HttpClusterApi() override;
+  HttpClusterApi(const HttpClusterApi&) = delete;
+  HttpClusterApi& operator=(const HttpClusterApi&) = delete;
+
+  Result<api::Pod> getPod(std::string_view ns, std::string_view name) override;
+  Result<api::List<api::Pod>> listPods(const api::ListOptions& options) override;
+  Result<api::Node> getNode(std::string_view name) override;
+  Result<api::List<api::Node>> listNodes(const api::ListOptions& options) override;
+  Result<api::Namespace> getNamespace(std::string_view name) override;
+  Result<api::List<api::Namespace>> listNamespaces(const api::ListOptions& options) override;
+  Result<api::Deployment> getDeployment(std::string_view ns, std::string_view name) override;
+  Result<api::List<api::Deployment>> listDeployments(const api::ListOptions& options) override;
+  Result<api::StatefulSet> getStatefulSet(std::string_view ns, std::string_view name) override;
+  Result<api::List<api::StatefulSet>> listStatefulSets(const api::ListOptions& options) override;
+  Result<api::DaemonSet> getDaemonSet(std::string_view ns, std::string_view name) override;
+  Result<api::List<api::DaemonSet>> listDaemonSets(const api::ListOptions& options) override;
+  Result<api::ReplicaSet> getReplicaSet(std::string_view ns, std::string_view name) override;
+  Result<api::List<api::ReplicaSet>> listReplicaSets(const api::ListOptions& options) override;
+  Result<api::Job> getJob(std::string_view ns, std::string_view name) override;
+  Result<api::List<api::Job>> listJobs(const api::ListOptions& options) override;
+  Result<api::CronJob> getCronJob(std::string_view ns, std::string_view name) override;
+  Result<api::List<api::CronJob>> listCronJobs(const api::ListOptions& options) override;
+  Result<api::List<api::LimitRange>> listLimitRanges(const api::ListOptions& options) override;
+  Result<api::List<api::ResourceQuota>> listResourceQuotas(
+      const api::ListOptions& options) override;
+  Result<api::List<api::HorizontalPodAutoscaler>> listHpas(
+      const api::ListOptions& options) override;
+  Result<api::List<api::Event>> listEvents(const api::ListOptions& options) override;
+  Result<api::AttunePolicy> getAttunePolicy(std::string_view ns, std::string_view name) override;
+  Result<api::List<api::AttunePolicy>> listAttunePolicies(const api::ListOptions& options) override;
+
+  Result<api::WatchBatch<api::Pod>> watchPods(const api::ListOptions& options,
+                                              std::string_view resourceVersion) override;
+
+  // PATCH application/merge-patch+json {"metadata":{"annotations":{...},"resourceVersion":rv}}
+  // (resourceVersion only when given: the API server then answers 409 when it is stale).
+  Result<api::ObjectMeta> patchPodAnnotations(std::string_view ns, std::string_view name,
+                                              const api::AnnotationChanges& changes,
+                                              std::string_view resourceVersion) override;
+  Result<api::ObjectMeta> patchWorkloadAnnotations(api::WorkloadKind kind, std::string_view ns,
+                                                   std::string_view name,
+                                                   const api::AnnotationChanges& changes,
+                                                   std::string_view resourceVersion) override;
+  // GET the pod (to place each name in containers or initContainers), then PATCH pods/{name}/
+  // resize with application/strategic-merge-patch+json (containers merge by name). A cpu or
+  // memory entry the pod has but the request lacks is deleted (null). kInvalidArgument (field
+  // "spec.containers") for a name the pod does not have, before any write.
+  Result<api::Pod> resizePod(std::string_view ns, std::string_view name,
+                             std::span<const api::ContainerResize> containers) override;
+  Result<void> evictPod(const api::Eviction& eviction) override;
+  Result<api::Event> createEvent(const api::Event& event) override;
+  Result<api::Event> updateEvent(const api::Event& event) override;
+  Result<api::AttunePolicy> createAttunePolicy(const api::AttunePolicy& policy) override;
+  Result<api::AttunePolicy> updateAttunePolicy(const api::AttunePolicy& policy) override;
+  Result<api::AttunePolicy> updateAttunePolicyStatus(const api::AttunePolicy& policy) override;
+  Result<api::Lease> getLease(std::string_view ns, std::string_view name) override;
+  Result<api::Lease> createLease(const api::Lease& lease) override;
+  Result<api::Lease> updateLease(const api::Lease& lease) override;
+
+  // The request path (limiter, retries, attempt count).
+  RestClient& rest() { return rest_; }
+
+ private:
+  struct Watch;
+  template <typename T, typename Decode>
+  Result<api::List<T>> listAll(const Resource& resource, const api::ListOptions& options,
+                               Decode decode);
+  template <typename T, typename Decode>
+  Result<T> getOne(const std::string& path, Decode decode);
+  template <typename T, typename Decode>
+  Result<T> write(http::HttpRequest::Method method, const std::string& path, std::string body,
+                  std::string contentType, Decode decode);
+  Result<std::string> annotationPatch(const api::AnnotationChanges& changes,
+                                      std::string_view resourceVersion) const;
+
+  TransportFactory factory_;
+  HttpClusterApiOptions options_;
+  RestClient rest_;
+  std::unique_ptr<Watch> watch_;
+};
+
+}  // namespace attune::kube

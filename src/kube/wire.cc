@@ -1,0 +1,76 @@
+#include "kube/wire.h"
+
+#include <nlohmann/json.hpp>
+
+#include "api/k8s/encode.h"
+#include "api/policy/policy_codec.h"
+
+namespace attune::kube::wire {
+
+std::string eventBody(const api::Event& event) { return api::encodeEvent(event); }
+std::string leaseBody(const api::Lease& lease) { return api::encodeLease(lease); }
+std::string evictionBody(const api::Eviction& eviction) { return api::encodeEviction(eviction); }
+std::string policyBody(const api::AttunePolicy& policy) { return api::encodePolicyJson(policy); }
+
+namespace {
+
+// Decodes one policy object. Server-managed metadata.managedFields is dropped (it is not ours to
+// write back); a list item without apiVersion/kind gets the AttunePolicy ones.
+Result<api::AttunePolicy> decodePolicyObject(nlohmann::json object) {
+  if (!object.is_object()) return fail(ErrorCode::kInternal, "AttunePolicy is not a JSON object");
+  if (auto meta = object.find("metadata"); meta != object.end() && meta->is_object()) {
+    meta->erase("managedFields");
+  }
+  if (!object.contains("apiVersion")) object["apiVersion"] = std::string(api::kPolicyApiVersion);
+  if (!object.contains("kind")) object["kind"] = std::string(api::kPolicyKind);
+  auto decoded = api::decodePolicies(object.dump());
+  if (decoded.size() != 1 || !decoded[0].policy) {
+    if (!decoded.empty() && !decoded[0].errors.empty()) {
+      Error e = decoded[0].errors[0].error;
+      e.code = ErrorCode::kInternal;
+      e.message = "AttunePolicy from the API server does not decode: " + e.message;
+      return std::unexpected(e);
+    }
+    return fail(ErrorCode::kInternal, "the API server did not return one AttunePolicy");
+  }
+  if (!decoded[0].errors.empty()) {
+    Error e = decoded[0].errors[0].error;
+    e.code = ErrorCode::kInternal;
+    e.message = "AttunePolicy from the API server does not decode: " + e.message;
+    return std::unexpected(e);
+  }
+  return std::move(*decoded[0].policy);
+}
+
+}  // namespace
+
+Result<api::AttunePolicy> decodePolicy(std::string_view json) {
+  auto doc = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return fail(ErrorCode::kInternal, "AttunePolicy is not valid JSON");
+  return decodePolicyObject(std::move(doc));
+}
+
+Result<api::List<api::AttunePolicy>> decodePolicyList(std::string_view json) {
+  const auto doc = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object()) return fail(ErrorCode::kInternal, "AttunePolicyList is not a JSON object");
+  api::List<api::AttunePolicy> list;
+  if (auto meta = doc.find("metadata"); meta != doc.end() && meta->is_object()) {
+    if (auto rv = meta->find("resourceVersion"); rv != meta->end() && rv->is_string()) {
+      list.resourceVersion = rv->get<std::string>();
+    }
+    if (auto c = meta->find("continue"); c != meta->end() && c->is_string()) {
+      list.continueToken = c->get<std::string>();
+    }
+  }
+  const auto items = doc.find("items");
+  if (items == doc.end() || items->is_null()) return list;
+  if (!items->is_array()) return fail(ErrorCode::kInternal, "not a list", "items");
+  for (size_t i = 0; i < items->size(); ++i) {
+    auto policy = decodePolicyObject((*items)[i]);
+    if (!policy) return std::unexpected(policy.error().under("items[" + std::to_string(i) + "]"));
+    list.items.push_back(std::move(*policy));
+  }
+  return list;
+}
+
+}  // namespace attune::kube::wire

@@ -1,0 +1,27 @@
+// Internal to kube: request bodies for the objects Attune writes and the decoding of responses,
+// kept apart from the client's control flow.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "api/k8s/event.h"
+#include "api/k8s/eviction.h"
+#include "api/k8s/lease.h"
+#include "api/policy/attune_policy.h"
+#include "core/error.h"
+
+namespace attune::kube::wire {
+
+std::string eventBody(const api::Event& event);
+std::string leaseBody(const api::Lease& lease);
+std::string evictionBody(const api::Eviction& eviction);
+std::string policyBody(const api::AttunePolicy& policy);
+
+// An AttunePolicy object from the API server. Unknown fields the policy decoder reports as
+// errors fail with kInternal (a server response, not caller input), field path kept.
+Result<api::AttunePolicy> decodePolicy(std::string_view json);
+// An AttunePolicyList: items plus metadata.resourceVersion and metadata.continue.
+Result<api::List<api::AttunePolicy>> decodePolicyList(std::string_view json);
+
+}  // namespace attune::kube::wire

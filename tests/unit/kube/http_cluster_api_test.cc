@@ -1,0 +1,465 @@
+#include "kube/http_cluster_api.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <functional>
+
+#include "api/policy/policy_codec.h"
+#include "support/pod_json.h"
+#include "support/prometheus/local_http_server.h"
+#include "unit/http/raw_request.h"
+
+namespace attune::kube {
+namespace {
+
+using attune::testing::LocalHttpServer;
+using attune::testing::parseRawRequest;
+using attune::testing::RawRequest;
+using Reply = LocalHttpServer::Reply;
+using namespace std::chrono_literals;
+
+const Time kStart = Time{} + std::chrono::hours(24 * 365 * 50);
+
+std::string statusBody(int code, const std::string& reason, const std::string& message,
+                       const std::string& field = {}) {
+  nlohmann::json s = {{"kind", "Status"},   {"apiVersion", "v1"}, {"status", "Failure"},
+                      {"message", message}, {"reason", reason},   {"code", code}};
+  if (!field.empty()) s["details"] = {{"causes", {{{"field", field}, {"reason", "Invalid"}}}}};
+  return s.dump();
+}
+
+std::string podJson(int index, const std::string& rv = "7") {
+  auto pod = attune::testing::realisticPod(index);
+  pod["metadata"]["resourceVersion"] = rv;
+  return pod.dump();
+}
+
+std::string emptyList() { return R"({"metadata":{"resourceVersion":"1"},"items":[]})"; }
+
+// A LocalHttpServer answering through `route` and an HttpClusterApi talking to it.
+class ApiTest : public ::testing::Test {
+ protected:
+  void start(std::function<Reply(const RawRequest&)> route, HttpClusterApiOptions options = {}) {
+    server_ = std::make_unique<LocalHttpServer>(
+        [route = std::move(route)](const std::string& raw) -> std::optional<Reply> {
+          const auto request = parseRawRequest(raw);
+          if (request.target.find("hold%3D1") != std::string::npos) return std::nullopt;
+          return route(request);
+        });
+    ClusterConfig config;
+    config.server = server_->address();
+    config.http.bearerToken = "s3cret";
+    api_ = std::make_unique<HttpClusterApi>(config, clock_, options);
+  }
+  std::vector<RawRequest> requests() const {
+    std::vector<RawRequest> out;
+    for (const auto& raw : server_->requests()) out.push_back(parseRawRequest(raw));
+    return out;
+  }
+  RawRequest last() const { return requests().back(); }
+
+  SimulatedClock clock_{kStart};
+  std::unique_ptr<LocalHttpServer> server_;
+  std::unique_ptr<HttpClusterApi> api_;
+};
+
+TEST_F(ApiTest, GetsAPodWithCredentials) {
+  start([](const RawRequest&) { return Reply{200, podJson(0, "42"), {}}; });
+  auto pod = api_->getPod("team-0", "web");
+  ASSERT_TRUE(pod.has_value()) << pod.error().toString();
+  EXPECT_EQ(pod->metadata.resourceVersion, "42");
+  EXPECT_EQ(pod->spec.containers.size(), 3u);
+  const auto r = last();
+  EXPECT_EQ(r.method, "GET");
+  EXPECT_EQ(r.target, "/api/v1/namespaces/team-0/pods/web");
+  EXPECT_EQ(r.header("Authorization"), "Bearer s3cret");
+  EXPECT_EQ(r.header("Accept"), "application/json");
+}
+
+TEST_F(ApiTest, EveryKindHasItsPath) {
+  start([](const RawRequest&) { return Reply{200, emptyList(), {}}; });
+  const api::ListOptions ns{.namespace_ = "a"};
+  const std::vector<std::pair<std::function<bool()>, std::string>> cases = {
+      {[&] { return api_->listPods({}).has_value(); }, "/api/v1/pods"},
+      {[&] { return api_->listPods(ns).has_value(); }, "/api/v1/namespaces/a/pods"},
+      {[&] { return api_->listNodes(ns).has_value(); }, "/api/v1/nodes"},
+      {[&] { return api_->listNamespaces(ns).has_value(); }, "/api/v1/namespaces"},
+      {[&] { return api_->listDeployments(ns).has_value(); },
+       "/apis/apps/v1/namespaces/a/deployments"},
+      {[&] { return api_->listStatefulSets(ns).has_value(); },
+       "/apis/apps/v1/namespaces/a/statefulsets"},
+      {[&] { return api_->listDaemonSets(ns).has_value(); },
+       "/apis/apps/v1/namespaces/a/daemonsets"},
+      {[&] { return api_->listReplicaSets(ns).has_value(); },
+       "/apis/apps/v1/namespaces/a/replicasets"},
+      {[&] { return api_->listJobs(ns).has_value(); }, "/apis/batch/v1/namespaces/a/jobs"},
+      {[&] { return api_->listCronJobs(ns).has_value(); }, "/apis/batch/v1/namespaces/a/cronjobs"},
+      {[&] { return api_->listLimitRanges(ns).has_value(); }, "/api/v1/namespaces/a/limitranges"},
+      {[&] { return api_->listResourceQuotas(ns).has_value(); },
+       "/api/v1/namespaces/a/resourcequotas"},
+      {[&] { return api_->listHpas(ns).has_value(); },
+       "/apis/autoscaling/v2/namespaces/a/horizontalpodautoscalers"},
+      {[&] { return api_->listEvents(ns).has_value(); }, "/api/v1/namespaces/a/events"},
+      {[&] { return api_->listAttunePolicies({}).has_value(); },
+       "/apis/attune.io/v1alpha1/attunepolicies"},
+      {[&] { return api_->listAttunePolicies(ns).has_value(); },
+       "/apis/attune.io/v1alpha1/namespaces/a/attunepolicies"},
+  };
+  for (const auto& [call, path] : cases) {
+    EXPECT_TRUE(call()) << path;
+    EXPECT_EQ(last().path(), path);
+    EXPECT_EQ(last().query(), "limit=500");
+  }
+}
+
+TEST_F(ApiTest, ListsFollowContinueTokensAndMergePages) {
+  start([](const RawRequest& r) {
+    nlohmann::json page = {{"kind", "PodList"}, {"apiVersion", "v1"}};
+    if (r.query().find("continue=") == std::string::npos) {
+      page["metadata"] = {{"resourceVersion", "100"}, {"continue", "tok/1"}};
+      page["items"] = {attune::testing::realisticPod(2), attune::testing::realisticPod(1)};
+    } else {
+      page["metadata"] = {{"resourceVersion", "100"}};
+      page["items"] = {attune::testing::realisticPod(0)};
+    }
+    return Reply{200, page.dump(), {}};
+  });
+  HttpClusterApiOptions options;
+  auto list = api_->listPods({.labelSelector = {.matchLabels = {{"app", "web"}},
+                                                .matchExpressions = {{"tier", "In", {"a", "b"}}}}});
+  ASSERT_TRUE(list.has_value()) << list.error().toString();
+  EXPECT_EQ(list->resourceVersion, "100");
+  EXPECT_TRUE(list->continueToken.empty());
+  ASSERT_EQ(list->items.size(), 3u);
+  for (size_t i = 1; i < list->items.size(); ++i) {
+    const auto& a = list->items[i - 1].metadata;
+    const auto& b = list->items[i].metadata;
+    EXPECT_LE(std::tie(a.namespace_, a.name), std::tie(b.namespace_, b.name));
+  }
+  const auto sent = requests();
+  ASSERT_EQ(sent.size(), 2u);
+  EXPECT_EQ(sent[0].query(), "limit=500&labelSelector=app%3Dweb%2Ctier%20in%20%28a%2Cb%29");
+  EXPECT_EQ(sent[1].query(),
+            "limit=500&labelSelector=app%3Dweb%2Ctier%20in%20%28a%2Cb%29&continue=tok%2F1");
+}
+
+TEST_F(ApiTest, ExpiredContinueTokenIsAConflictToRelistOn) {
+  start([](const RawRequest& r) {
+    if (r.query().find("continue=") == std::string::npos) {
+      return Reply{200, R"({"metadata":{"resourceVersion":"5","continue":"old"},"items":[]})", {}};
+    }
+    return Reply{410, statusBody(410, "Expired", "The provided continue parameter is too old"), {}};
+  });
+  auto list = api_->listPods({});
+  ASSERT_FALSE(list.has_value());
+  EXPECT_EQ(list.error().code, ErrorCode::kConflict);
+  EXPECT_EQ(list.error().field, "resourceVersion");
+}
+
+TEST_F(ApiTest, MapsErrorStatusesWithTheServersMessageAndField) {
+  int code = 0;
+  start([&code](const RawRequest&) {
+    switch (code) {
+      case 404:
+        return Reply{404, statusBody(404, "NotFound", "pods \"web\" not found"), {}};
+      case 409:
+        return Reply{409, statusBody(409, "Conflict", "the object has been modified"), {}};
+      case 422:
+        return Reply{422,
+                     statusBody(422, "Invalid", "Pod \"web\" is invalid",
+                                "spec.containers[0].resources.requests.cpu"),
+                     {}};
+      default:
+        return Reply{
+            403, statusBody(403, "Forbidden", "pods \"web\" is forbidden: exceeded quota: q"), {}};
+    }
+  });
+  code = 404;
+  auto e = api_->getPod("a", "web").error();
+  EXPECT_EQ(e.code, ErrorCode::kNotFound);
+  EXPECT_EQ(e.message, "pods \"web\" not found");
+  code = 409;
+  EXPECT_EQ(api_->patchPodAnnotations("a", "web", {{"k", "v"}}, "3").error().code,
+            ErrorCode::kConflict);
+  code = 422;
+  e = api_->patchPodAnnotations("a", "web", {{"k", "v"}}, "").error();
+  EXPECT_EQ(e.code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(e.field, "spec.containers[0].resources.requests.cpu");
+  code = 403;
+  e = api_->getLease("a", "l").error();
+  EXPECT_EQ(e.code, ErrorCode::kForbidden);
+  EXPECT_EQ(e.message, "pods \"web\" is forbidden: exceeded quota: q");
+  EXPECT_EQ(requests().size(), 4u);  // none of them retried
+}
+
+TEST_F(ApiTest, RetriesServerErrorsAndHonoursRetryAfter) {
+  int calls = 0;
+  start([&calls](const RawRequest&) {
+    ++calls;
+    if (calls == 1) return Reply{500, statusBody(500, "InternalError", "etcd hiccup"), {}};
+    if (calls == 2) {
+      return Reply{429, statusBody(429, "TooManyRequests", "slow down"), {{"Retry-After", "3"}}};
+    }
+    return Reply{200, podJson(0), {}};
+  });
+  auto pod = api_->getPod("a", "web");
+  ASSERT_TRUE(pod.has_value()) << pod.error().toString();
+  EXPECT_EQ(calls, 3);
+  EXPECT_EQ(clock_.now(), kStart + 250ms + 3s);  // first backoff, then Retry-After
+}
+
+TEST_F(ApiTest, PatchesAnnotationsWithAResourceVersionPrecondition) {
+  start([](const RawRequest&) { return Reply{200, podJson(0, "43"), {}}; });
+  auto meta =
+      api_->patchPodAnnotations("team-0", "web", {{"a", "1"}, {"gone", std::nullopt}}, "42");
+  ASSERT_TRUE(meta.has_value()) << meta.error().toString();
+  EXPECT_EQ(meta->resourceVersion, "43");
+  const auto r = last();
+  EXPECT_EQ(r.method, "PATCH");
+  EXPECT_EQ(r.target, "/api/v1/namespaces/team-0/pods/web");
+  EXPECT_EQ(r.header("Content-Type"), "application/merge-patch+json");
+  EXPECT_EQ(nlohmann::json::parse(r.body),
+            nlohmann::json::parse(
+                R"({"metadata":{"annotations":{"a":"1","gone":null},"resourceVersion":"42"}})"));
+
+  ASSERT_TRUE(api_->patchPodAnnotations("team-0", "web", {{"a", "2"}}, "").has_value());
+  EXPECT_EQ(nlohmann::json::parse(last().body),
+            nlohmann::json::parse(R"({"metadata":{"annotations":{"a":"2"}}})"));
+}
+
+TEST_F(ApiTest, PatchesWorkloadAnnotationsAtTheKindsPath) {
+  start([](const RawRequest&) {
+    return Reply{200, R"({"metadata":{"name":"w","namespace":"a","resourceVersion":"9"}})", {}};
+  });
+  const std::vector<std::pair<api::WorkloadKind, std::string>> kinds = {
+      {api::WorkloadKind::kDeployment, "/apis/apps/v1/namespaces/a/deployments/w"},
+      {api::WorkloadKind::kStatefulSet, "/apis/apps/v1/namespaces/a/statefulsets/w"},
+      {api::WorkloadKind::kDaemonSet, "/apis/apps/v1/namespaces/a/daemonsets/w"},
+      {api::WorkloadKind::kReplicaSet, "/apis/apps/v1/namespaces/a/replicasets/w"},
+      {api::WorkloadKind::kJob, "/apis/batch/v1/namespaces/a/jobs/w"},
+      {api::WorkloadKind::kCronJob, "/apis/batch/v1/namespaces/a/cronjobs/w"}};
+  for (const auto& [kind, path] : kinds) {
+    auto meta = api_->patchWorkloadAnnotations(kind, "a", "w", {{"k", "v"}}, "8");
+    ASSERT_TRUE(meta.has_value()) << path << ": " << meta.error().toString();
+    EXPECT_EQ(meta->resourceVersion, "9");
+    EXPECT_EQ(last().target, path);
+    EXPECT_EQ(last().method, "PATCH");
+  }
+}
+
+TEST_F(ApiTest, ResizesThroughTheResizeSubresourceWithAStrategicMergePatch) {
+  start([](const RawRequest&) { return Reply{200, podJson(0), {}}; });
+  api::ContainerResize app{"app", {}};
+  app.resources.requests.cpu = Quantity::parse("500m").value();
+  app.resources.requests.memory = Quantity::parse("512Mi").value();
+  app.resources.limits.cpu = Quantity::parse("1").value();  // memory limit dropped: deleted
+  // The init container has cpu and memory requests and limits: the ones not given are deleted.
+  api::ContainerResize init{"init-config", {}};
+  init.resources.requests.cpu = Quantity::parse("100m").value();
+  const std::vector<api::ContainerResize> resize{app, init};
+  auto pod = api_->resizePod("team-0", "web", resize);
+  ASSERT_TRUE(pod.has_value()) << pod.error().toString();
+  const auto sent = requests();
+  ASSERT_EQ(sent.size(), 2u);
+  EXPECT_EQ(sent[0].method, "GET");
+  EXPECT_EQ(sent[1].method, "PATCH");
+  EXPECT_EQ(sent[1].target, "/api/v1/namespaces/team-0/pods/web/resize");
+  EXPECT_EQ(sent[1].header("Content-Type"), "application/strategic-merge-patch+json");
+  EXPECT_EQ(nlohmann::json::parse(sent[1].body), nlohmann::json::parse(R"({"spec":{
+      "containers":[{"name":"app","resources":{"requests":{"cpu":"500m","memory":"512Mi"},
+                                                "limits":{"cpu":"1","memory":null}}}],
+      "initContainers":[{"name":"init-config","resources":{"requests":{"cpu":"100m","memory":null},
+                                                         "limits":{"cpu":null,"memory":null}}}]}})"));
+}
+
+TEST_F(ApiTest, ResizeOfAnUnknownContainerFailsBeforeWriting) {
+  start([](const RawRequest&) { return Reply{200, podJson(0), {}}; });
+  const std::vector<api::ContainerResize> resize{{"nope", {}}};
+  auto pod = api_->resizePod("team-0", "web", resize);
+  ASSERT_FALSE(pod.has_value());
+  EXPECT_EQ(pod.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(pod.error().field, "spec.containers");
+  EXPECT_EQ(requests().size(), 1u);
+}
+
+TEST_F(ApiTest, EvictsThroughTheEvictionSubresource) {
+  start([](const RawRequest&) {
+    return Reply{201, R"({"kind":"Status","status":"Success","code":201})", {}};
+  });
+  api::Eviction eviction;
+  eviction.metadata.name = "web";
+  eviction.metadata.namespace_ = "a";
+  eviction.deleteOptions = api::DeleteOptions{.preconditionUid = "u-1"};
+  ASSERT_TRUE(api_->evictPod(eviction).has_value());
+  const auto r = last();
+  EXPECT_EQ(r.method, "POST");
+  EXPECT_EQ(r.target, "/api/v1/namespaces/a/pods/web/eviction");
+  const auto body = nlohmann::json::parse(r.body);
+  EXPECT_EQ(body["kind"], "Eviction");
+  EXPECT_EQ(body["deleteOptions"]["preconditions"]["uid"], "u-1");
+  EXPECT_EQ(api_->evictPod(api::Eviction{}).error().field, "metadata.name");
+}
+
+TEST_F(ApiTest, CreatesAndUpdatesEventsAndLeases) {
+  start([](const RawRequest& r) {
+    if (r.path().find("/events") != std::string::npos) {
+      return Reply{201,
+                   R"({"metadata":{"name":"e1","namespace":"a","resourceVersion":"5"},
+                           "reason":"Resized","count":2})",
+                   {}};
+    }
+    return Reply{200,
+                 R"({"metadata":{"name":"attune","namespace":"a","resourceVersion":"6"},
+                         "spec":{"holderIdentity":"me"}})",
+                 {}};
+  });
+  api::Event event;
+  event.metadata.generateName = "web.";
+  event.metadata.namespace_ = "a";
+  event.reason = "Resized";
+  auto created = api_->createEvent(event);
+  ASSERT_TRUE(created.has_value()) << created.error().toString();
+  EXPECT_EQ(created->metadata.name, "e1");
+  EXPECT_EQ(last().method, "POST");
+  EXPECT_EQ(last().target, "/api/v1/namespaces/a/events");
+  EXPECT_EQ(nlohmann::json::parse(last().body)["reason"], "Resized");
+  auto updated = api_->updateEvent(*created);
+  ASSERT_TRUE(updated.has_value()) << updated.error().toString();
+  EXPECT_EQ(last().method, "PUT");
+  EXPECT_EQ(last().target, "/api/v1/namespaces/a/events/e1");
+
+  api::Lease lease;
+  lease.metadata.name = "attune";
+  lease.metadata.namespace_ = "a";
+  lease.spec.holderIdentity = "me";
+  ASSERT_TRUE(api_->createLease(lease).has_value());
+  EXPECT_EQ(last().method, "POST");
+  EXPECT_EQ(last().target, "/apis/coordination.k8s.io/v1/namespaces/a/leases");
+  lease.metadata.resourceVersion = "6";
+  auto stored = api_->updateLease(lease);
+  ASSERT_TRUE(stored.has_value()) << stored.error().toString();
+  EXPECT_EQ(stored->spec.holderIdentity, "me");
+  EXPECT_EQ(last().method, "PUT");
+  EXPECT_EQ(last().target, "/apis/coordination.k8s.io/v1/namespaces/a/leases/attune");
+  EXPECT_EQ(nlohmann::json::parse(last().body)["metadata"]["resourceVersion"], "6");
+  ASSERT_TRUE(api_->getLease("a", "attune").has_value());
+  EXPECT_EQ(last().method, "GET");
+}
+
+TEST_F(ApiTest, WritesAttunePoliciesAndTheirStatus) {
+  api::AttunePolicy policy;
+  policy.metadata.name = "p";
+  policy.metadata.namespace_ = "a";
+  policy.metadata.resourceVersion = "3";
+  auto stored = policy;
+  stored.metadata.resourceVersion = "4";
+  stored.metadata.generation = 2;
+  auto json = nlohmann::json::parse(api::encodePolicyJson(stored));
+  json["metadata"]["managedFields"] = nlohmann::json::array({{{"manager", "kubectl"}}});
+  start([body = json.dump()](const RawRequest&) { return Reply{200, body, {}}; });
+
+  auto created = api_->createAttunePolicy(policy);
+  ASSERT_TRUE(created.has_value()) << created.error().toString();
+  EXPECT_EQ(created->metadata.resourceVersion, "4");
+  EXPECT_EQ(last().method, "POST");
+  EXPECT_EQ(last().target, "/apis/attune.io/v1alpha1/namespaces/a/attunepolicies");
+  ASSERT_TRUE(api_->updateAttunePolicy(policy).has_value());
+  EXPECT_EQ(last().method, "PUT");
+  EXPECT_EQ(last().target, "/apis/attune.io/v1alpha1/namespaces/a/attunepolicies/p");
+  EXPECT_EQ(nlohmann::json::parse(last().body)["metadata"]["resourceVersion"], "3");
+  ASSERT_TRUE(api_->updateAttunePolicyStatus(policy).has_value());
+  EXPECT_EQ(last().target, "/apis/attune.io/v1alpha1/namespaces/a/attunepolicies/p/status");
+  auto got = api_->getAttunePolicy("a", "p");
+  ASSERT_TRUE(got.has_value()) << got.error().toString();
+  EXPECT_EQ(got->metadata.generation, 2);
+  auto noNamespace = policy;
+  noNamespace.metadata.namespace_.clear();
+  EXPECT_EQ(api_->createAttunePolicy(noNamespace).error().field, "metadata.namespace");
+}
+
+// Calls watchPods until the batch's resourceVersion reaches `until` or an error.
+Result<std::vector<api::WatchEvent<api::Pod>>> watchUntil(HttpClusterApi& api,
+                                                          const api::ListOptions& options,
+                                                          std::string& rv,
+                                                          const std::string& until) {
+  std::vector<api::WatchEvent<api::Pod>> events;
+  for (int i = 0; i < 50 && rv != until; ++i) {
+    auto batch = api.watchPods(options, rv);
+    if (!batch) return std::unexpected(batch.error());
+    std::ranges::move(batch->events, std::back_inserter(events));
+    rv = batch->resourceVersion;
+  }
+  return events;
+}
+
+std::string watchLine(const std::string& type, const std::string& object) {
+  return R"({"type":")" + type + R"(","object":)" + object + "}\n";
+}
+
+TEST_F(ApiTest, WatchDeliversEventsAndBookmarksThenRelistsOnExpiry) {
+  int watches = 0;
+  start(
+      [&watches](const RawRequest&) {
+        if (++watches == 1) {
+          return Reply{
+              200,
+              watchLine("ADDED", podJson(0, "11")) + watchLine("MODIFIED", podJson(0, "12")) +
+                  watchLine("BOOKMARK", R"({"kind":"Pod","metadata":{"resourceVersion":"15"}})"),
+              {}};
+        }
+        return Reply{
+            200,
+            watchLine("ERROR", statusBody(410, "Expired", "too old resource version: 15 (90)")),
+            {}};
+      },
+      HttpClusterApiOptions{.watchWait = 20s});
+  std::string rv = "10";
+  auto events = watchUntil(*api_, {.namespace_ = "team-0"}, rv, "15");
+  ASSERT_TRUE(events.has_value()) << events.error().toString();
+  ASSERT_EQ(events->size(), 2u);
+  EXPECT_EQ((*events)[0].type, api::WatchEventType::kAdded);
+  EXPECT_EQ((*events)[0].object.metadata.resourceVersion, "11");
+  EXPECT_EQ((*events)[1].type, api::WatchEventType::kModified);
+  EXPECT_EQ(rv, "15");
+  const auto first = requests().at(0);
+  EXPECT_EQ(first.path(), "/api/v1/namespaces/team-0/pods");
+  EXPECT_EQ(first.query(),
+            "watch=1&allowWatchBookmarks=true&resourceVersion=10&timeoutSeconds=300");
+
+  // The stream ended; the next calls reopen it from the bookmark and meet the expiry.
+  Result<api::WatchBatch<api::Pod>> batch;
+  for (int i = 0; i < 5 && batch.has_value(); ++i)
+    batch = api_->watchPods({.namespace_ = "team-0"}, "15");
+  ASSERT_FALSE(batch.has_value());
+  EXPECT_EQ(batch.error().code, ErrorCode::kConflict);
+  EXPECT_EQ(batch.error().field, "resourceVersion");
+  EXPECT_NE(batch.error().message.find("too old resource version"), std::string::npos);
+  EXPECT_EQ(watches, 2);
+  EXPECT_NE(requests().back().query().find("resourceVersion=15"), std::string::npos);
+}
+
+TEST_F(ApiTest, WatchRefusedWith410IsAConflict) {
+  start(
+      [](const RawRequest&) {
+        return Reply{410, statusBody(410, "Gone", "too old resource version"), {}};
+      },
+      HttpClusterApiOptions{.watchWait = 20s});
+  Result<api::WatchBatch<api::Pod>> batch;
+  for (int i = 0; i < 5 && batch.has_value(); ++i) batch = api_->watchPods({}, "3");
+  ASSERT_FALSE(batch.has_value());
+  EXPECT_EQ(batch.error().code, ErrorCode::kConflict);
+}
+
+TEST_F(ApiTest, AnOpenWatchIsStoppedWhenTheClientGoes) {
+  start([](const RawRequest&) { return Reply{200, "", {}}; });
+  auto batch = api_->watchPods({.labelSelector = {.matchLabels = {{"hold", "1"}}}}, "1");
+  ASSERT_TRUE(batch.has_value()) << batch.error().toString();
+  EXPECT_TRUE(batch->events.empty());
+  EXPECT_EQ(batch->resourceVersion, "1");
+  api_.reset();  // joins the reader thread; hangs here if the stream cannot be stopped
+  SUCCEED();
+}
+
+}  // namespace
+}  // namespace attune::kube
