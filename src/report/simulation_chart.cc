@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <optional>
 
 namespace attune::report {
@@ -148,12 +149,24 @@ std::string eventMarks(const std::vector<TimelineEvent>& events, const Scale& sc
   std::stable_sort(
       sorted.begin(), sorted.end(),
       [](const TimelineEvent* a, const TimelineEvent* b) { return a->time < b->time; });
-  std::string out;
+  // One marker per kind and whole pixel: a month of hourly resizes stays a few hundred markers;
+  // the tooltip of a marker standing for several events says how many.
+  std::map<std::pair<std::string_view, long>, std::pair<const TimelineEvent*, int>> marks;
+  std::vector<std::pair<std::string_view, long>> order;
   for (const TimelineEvent* e : sorted) {
+    const std::pair<std::string_view, long> key{e->kind, std::lround(scale.x(e->time))};
+    auto [it, inserted] = marks.try_emplace(key, e, 0);
+    if (inserted) order.push_back(key);
+    ++it->second.second;
+  }
+  std::string out;
+  for (const auto& key : order) {
+    const auto [e, count] = marks.at(key);
     const std::string x = num(scale.x(e->time));
     const std::string_view color = eventColor(e->kind);
-    const std::string title = formatRfc3339(e->time) + " " + e->kind + " " + e->pod + "/" +
-                              e->container + (e->detail.empty() ? "" : ": " + e->detail);
+    std::string title = formatRfc3339(e->time) + " " + e->kind + " " + e->pod + "/" + e->container +
+                        (e->detail.empty() ? "" : ": " + e->detail);
+    if (count > 1) title += fmt::format(" (and {} more {} here)", count - 1, e->kind);
     out += fmt::format(
         R"(<g class="event"><title>{}</title><line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}" )"
         R"(stroke-opacity="0.45"/><path d="M{},{}l-4,8h8z" fill="{}"/></g>)",

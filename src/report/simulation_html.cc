@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -95,8 +96,20 @@ std::string eventList(const WorkloadTimeline& w) {
   std::stable_sort(
       sorted.begin(), sorted.end(),
       [](const TimelineEvent* a, const TimelineEvent* b) { return a->time < b->time; });
+  // Safety events (reverts, failures, OOM kills, evictions) are all listed; routine ones
+  // (resizes, skips, restarts) up to kListedRoutineEvents per kind, then counted.
+  constexpr int kListedRoutineEvents = 50;
+  const auto routine = [](std::string_view kind) {
+    return kind == "Resized" || kind == "ResizeSkipped" || kind == "Restarted";
+  };
+  std::map<std::string, int, std::less<>> listed;
+  std::map<std::string, int, std::less<>> unlisted;
   std::string out = "<ol class=\"events\">\n";
   for (const TimelineEvent* e : sorted) {
+    if (routine(e->kind) && ++listed[e->kind] > kListedRoutineEvents) {
+      ++unlisted[e->kind];
+      continue;
+    }
     const std::string at = formatRfc3339(e->time);
     out += fmt::format(
         R"(<li><i class="swatch" style="background:{}"></i><time datetime="{}">{}</time> )"
@@ -105,7 +118,12 @@ std::string eventList(const WorkloadTimeline& w) {
         escapeHtml(e->container), e->detail.empty() ? "" : ": " + escapeHtml(e->detail));
     out += "\n";
   }
-  return out + "</ol>\n";
+  out += "</ol>\n";
+  for (const auto& [kind, count] : unlisted) {
+    out += fmt::format("<p class=\"none\">… and {} more {} events (the first {} are listed).</p>\n",
+                       count, escapeHtml(kind), kListedRoutineEvents);
+  }
+  return out;
 }
 
 std::string chartOrNote(const std::vector<UsagePoint>& points, const WorkloadTimeline& w,

@@ -136,5 +136,27 @@ TEST(SimulationHtmlTest, LongSeriesStayBoundedAndKeepTheirSpike) {
   EXPECT_EQ(renderSimulationHtml(r), h);
 }
 
+// A month of hourly resizes on one workload: routine events are listed up to a cap and counted
+// beyond it, safety events are always listed, and events at one pixel share one marker.
+TEST(SimulationHtmlTest, ManyRoutineEventsStayBounded) {
+  SimulationReport r = testing::sampleReport();
+  WorkloadTimeline& w = r.runs.front().workloads.front();
+  w.events.clear();
+  for (int i = 0; i < 500; ++i) {
+    w.events.push_back(
+        {.time = testing::at(0), .kind = "Resized", .pod = "p", .container = "c", .detail = "cpu"});
+  }
+  w.events.push_back({.time = testing::at(1),
+                      .kind = "Reverted",
+                      .pod = "p",
+                      .container = "c",
+                      .detail = "oomkill"});
+  const std::string h = renderSimulationHtml(r);
+  EXPECT_TRUE(has(h, "… and 450 more Resized events (the first 50 are listed).")) << h.size();
+  EXPECT_TRUE(has(h, "<b>Reverted</b>"));
+  EXPECT_TRUE(has(h, "(and 499 more Resized here)"));
+  EXPECT_LT(occurrences(h, "<b>Resized</b>"), 60u);
+}
+
 }  // namespace
 }  // namespace attune::report
