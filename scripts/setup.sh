@@ -22,6 +22,12 @@ if [[ "${1:-}" == "--fuzz" ]]; then
   packages+=(clang-16 libclang-rt-16-dev)
 fi
 
+# kubectl for the tests against `attune sim serve`: Debian's kubernetes-client, only when no
+# kubectl is on PATH (a newer one installed otherwise is kept; the resize test needs 1.32+).
+if ! command -v kubectl >/dev/null 2>&1; then
+  packages+=(kubernetes-client)
+fi
+
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -4,7 +4,10 @@
 // format, and a JSON summary.
 #include <fmt/format.h>
 
+#include <signal.h>
+
 #include <chrono>
+#include <ctime>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -15,6 +18,7 @@
 #include "core/clock.h"
 #include "sim/engine/simulation.h"
 #include "sim/scenario/scenario_codec.h"
+#include "sim/serve/sim_server.h"
 #include "sim/telemetry/openmetrics.h"
 #include "sim/telemetry/prometheus_text.h"
 
@@ -224,6 +228,102 @@ int runSim(const SimOptions& o) {
   return written ? kExitOk : kExitFailed;
 }
 
+struct ServeCliOptions {
+  std::string listen = "127.0.0.1:8443";
+  bool tls = false;
+  std::string kubeconfigOut;
+  double speed = 60;
+  std::string tickInterval;
+  std::string token;
+};
+
+// Blocks until SIGINT or SIGTERM (returning 0) or until the simulation fails (returning 1).
+// The signals must be blocked in every thread (see runServe).
+int waitForShutdown(sim::serve::SimServer& server, const sigset_t& signals) {
+  const timespec second{1, 0};
+  while (true) {
+    if (sigtimedwait(&signals, nullptr, &second) > 0) return kExitOk;
+    if (auto failure = server.failure()) {
+      fmt::print(stderr, "simulation failed: {}\n", failure->toString());
+      return kExitFailed;
+    }
+  }
+}
+
+int runServe(const SimOptions& o, const ServeCliOptions& c) {
+  const std::string source = o.scenario.empty() ? std::string(kBuiltinName) : o.scenario;
+  int exitCode = kExitOk;
+  auto scenario = loadScenario(o, source, exitCode);
+  if (!scenario) return exitCode;
+  sim::serve::ServeOptions options;
+  options.listen = c.listen;
+  options.tls = c.tls;
+  options.speed = c.speed;
+  options.token = c.token;
+  if (!c.tickInterval.empty()) {
+    auto d = parseDuration(c.tickInterval);
+    if (!d || *d <= Duration::zero()) {
+      fmt::print(stderr, "--tick-interval: want a positive duration such as 1s, got \"{}\"\n",
+                 c.tickInterval);
+      return kExitUsage;
+    }
+    options.tickInterval = *d;
+  }
+  // Serving runs indefinitely: keep a bounded window of recorded samples.
+  auto sim = sim::Simulation::create(*scenario, sim::SimulationOptions{std::chrono::hours(2)});
+  if (!sim) {
+    fmt::print(stderr, "{}\n",
+               sim::formatDiagnostic(source, sim::diagnosticFor(*scenario, sim.error())));
+    return kExitFailed;
+  }
+  // SIGINT and SIGTERM are taken with sigtimedwait: block them before any thread starts.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  SystemClock wall;
+  auto server = sim::serve::SimServer::start(std::move(*sim), options, wall);
+  if (!server) {
+    fmt::print(stderr, "{}\n", server.error().toString());
+    return server.error().code == ErrorCode::kInvalidArgument ? kExitUsage : kExitFailed;
+  }
+  if (!c.kubeconfigOut.empty() &&
+      !writeFile(c.kubeconfigOut, [&](std::ostream& out) { out << (*server)->kubeconfig(); })) {
+    return kExitFailed;
+  }
+  fmt::print("Serving {} at {} (one {} tick every {} of wall time)\n", source, (*server)->url(),
+             formatDuration(scenario->tick), formatDuration((*server)->tickInterval()));
+  if (!c.kubeconfigOut.empty()) fmt::print("Kubeconfig written to {}\n", c.kubeconfigOut);
+  std::fflush(stdout);
+  const int code = waitForShutdown(**server, signals);
+  (*server)->stop();
+  return code;
+}
+
+void addServeCommand(CLI::App& sim, int& exitCode) {
+  auto o = std::make_shared<SimOptions>();
+  auto c = std::make_shared<ServeCliOptions>();
+  auto* cmd = sim.add_subcommand(
+      "serve",
+      "Run a scenario in wall-clock time behind the Kubernetes REST API, for kubectl and the "
+      "controller (docs/sim-serve.md). Runs until SIGINT or SIGTERM.");
+  cmd->add_option("scenario", o->scenario, "Scenario file (YAML); default: the built-in demo");
+  cmd->add_option("--seed", o->seed, "Random seed, instead of the scenario's");
+  cmd->add_option("--tick", o->tick, "Simulated time per step, e.g. 30s (default: the scenario's)");
+  cmd->add_option("--listen", c->listen, "Address to serve on, host:port (port 0: any free port)")
+      ->capture_default_str();
+  cmd->add_flag("--tls", c->tls, "Serve HTTPS with a CA and certificate generated at start");
+  cmd->add_option("--kubeconfig-out", c->kubeconfigOut,
+                  "Write a kubeconfig for the server (URL, CA data with --tls, token)");
+  cmd->add_option("--speed", c->speed, "Simulated seconds per wall-clock second")
+      ->capture_default_str();
+  cmd->add_option("--tick-interval", c->tickInterval,
+                  "Wall time per tick, e.g. 500ms (default: the scenario's tick / --speed)");
+  cmd->add_option("--token", c->token, "Bearer token clients must send (default: random)");
+  cmd->callback([o, c, &exitCode] { exitCode = runServe(*o, *c); });
+}
+
 }  // namespace
 
 void addSimCommand(CLI::App& app, int& exitCode) {
@@ -244,7 +344,11 @@ void addSimCommand(CLI::App& app, int& exitCode) {
   cmd->add_option("--metrics-text", o->metricsText,
                   "Write the metrics at the end in the Prometheus text format");
   cmd->add_option("--json", o->json, "Write the summary as JSON");
-  cmd->callback([o, &exitCode] { exitCode = runSim(*o); });
+  addServeCommand(*cmd, exitCode);
+  cmd->callback([o, cmd, &exitCode] {
+    if (cmd->got_subcommand("serve")) return;
+    exitCode = runSim(*o);
+  });
 }
 
 }  // namespace attune::cli

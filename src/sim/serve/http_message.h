@@ -1,0 +1,95 @@
+// HTTP/1.1 messages for the simulator's REST front end: parsing requests from a byte buffer and
+// formatting response heads and chunks. Pure functions, no I/O; thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace attune::sim::serve {
+
+using HeaderMap = std::map<std::string, std::string, std::less<>>;
+
+struct HttpRequest {
+  std::string method;    // as sent: GET, POST, PUT, PATCH, DELETE...
+  std::string target;    // the request target as sent ("/api/v1/pods?watch=1")
+  std::string path;      // the target's path, percent-decoded
+  HeaderMap query;       // decoded query parameters; a repeated name keeps its last value
+  HeaderMap headers;     // names lower-cased; repeated headers joined with ", "
+  std::string body;      // de-chunked when sent with Transfer-Encoding: chunked
+  int minorVersion = 1;  // HTTP/1.<minorVersion>
+
+  // The header's value, or "" when absent. `name` must be lower case.
+  std::string_view header(std::string_view name) const;
+  // The query parameter's value, or "" when absent.
+  std::string_view param(std::string_view name) const;
+  bool hasParam(std::string_view name) const { return query.contains(name); }
+  // Whether the connection stays open after the response (HTTP/1.1 unless "Connection: close";
+  // HTTP/1.0 only with "Connection: keep-alive").
+  bool keepAlive() const;
+};
+
+enum class ParseOutcome { kComplete, kIncomplete, kInvalid };
+
+struct ParsedRequest {
+  ParseOutcome outcome = ParseOutcome::kIncomplete;
+  std::size_t consumed = 0;  // bytes of the buffer the request used (kComplete only)
+  HttpRequest request;       // kComplete only
+  int errorStatus = 0;       // kInvalid: 400, 413 (body too large) or 501 (unknown coding)
+  std::string error;         // kInvalid: why
+};
+
+// Parses the first request in `buffer`. kIncomplete when more bytes are needed (the buffer is
+// a prefix of a valid request); kInvalid when it cannot be a valid request: a malformed request
+// line or header, a non-numeric Content-Length, a malformed chunk, a head longer than 64 KiB or a
+// body longer than `maxBodyBytes`. Requests without a body (no Content-Length, not chunked)
+// have an empty body.
+ParsedRequest parseRequest(std::string_view buffer, std::size_t maxBodyBytes);
+
+// Decodes %XX escapes (and '+' as a space when `plusIsSpace`); nullopt on a malformed escape.
+std::optional<std::string> percentDecode(std::string_view text, bool plusIsSpace);
+
+// "name=value&..." into decoded pairs; a malformed escape keeps the raw text.
+HeaderMap parseQuery(std::string_view query);
+
+// The reason phrase of a status code ("OK", "Not Found"); "Unknown" for codes not listed.
+std::string_view reasonPhrase(int status);
+
+// The sink of a streamed (chunked) response body.
+class ChunkSink {
+ public:
+  virtual ~ChunkSink() = default;
+  // Sends `data` as one chunk (nothing for empty data). False when the peer is gone or the
+  // server is stopping; the stream should then return.
+  virtual bool write(std::string_view data) = 0;
+  // True once the server is stopping.
+  virtual bool closing() const = 0;
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::string contentType = "application/json";
+  std::vector<std::pair<std::string, std::string>> headers;  // extra headers
+  std::string body;
+  // When set, the body is streamed with Transfer-Encoding: chunked: the server sends the head,
+  // calls stream (on the connection's thread) and then the last chunk. `body` is ignored.
+  std::function<void(ChunkSink&)> stream;
+  // Close the connection after this response even when the client would keep it.
+  bool close = false;
+};
+
+// The status line and headers, ending with the blank line: Content-Type (when the response has
+// a body or a stream), Content-Length (`body.size()`) or Transfer-Encoding: chunked (when
+// `stream` is set), Connection: close when !keepAlive, then the extra headers.
+std::string formatResponseHead(const HttpResponse& response, bool keepAlive);
+
+// One chunk of a chunked body: hex size, CRLF, data, CRLF. Empty data gives the last chunk
+// "0\r\n\r\n".
+std::string encodeChunk(std::string_view data);
+
+}  // namespace attune::sim::serve

@@ -1,0 +1,72 @@
+// A small HTTP/1.1 server over POSIX sockets, optionally with TLS: one accept thread and one
+// thread per connection. Connections are kept alive between requests; responses carry a
+// Content-Length or are streamed with chunked encoding (watch streams).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "core/error.h"
+#include "sim/serve/http_message.h"
+#include "sim/serve/tls.h"
+
+namespace attune::sim::serve {
+
+struct HttpServerOptions {
+  std::string host = "127.0.0.1";  // an IPv4 or IPv6 literal, or "localhost"
+  int port = 0;                    // 0: any free port (see HttpServer::port())
+  // When set, every connection is TLS; the context must outlive the server.
+  const TlsServerContext* tls = nullptr;
+  std::size_t maxBodyBytes = 16 * 1024 * 1024;
+};
+
+class HttpServer {
+ public:
+  // Called on a connection's thread, once per request, concurrently for different connections.
+  // Must not throw.
+  using Handler = std::function<HttpResponse(const HttpRequest&)>;
+
+  // Binds and listens, then starts accepting. kUnavailable when the address cannot be bound
+  // (the message names it), kInvalidArgument for a host that is not an address.
+  static Result<std::unique_ptr<HttpServer>> start(const HttpServerOptions& options,
+                                                   Handler handler);
+  // stop().
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // The bound port.
+  int port() const { return port_; }
+  // Stops accepting, shuts every open connection down (streams see ChunkSink::closing() and
+  // failed writes), and joins all threads. Handlers still running are waited for, so a stream
+  // must return soon after closing() turns true. Idempotent; not to be called from a handler.
+  void stop();
+  bool stopping() const { return stopping_.load(); }
+
+ private:
+  struct Connection;
+
+  HttpServer(const HttpServerOptions& options, Handler handler);
+  void acceptLoop();
+  void serve(Connection& connection);
+  void reapFinished();
+
+  HttpServerOptions options_;
+  Handler handler_;
+  int listenFd_ = -1;
+  int wakeRead_ = -1;  // a pipe that wakes the accept loop on stop()
+  int wakeWrite_ = -1;
+  int port_ = 0;
+  std::atomic<bool> stopping_{false};
+  std::thread acceptThread_;
+  std::mutex mutex_;  // guards connections_
+  std::list<std::unique_ptr<Connection>> connections_;
+};
+
+}  // namespace attune::sim::serve

@@ -1,0 +1,412 @@
+#include "sim/serve/object_handlers.h"
+
+#include <nlohmann/json.hpp>
+
+#include "api/k8s/decode.h"
+#include "api/k8s/encode_objects.h"
+#include "api/policy/policy_codec.h"
+
+namespace attune::sim::serve {
+namespace {
+
+using Json = nlohmann::json;
+
+std::string dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
+// Calls fn(store) with the typed store of `plural`; kNotFound for a plural without one.
+template <typename Fn>
+Result<Reply> visitStore(ClusterState& s, std::string_view plural, Fn&& fn) {
+  if (plural == "pods") return fn(s.pods);
+  if (plural == "nodes") return fn(s.nodes);
+  if (plural == "namespaces") return fn(s.namespaces);
+  if (plural == "deployments") return fn(s.deployments);
+  if (plural == "statefulsets") return fn(s.statefulSets);
+  if (plural == "daemonsets") return fn(s.daemonSets);
+  if (plural == "replicasets") return fn(s.replicaSets);
+  if (plural == "jobs") return fn(s.jobs);
+  if (plural == "cronjobs") return fn(s.cronJobs);
+  if (plural == "limitranges") return fn(s.limitRanges);
+  if (plural == "resourcequotas") return fn(s.resourceQuotas);
+  if (plural == "horizontalpodautoscalers") return fn(s.hpas);
+  if (plural == "events") return fn(s.events);
+  if (plural == "leases") return fn(s.leases);
+  if (plural == "attunepolicies") return fn(s.attunePolicies);
+  return fail(ErrorCode::kNotFound, "the server could not find the requested resource");
+}
+
+template <typename T>
+Result<Reply> encoded(const Result<T>& object, int status = 200) {
+  if (!object) return std::unexpected(object.error());
+  return Reply{status, api::encodeObjectJson(*object)};
+}
+
+bool typed(const ResourceRequest& r) { return r.info->storage == Storage::kTyped; }
+std::string opaqueKey(const ResourceRequest& r) { return r.info->qualifiedName(); }
+
+// The object's current JSON: the typed store first, then the opaque one.
+Result<std::string> currentJson(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r) {
+  if (typed(r)) {
+    auto found = visitStore(sim.state(), r.info->plural, [&](auto& store) -> Result<Reply> {
+      return encoded(store.get(r.ns, r.name));
+    });
+    if (found) return found->body;
+    if (found.error().code != ErrorCode::kNotFound ||
+        !opaque.contains(opaqueKey(r), r.ns, r.name)) {
+      return std::unexpected(found.error());
+    }
+  }
+  return opaque.get(opaqueKey(r), r.ns, r.name);
+}
+
+Result<Json> parseBody(std::string_view body) {
+  Json j = Json::parse(body, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    return fail(ErrorCode::kInvalidArgument, "the request body is not a JSON object");
+  }
+  if (!j.contains("metadata") || !j["metadata"].is_object()) j["metadata"] = Json::object();
+  return j;
+}
+
+// Puts the request's namespace and name into the body's metadata; kInvalidArgument when the
+// body names another namespace (the API server's 400) or another name.
+Result<std::string> withIdentity(const ResourceRequest& r, std::string_view body) {
+  auto parsed = parseBody(body);
+  if (!parsed) return std::unexpected(parsed.error());
+  Json& meta = (*parsed)["metadata"];
+  if (r.info->namespaced) {
+    const std::string ns = meta.value("namespace", std::string());
+    if (!ns.empty() && ns != r.ns) {
+      return fail(ErrorCode::kInvalidArgument,
+                  "the namespace of the provided object does not match the namespace sent on "
+                  "the request");
+    }
+    meta["namespace"] = r.ns;
+  }
+  if (!r.name.empty()) {
+    const std::string name = meta.value("name", std::string());
+    if (!name.empty() && name != r.name) {
+      return fail(ErrorCode::kInvalidArgument,
+                  "the name of the object (" + name + ") does not match the name on the URL (" +
+                      r.name + ")",
+                  "metadata.name");
+    }
+    meta["name"] = r.name;
+  }
+  meta.erase("managedFields");
+  return dump(*parsed);
+}
+
+Result<api::AttunePolicy> decodePolicy(std::string_view json) {
+  // Metadata the policy decoder does not know is not part of what Attune keeps.
+  auto parsed = parseBody(json);
+  if (!parsed) return std::unexpected(parsed.error());
+  Json& meta = (*parsed)["metadata"];
+  for (auto it = meta.begin(); it != meta.end();) {
+    static constexpr std::string_view kKept[] = {
+        "name",           "generateName",      "namespace",         "uid",    "resourceVersion",
+        "generation",     "creationTimestamp", "deletionTimestamp", "labels", "annotations",
+        "ownerReferences"};
+    const bool kept = std::find(std::begin(kKept), std::end(kKept), it.key()) != std::end(kKept);
+    it = kept ? std::next(it) : meta.erase(it);
+  }
+  auto decoded = api::decodePolicies(dump(*parsed));
+  if (decoded.size() != 1 || !decoded[0].policy) {
+    return fail(ErrorCode::kInvalidArgument, "the body is not one AttunePolicy");
+  }
+  if (!decoded[0].errors.empty()) {
+    const api::PolicyDiagnostic& d = decoded[0].errors.front();
+    return std::unexpected(d.error);
+  }
+  return std::move(*decoded[0].policy);
+}
+
+// A change of the annotations only of a typed object the simulator owns: every other field of
+// `after` must equal `before`.
+Result<api::AnnotationChanges> annotationChanges(std::string_view before, std::string_view after,
+                                                 std::string_view resource) {
+  Json b = Json::parse(before, nullptr, false);
+  auto parsedAfter = parseBody(after);
+  if (!parsedAfter) return std::unexpected(parsedAfter.error());
+  Json a = std::move(*parsedAfter);
+  auto annotationsOf = [](Json& j) {
+    Json out = j["metadata"].value("annotations", Json::object());
+    for (const char* key : {"annotations", "resourceVersion", "managedFields"}) {
+      j["metadata"].erase(key);
+    }
+    return out;
+  };
+  Json before_ = annotationsOf(b);
+  Json after_ = annotationsOf(a);
+  if (a != b) {
+    return fail(ErrorCode::kUnsupported,
+                std::string(resource) +
+                    " of the simulated cluster accept changes to metadata.annotations only");
+  }
+  api::AnnotationChanges changes;
+  for (const auto& [key, value] : before_.items()) {
+    if (!after_.contains(key)) changes[key] = std::nullopt;
+  }
+  for (const auto& [key, value] : after_.items()) {
+    if (!value.is_string()) {
+      return fail(ErrorCode::kInvalidArgument, "annotation values must be strings",
+                  "metadata.annotations." + key);
+    }
+    if (!before_.contains(key) || before_[key] != value) changes[key] = value.get<std::string>();
+  }
+  return changes;
+}
+
+std::optional<api::WorkloadKind> workloadKind(std::string_view plural) {
+  if (plural == "deployments") return api::WorkloadKind::kDeployment;
+  if (plural == "statefulsets") return api::WorkloadKind::kStatefulSet;
+  if (plural == "daemonsets") return api::WorkloadKind::kDaemonSet;
+  if (plural == "replicasets") return api::WorkloadKind::kReplicaSet;
+  if (plural == "jobs") return api::WorkloadKind::kJob;
+  if (plural == "cronjobs") return api::WorkloadKind::kCronJob;
+  return std::nullopt;
+}
+
+Result<Reply> resize(Simulation& sim, const ResourceRequest& r, std::string_view body) {
+  auto pod = api::decodePod(body);
+  if (!pod) return std::unexpected(pod.error());
+  std::vector<api::ContainerResize> containers;
+  for (const auto* list : {&pod->spec.containers, &pod->spec.initContainers}) {
+    for (const api::Container& c : *list) containers.push_back({c.name, c.resources});
+  }
+  return encoded(sim.api().resizePod(r.ns, r.name, containers));
+}
+
+Result<Reply> updatePodStatus(Simulation& sim, const ResourceRequest& r, std::string_view body) {
+  auto pod = api::decodePod(body);
+  if (!pod) return std::unexpected(pod.error());
+  return encoded(sim.state().pods.modify(r.ns, r.name, pod->metadata.resourceVersion,
+                                         [&](api::Pod& stored) -> Result<Change> {
+                                           if (stored.status == pod->status) return Change::kNone;
+                                           stored.status = pod->status;
+                                           return Change::kMetadata;
+                                         }));
+}
+
+Result<Reply> updateNamespace(Simulation& sim, std::string_view body, std::string_view name) {
+  auto ns = api::decodeNamespace(body);
+  if (!ns) return std::unexpected(ns.error());
+  return encoded(sim.state().namespaces.modify(
+      "", name, ns->metadata.resourceVersion, [&](api::Namespace& stored) -> Result<Change> {
+        if (stored.metadata.labels == ns->metadata.labels &&
+            stored.metadata.annotations == ns->metadata.annotations) {
+          return Change::kNone;
+        }
+        stored.metadata.labels = ns->metadata.labels;
+        stored.metadata.annotations = ns->metadata.annotations;
+        return Change::kMetadata;
+      }));
+}
+
+}  // namespace
+
+Result<Reply> getObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r) {
+  if (r.subresource == "eviction") {
+    return fail(ErrorCode::kUnsupported, "the eviction subresource only accepts POST");
+  }
+  auto json = currentJson(sim, opaque, r);
+  if (!json) return std::unexpected(json.error());
+  return Reply{200, std::move(*json)};
+}
+
+Result<Reply> listObjects(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r,
+                          const api::LabelSelector& labels,
+                          const std::vector<FieldRequirement>& fields) {
+  std::vector<std::string> items;
+  std::string resourceVersion = "0";
+  const api::ListOptions options{r.ns, labels};
+  if (typed(r)) {
+    auto listed = visitStore(sim.state(), r.info->plural, [&](auto& store) -> Result<Reply> {
+      for (const auto& object : store.list(options)) {
+        std::string json = api::encodeObjectJson(object);
+        if (fieldsMatch(fields, json)) items.push_back(std::move(json));
+      }
+      resourceVersion = store.resourceVersion();
+      return Reply{};
+    });
+    if (!listed) return std::unexpected(listed.error());
+  }
+  for (std::string& json : opaque.list(opaqueKey(r), r.ns)) {
+    const Json meta = Json::parse(json)["metadata"];
+    api::StringMap objectLabels;
+    const Json labelsJson = meta.value("labels", Json::object());
+    for (const auto& [key, value] : labelsJson.items()) {
+      if (value.is_string()) objectLabels[key] = value.get<std::string>();
+    }
+    if (api::selectorMatches(labels, objectLabels) && fieldsMatch(fields, json)) {
+      items.push_back(std::move(json));
+    }
+  }
+  if (!typed(r)) resourceVersion = opaque.resourceVersion();
+  const std::string listKind = std::string(r.info->kind) + "List";
+  return Reply{200, api::encodeListJson(r.info->apiVersion(), listKind, items, resourceVersion)};
+}
+
+Result<Reply> createObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r,
+                           std::string_view body) {
+  const std::string_view plural = r.info->plural;
+  if (plural == "pods" && r.subresource == "eviction") {
+    auto eviction = api::decodeEviction(body);
+    if (!eviction) return std::unexpected(eviction.error());
+    eviction->metadata.namespace_ = r.ns;
+    eviction->metadata.name = r.name;
+    if (auto ok = sim.api().evictPod(*eviction); !ok) return std::unexpected(ok.error());
+    return Reply{201, api::encodeStatusJson(api::ApiStatus{"Success", "", "", 201})};
+  }
+  if (!r.subresource.empty() || !r.name.empty()) {
+    return fail(ErrorCode::kUnsupported, "POST is served on collections and pods/eviction only");
+  }
+  auto json = withIdentity(r, body);
+  if (!json) return std::unexpected(json.error());
+  if (r.info->namespaced && sim.state().namespaces.find("", r.ns) == nullptr) {
+    return std::unexpected(notFoundError("namespaces", r.ns));
+  }
+  if (plural == "namespaces") {
+    auto ns = api::decodeNamespace(*json);
+    if (!ns) return std::unexpected(ns.error());
+    if (ns->metadata.name.empty()) {
+      return fail(ErrorCode::kInvalidArgument, "name is required", "metadata.name");
+    }
+    if (sim.state().namespaces.find("", ns->metadata.name) != nullptr) {
+      return fail(ErrorCode::kConflict, "namespaces \"" + ns->metadata.name + "\" already exists");
+    }
+    if (auto made = sim.state().ensureNamespace(ns->metadata.name); !made) {
+      return std::unexpected(made.error());
+    }
+    auto updated = updateNamespace(sim, *json, ns->metadata.name);
+    if (updated) updated->status = 201;
+    return updated;
+  }
+  if (plural == "events") {
+    auto event = api::decodeEvent(*json);
+    if (!event) return std::unexpected(event.error());
+    return encoded(sim.api().createEvent(*event), 201);
+  }
+  if (plural == "leases") {
+    auto lease = api::decodeLease(*json);
+    if (!lease) return std::unexpected(lease.error());
+    return encoded(sim.api().createLease(*lease), 201);
+  }
+  if (plural == "attunepolicies") {
+    auto policy = decodePolicy(*json);
+    if (!policy) return std::unexpected(policy.error());
+    return encoded(sim.api().createAttunePolicy(*policy), 201);
+  }
+  if (plural == "pods") {
+    return fail(ErrorCode::kUnsupported,
+                "the simulated cluster creates pods from its workloads; POST pods is not served");
+  }
+  if (typed(r)) {
+    // A kind the scenario fills: a new object is kept as given, without an effect.
+    const std::string name = Json::parse(*json)["metadata"].value("name", std::string());
+    auto exists = visitStore(sim.state(), plural, [&](auto& store) -> Result<Reply> {
+      if (store.find(r.ns, name) != nullptr) {
+        return fail(ErrorCode::kConflict,
+                    r.info->qualifiedName() + " \"" + name + "\" already exists");
+      }
+      return Reply{};
+    });
+    if (!exists) return std::unexpected(exists.error());
+  }
+  auto created = opaque.create(opaqueKey(r), r.ns, *json, sim.clock().now());
+  if (!created) return std::unexpected(created.error());
+  return Reply{201, std::move(*created)};
+}
+
+Result<Reply> updateObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r,
+                           std::string_view body) {
+  if (r.name.empty()) return fail(ErrorCode::kUnsupported, "PUT needs an object name");
+  auto json = withIdentity(r, body);
+  if (!json) return std::unexpected(json.error());
+  const std::string_view plural = r.info->plural;
+  const std::string& sub = r.subresource;
+  if (!typed(r) || opaque.contains(opaqueKey(r), r.ns, r.name)) {
+    if (!sub.empty() && sub != "status") {
+      return fail(ErrorCode::kNotFound, "the server could not find the requested resource");
+    }
+    auto updated = opaque.update(opaqueKey(r), r.ns, r.name, *json);
+    if (!updated) return std::unexpected(updated.error());
+    return Reply{200, std::move(*updated)};
+  }
+  if (plural == "pods") {
+    if (sub == "resize") return resize(sim, r, *json);
+    if (sub == "status") return updatePodStatus(sim, r, *json);
+    if (sub == "eviction") return fail(ErrorCode::kUnsupported, "eviction only accepts POST");
+  } else if (!sub.empty() && !(plural == "attunepolicies" && sub == "status")) {
+    return fail(ErrorCode::kNotFound, "the server could not find the requested resource");
+  }
+  if (plural == "namespaces") return updateNamespace(sim, *json, r.name);
+  if (plural == "events") {
+    auto event = api::decodeEvent(*json);
+    if (!event) return std::unexpected(event.error());
+    return encoded(sim.api().updateEvent(*event));
+  }
+  if (plural == "leases") {
+    auto lease = api::decodeLease(*json);
+    if (!lease) return std::unexpected(lease.error());
+    return encoded(sim.api().updateLease(*lease));
+  }
+  if (plural == "attunepolicies") {
+    auto policy = decodePolicy(*json);
+    if (!policy) return std::unexpected(policy.error());
+    return encoded(sub == "status" ? sim.api().updateAttunePolicyStatus(*policy)
+                                   : sim.api().updateAttunePolicy(*policy));
+  }
+  // Pods and scenario workloads: annotations only.
+  auto current = currentJson(sim, opaque, r);
+  if (!current) return std::unexpected(current.error());
+  auto changes = annotationChanges(*current, *json, r.info->qualifiedName());
+  if (!changes) return std::unexpected(changes.error());
+  const std::string precondition =
+      Json::parse(*json)["metadata"].value("resourceVersion", std::string());
+  if (plural == "pods") {
+    auto patched = sim.api().patchPodAnnotations(r.ns, r.name, *changes, precondition);
+    if (!patched) return std::unexpected(patched.error());
+    return encoded(sim.state().pods.get(r.ns, r.name));
+  }
+  if (auto kind = workloadKind(plural)) {
+    auto patched = sim.api().patchWorkloadAnnotations(*kind, r.ns, r.name, *changes, precondition);
+    if (!patched) return std::unexpected(patched.error());
+    return getObject(sim, opaque, r);
+  }
+  return fail(ErrorCode::kUnsupported,
+              r.info->qualifiedName() + " of the simulated cluster are read-only");
+}
+
+Result<Reply> patchObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r,
+                          std::string_view patch, PatchType type) {
+  if (r.name.empty()) return fail(ErrorCode::kUnsupported, "PATCH needs an object name");
+  auto current = currentJson(sim, opaque, r);
+  if (!current) return std::unexpected(current.error());
+  auto patched = applyPatch(*current, patch, type);
+  if (!patched) return std::unexpected(patched.error());
+  return updateObject(sim, opaque, r, *patched);
+}
+
+Result<Reply> deleteObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r) {
+  if (r.name.empty() || !r.subresource.empty()) {
+    return fail(ErrorCode::kUnsupported, "DELETE is served on single objects only");
+  }
+  if (!typed(r) || opaque.contains(opaqueKey(r), r.ns, r.name)) {
+    auto erased = opaque.erase(opaqueKey(r), r.ns, r.name);
+    if (!erased) return std::unexpected(erased.error());
+    return Reply{200, std::move(*erased)};
+  }
+  const std::string_view plural = r.info->plural;
+  if (plural == "pods") return encoded(sim.state().deletePod(r.ns, r.name));
+  if (plural == "events") return encoded(sim.state().events.erase(r.ns, r.name));
+  if (plural == "leases") return encoded(sim.state().leases.erase(r.ns, r.name));
+  if (plural == "attunepolicies") return encoded(sim.state().attunePolicies.erase(r.ns, r.name));
+  if (plural == "namespaces") return encoded(sim.state().namespaces.erase("", r.name));
+  auto exists = getObject(sim, opaque, r);
+  if (!exists) return exists;
+  return fail(ErrorCode::kUnsupported,
+              r.info->qualifiedName() + " \"" + r.name +
+                  "\" belongs to the simulated scenario and cannot be deleted");
+}
+
+}  // namespace attune::sim::serve

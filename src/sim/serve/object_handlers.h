@@ -1,0 +1,53 @@
+// The verbs on one resource of the simulated API server: get, list, create, update, patch,
+// delete and the pod subresources (status, resize, eviction), over the simulation's typed
+// stores (through its ClusterApi, so the API server's semantics apply) and the OpaqueStore.
+// Every function must be called with the SimHost's lock held (inside withSimulation).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.h"
+#include "sim/engine/simulation.h"
+#include "sim/serve/opaque_store.h"
+#include "sim/serve/patch_apply.h"
+#include "sim/serve/resources.h"
+#include "sim/serve/selectors.h"
+
+namespace attune::sim::serve {
+
+// One request on a resource: /api/v1/namespaces/<ns>/<plural>/<name>/<subresource>.
+struct ResourceRequest {
+  const ResourceInfo* info = nullptr;
+  std::string ns;           // "" for cluster-scoped resources and all-namespace lists
+  std::string name;         // "" for collections
+  std::string subresource;  // "", "status", "resize", "eviction"
+};
+
+// A successful response: the HTTP status and a JSON body.
+struct Reply {
+  int status = 200;
+  std::string body;
+};
+
+// Errors follow cluster_api.h's codes; kUnsupported for what the simulator does not allow
+// (creating pods, changing a scenario workload beyond its annotations), reported as 405.
+Result<Reply> getObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r);
+Result<Reply> listObjects(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r,
+                          const api::LabelSelector& labels,
+                          const std::vector<FieldRequirement>& fields);
+// POST: creates the object in `body` (201), or evicts the pod (subresource "eviction", 201
+// with a Success Status).
+Result<Reply> createObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r,
+                           std::string_view body);
+// PUT.
+Result<Reply> updateObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r,
+                           std::string_view body);
+// PATCH: the patch applied to the current object, then handled as a PUT of the result.
+Result<Reply> patchObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r,
+                          std::string_view patch, PatchType type);
+// DELETE: returns the deleted object.
+Result<Reply> deleteObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r);
+
+}  // namespace attune::sim::serve

@@ -1,0 +1,84 @@
+#include "sim/serve/sim_host.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace attune::sim::serve {
+namespace {
+
+// The longest single sleep of the ticker, so stop() is noticed quickly.
+constexpr Duration kMaxNap = std::chrono::milliseconds(50);
+
+}  // namespace
+
+SimHost::SimHost(std::unique_ptr<Simulation> simulation, Clock& wall, Duration tickInterval)
+    : simulation_(std::move(simulation)), wall_(wall), tickInterval_(tickInterval) {}
+
+SimHost::~SimHost() { stop(); }
+
+void SimHost::start() {
+  if (ticker_.joinable()) return;
+  ticker_ = std::thread([this] { run(); });
+}
+
+void SimHost::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    ++generation_;
+  }
+  changed_.notify_all();
+  if (ticker_.joinable()) ticker_.join();
+}
+
+std::uint64_t SimHost::waitForChange(std::uint64_t seen) {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return generation_ != seen || stopping_; });
+  return generation_;
+}
+
+std::uint64_t SimHost::generation() {
+  std::lock_guard lock(mutex_);
+  return generation_;
+}
+
+bool SimHost::ready() {
+  std::lock_guard lock(mutex_);
+  return ticked_ && !stopping_ && !failure_;
+}
+
+bool SimHost::stopped() {
+  std::lock_guard lock(mutex_);
+  return stopping_;
+}
+
+std::optional<Error> SimHost::failure() {
+  std::lock_guard lock(mutex_);
+  return failure_;
+}
+
+void SimHost::run() {
+  Time next = wall_.now();
+  while (true) {
+    {
+      std::lock_guard lock(mutex_);
+      if (stopping_ || failure_) return;
+    }
+    const Time now = wall_.now();
+    if (now < next) {
+      wall_.sleepFor(std::min<Duration>(next - now, kMaxNap));
+      continue;
+    }
+    {
+      std::lock_guard lock(mutex_);
+      if (auto stepped = simulation_->step(); !stepped) failure_ = stepped.error();
+      ticked_ = true;
+      ++generation_;
+    }
+    changed_.notify_all();
+    next += tickInterval_;
+    if (next < now) next = now + tickInterval_;  // fell behind: do not catch up
+  }
+}
+
+}  // namespace attune::sim::serve

@@ -1,0 +1,187 @@
+#include "sim/serve/tables.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <vector>
+
+namespace attune::sim::serve {
+namespace {
+
+using Json = nlohmann::json;
+
+struct Column {
+  const char* name;
+  const char* type;    // string, integer, boolean, date
+  const char* format;  // "name" for the name column
+  int priority = 0;    // 1: only with -o wide
+};
+
+std::string str(const Json& j, std::initializer_list<const char*> path) {
+  const Json* at = &j;
+  for (const char* key : path) {
+    if (!at->is_object() || !at->contains(key)) return {};
+    at = &(*at)[key];
+  }
+  if (at->is_string()) return at->get<std::string>();
+  if (at->is_null()) return {};
+  return at->dump();
+}
+
+std::string age(const Json& object, const char* field, Time now) {
+  const std::string text = str(object, {"metadata", field});
+  auto t = parseRfc3339(text);
+  return t ? formatAge(now - *t) : std::string("<unknown>");
+}
+
+std::string conditionStatus(const Json& conditions, std::string_view type) {
+  if (!conditions.is_array()) return {};
+  for (const Json& c : conditions) {
+    if (c.value("type", "") == type) return c.value("status", "");
+  }
+  return {};
+}
+
+Json podCells(const Json& pod, Time now) {
+  const Json& status = pod.value("status", Json::object());
+  const Json& spec = pod.value("spec", Json::object());
+  const std::size_t total = spec.value("containers", Json::array()).size();
+  int ready = 0;
+  std::int64_t restarts = 0;
+  std::string reason = status.value("reason", status.value("phase", std::string("Pending")));
+  for (const Json& c : status.value("containerStatuses", Json::array())) {
+    if (c.value("ready", false)) ++ready;
+    restarts += c.value("restartCount", 0);
+    const Json& state = c.value("state", Json::object());
+    if (state.contains("waiting") && !str(state, {"waiting", "reason"}).empty()) {
+      reason = str(state, {"waiting", "reason"});
+    } else if (state.contains("terminated") && !str(state, {"terminated", "reason"}).empty()) {
+      reason = str(state, {"terminated", "reason"});
+    }
+  }
+  if (!str(pod, {"metadata", "deletionTimestamp"}).empty()) reason = "Terminating";
+  std::string node = str(spec, {"nodeName"});
+  return Json::array({str(pod, {"metadata", "name"}),
+                      std::to_string(ready) + "/" + std::to_string(total), reason, restarts,
+                      age(pod, "creationTimestamp", now), node.empty() ? "<none>" : node});
+}
+
+Json nodeCells(const Json& node, Time now) {
+  const Json conditions = node.value("status", Json::object()).value("conditions", Json());
+  const std::string ready = conditionStatus(conditions, "Ready");
+  std::string status = ready == "True" ? "Ready" : (ready.empty() ? "Unknown" : "NotReady");
+  if (str(node, {"spec", "unschedulable"}) == "true") status += ",SchedulingDisabled";
+  return Json::array({str(node, {"metadata", "name"}), status, "<none>",
+                      age(node, "creationTimestamp", now),
+                      str(node, {"status", "nodeInfo", "kubeletVersion"})});
+}
+
+Json eventCells(const Json& event, Time now) {
+  std::string last = str(event, {"lastTimestamp"});
+  if (last.empty()) last = str(event, {"eventTime"});
+  auto t = parseRfc3339(last);
+  const std::string kind = str(event, {"involvedObject", "kind"});
+  std::string object = kind;
+  for (char& c : object) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  object += "/" + str(event, {"involvedObject", "name"});
+  return Json::array({t ? formatAge(now - *t) : std::string("<unknown>"), str(event, {"type"}),
+                      str(event, {"reason"}), object, str(event, {"message"})});
+}
+
+Json policyCells(const Json& policy, Time now) {
+  const Json& spec = policy.value("spec", Json::object());
+  const std::string mode = str(spec, {"updateStrategy", "type"});
+  const Json conditions = policy.value("status", Json::object()).value("conditions", Json());
+  return Json::array({str(policy, {"metadata", "name"}), str(spec, {"targetRef", "kind"}),
+                      str(spec, {"targetRef", "name"}), mode.empty() ? "" : mode,
+                      spec.value("paused", false), conditionStatus(conditions, "Ready"),
+                      age(policy, "creationTimestamp", now)});
+}
+
+}  // namespace
+
+std::string formatAge(Duration age) {
+  using std::chrono::duration_cast;
+  const std::int64_t s =
+      std::max<std::int64_t>(0, duration_cast<std::chrono::seconds>(age).count());
+  const std::int64_t m = s / 60;
+  const std::int64_t h = s / 3600;
+  const std::int64_t d = h / 24;
+  auto n = [](std::int64_t v) { return std::to_string(v); };
+  if (s < 120) return n(s) + "s";
+  if (m < 10) return s % 60 == 0 ? n(m) + "m" : n(m) + "m" + n(s % 60) + "s";
+  if (h < 3) return n(m) + "m";
+  if (h < 8) return m % 60 == 0 ? n(h) + "h" : n(h) + "h" + n(m % 60) + "m";
+  if (h < 48) return n(h) + "h";
+  if (d < 8) return h % 24 == 0 ? n(d) + "d" : n(d) + "d" + n(h % 24) + "h";
+  if (d < 365 * 2) return n(d) + "d";
+  return n(d / 365) + "y";
+}
+
+std::optional<std::string> renderTable(const ResourceInfo& resource, std::string_view body,
+                                       Time now) {
+  Json doc = Json::parse(body, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) return std::nullopt;
+  std::vector<Column> columns;
+  Json (*cells)(const Json&, Time) = nullptr;
+  if (resource.plural == "pods") {
+    columns = {{"Name", "string", "name"},  {"Ready", "string", ""}, {"Status", "string", ""},
+               {"Restarts", "integer", ""}, {"Age", "string", ""},   {"Node", "string", "", 1}};
+    cells = podCells;
+  } else if (resource.plural == "nodes") {
+    columns = {{"Name", "string", "name"},
+               {"Status", "string", ""},
+               {"Roles", "string", ""},
+               {"Age", "string", ""},
+               {"Version", "string", ""}};
+    cells = nodeCells;
+  } else if (resource.plural == "events") {
+    columns = {{"Last Seen", "string", ""},
+               {"Type", "string", ""},
+               {"Reason", "string", ""},
+               {"Object", "string", ""},
+               {"Message", "string", ""}};
+    cells = eventCells;
+  } else if (resource.plural == "attunepolicies") {
+    columns = {{"Name", "string", "name"}, {"Kind", "string", ""},    {"Target", "string", ""},
+               {"Mode", "string", ""},     {"Paused", "boolean", ""}, {"Ready", "string", ""},
+               {"Age", "date", ""}};
+    cells = policyCells;
+  } else {
+    columns = {{"Name", "string", "name"}, {"Age", "string", ""}};
+    cells = [](const Json& object, Time t) {
+      return Json::array({str(object, {"metadata", "name"}), age(object, "creationTimestamp", t)});
+    };
+  }
+  Json definitions = Json::array();
+  for (const Column& c : columns) {
+    definitions.push_back({{"name", c.name},
+                           {"type", c.type},
+                           {"format", c.format},
+                           {"description", ""},
+                           {"priority", c.priority}});
+  }
+  const bool isList = doc.contains("items");
+  Json rows = Json::array();
+  auto addRow = [&](Json& object) {
+    if (!object.contains("apiVersion")) object["apiVersion"] = resource.apiVersion();
+    if (!object.contains("kind")) object["kind"] = resource.kind;
+    Json row = {{"cells", cells(object, now)}, {"object", object}};
+    rows.push_back(std::move(row));
+  };
+  if (isList) {
+    for (Json& item : doc["items"]) addRow(item);
+  } else {
+    addRow(doc);
+  }
+  Json metadata = Json::object();
+  if (isList) metadata["resourceVersion"] = str(doc, {"metadata", "resourceVersion"});
+  Json table = {{"kind", "Table"},
+                {"apiVersion", "meta.k8s.io/v1"},
+                {"metadata", std::move(metadata)},
+                {"columnDefinitions", std::move(definitions)},
+                {"rows", std::move(rows)}};
+  return table.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+}  // namespace attune::sim::serve

@@ -1,0 +1,247 @@
+// The real kubectl against `attune sim serve --tls` running the built-in demo: reads (get,
+// describe, events, raw watch), writes (apply of an AttunePolicy and of deploy/, an Event,
+// a pod delete, the resize subresource), and the API server's errors as kubectl reports them.
+// Each test starts its own server on a free port with a fast tick.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "core/clock.h"
+#include "support/command.h"
+#include "support/prometheus/child_process.h"
+#include "support/shared_dir.h"
+
+namespace attune {
+namespace {
+
+using testing::runCommand;
+
+constexpr auto kReadyPoll = std::chrono::milliseconds(100);
+constexpr int kReadyAttempts = 300;  // 30 s
+
+class SimServeKubectl : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!testing::findOnPath("kubectl"))
+      GTEST_SKIP() << "kubectl is not installed (scripts/setup.sh installs it)";
+    dir_ = std::make_unique<testing::TempDir>();
+    kubeconfig_ = (dir_->path() / "kubeconfig").string();
+    const int port = testing::freeLocalPort();
+    server_ = std::make_unique<testing::ChildProcess>(
+        std::vector<std::string>{ATTUNE_BINARY, "sim", "serve", "--listen",
+                                 "127.0.0.1:" + std::to_string(port), "--tls", "--kubeconfig-out",
+                                 kubeconfig_, "--tick-interval", "100ms"},
+        dir_->path() / "serve.log");
+    ASSERT_TRUE(server_->running());
+    SystemClock clock;
+    for (int i = 0; i < kReadyAttempts; ++i) {
+      if (std::filesystem::exists(kubeconfig_) && kubectl("get --raw /readyz").out == "ok") {
+        auto version = kubectl("version --client -o json");
+        ASSERT_EQ(version.exitCode, 0) << version.err;
+        const std::string minor = nlohmann::json::parse(version.out)["clientVersion"]["minor"];
+        minor_ = std::stoi(minor);
+        return;
+      }
+      ASSERT_TRUE(server_->running()) << testing::readFile(dir_->path() / "serve.log");
+      clock.sleepFor(kReadyPoll);
+    }
+    FAIL() << "attune sim serve did not become ready";
+  }
+
+  testing::CommandRun kubectl(const std::string& args) {
+    return runCommand("kubectl --kubeconfig " + kubeconfig_ + " --request-timeout=20s " + args);
+  }
+
+  // kubectl apply `args`. Before 1.29 kubectl validates against OpenAPI v2 documents, which the
+  // simulator does not serve: validation is then left out.
+  testing::CommandRun apply(const std::string& args) {
+    return kubectl(std::string("apply") + (minor_ < 29 ? " --validate=false " : " ") + args);
+  }
+
+  // Writes `text` to a file in the test's directory and returns its path.
+  std::string file(const std::string& name, const std::string& text) {
+    const auto path = dir_->path() / name;
+    std::ofstream(path) << text;
+    return path.string();
+  }
+
+  std::string firstPod(const std::string& ns) {
+    return kubectl("get pods -n " + ns + " -o jsonpath={.items[0].metadata.name}").out;
+  }
+
+  std::unique_ptr<testing::TempDir> dir_;
+  std::string kubeconfig_;
+  std::unique_ptr<testing::ChildProcess> server_;
+  int minor_ = 0;  // kubectl's minor version
+};
+
+const char* kPolicy = R"(apiVersion: attune.io/v1alpha1
+kind: AttunePolicy
+metadata:
+  name: workers
+  namespace: data
+spec:
+  targetRef:
+    kind: Deployment
+    name: analytics-worker
+  cpu:
+    minAllowed: 100m
+  updateStrategy:
+    type: Recommend
+)";
+
+TEST_F(SimServeKubectl, GetPodsInAllNamespaces) {
+  auto run = kubectl("get pods -A");
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+  EXPECT_NE(run.out.find("NAMESPACE"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("READY"), std::string::npos);
+  EXPECT_NE(run.out.find("analytics-worker-"), std::string::npos);
+  EXPECT_NE(run.out.find("Running"), std::string::npos);
+}
+
+TEST_F(SimServeKubectl, GetNodes) {
+  auto run = kubectl("get nodes");
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+  EXPECT_NE(run.out.find("general-0"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("Ready"), std::string::npos);
+  auto json = kubectl("get node general-0 -o jsonpath={.status.allocatable.cpu}");
+  ASSERT_EQ(json.exitCode, 0) << json.err;
+  EXPECT_FALSE(json.out.empty());
+}
+
+TEST_F(SimServeKubectl, ApplyAnAttunePolicyThenGetItAsYaml) {
+  const std::string path = file("policy.yaml", kPolicy);
+  auto created = apply("-f " + path);
+  ASSERT_EQ(created.exitCode, 0) << created.err;
+  EXPECT_NE(created.out.find("attunepolicy.attune.io/workers created"), std::string::npos)
+      << created.out;
+  auto yaml = kubectl("get attunepolicies -n data workers -o yaml");
+  ASSERT_EQ(yaml.exitCode, 0) << yaml.err;
+  EXPECT_NE(yaml.out.find("kind: AttunePolicy"), std::string::npos) << yaml.out;
+  EXPECT_NE(yaml.out.find("name: analytics-worker"), std::string::npos);
+  EXPECT_NE(yaml.out.find("generation: 1"), std::string::npos);
+
+  std::string changed = kPolicy;
+  changed.replace(changed.find("100m"), 4, "200m");
+  auto configured = apply("-f " + file("policy2.yaml", changed));
+  ASSERT_EQ(configured.exitCode, 0) << configured.err;
+  EXPECT_NE(configured.out.find("configured"), std::string::npos) << configured.out;
+  auto fields =
+      kubectl("get ap -n data workers -o jsonpath={.spec.cpu.minAllowed}/{.metadata.generation}");
+  EXPECT_EQ(fields.out, "200m/2") << fields.err;
+  auto table = kubectl("get attunepolicies -A");
+  EXPECT_NE(table.out.find("Recommend"), std::string::npos) << table.out;
+}
+
+TEST_F(SimServeKubectl, DescribePod) {
+  const std::string pod = firstPod("data");
+  ASSERT_FALSE(pod.empty());
+  auto run = kubectl("describe pod -n data " + pod);
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+  EXPECT_NE(run.out.find(pod), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("Namespace:"), std::string::npos);
+  EXPECT_NE(run.out.find("Containers:"), std::string::npos);
+  EXPECT_NE(run.out.find("QoS Class:"), std::string::npos);
+  EXPECT_NE(run.out.find("Controlled By:  ReplicaSet/"), std::string::npos);
+}
+
+TEST_F(SimServeKubectl, CreateAnEventThenGetEvents) {
+  const std::string pod = firstPod("data");
+  const std::string uid = kubectl("get pod -n data " + pod + " -o jsonpath={.metadata.uid}").out;
+  const std::string event =
+      "apiVersion: v1\nkind: Event\nmetadata:\n  name: resized-1\n"
+      "  namespace: data\ninvolvedObject:\n  kind: Pod\n  namespace: data\n"
+      "  name: " +
+      pod + "\n  uid: " + uid +
+      "\nreason: AttuneResized\nmessage: cpu 1 -> 800m\n"
+      "type: Normal\nsource:\n  component: attune\n";
+  auto created = apply("-f " + file("event.yaml", event));
+  ASSERT_EQ(created.exitCode, 0) << created.err;
+  auto run = kubectl("get events -n data");
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+  EXPECT_NE(run.out.find("AttuneResized"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("pod/" + pod), std::string::npos);
+  auto described = kubectl("describe pod -n data " + pod);
+  EXPECT_NE(described.out.find("AttuneResized"), std::string::npos) << described.out;
+}
+
+TEST_F(SimServeKubectl, PatchPodResizeSubresource) {
+  // --subresource=resize is accepted from kubectl 1.32 on.
+  if (minor_ < 32) {
+    GTEST_SKIP() << "kubectl 1." << minor_ << " has no --subresource=resize (needs 1.32 or later)";
+  }
+  const std::string pod = firstPod("data");
+  auto run = kubectl("patch pod -n data " + pod +
+                     " --subresource resize -p "
+                     "'{\"spec\":{\"containers\":[{\"name\":\"worker\",\"resources\":"
+                     "{\"requests\":{\"cpu\":\"800m\"}}}]}}'");
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+  auto cpu = kubectl("get pod -n data " + pod +
+                     " -o jsonpath={.spec.containers[0].resources.requests.cpu}");
+  EXPECT_EQ(cpu.out, "800m");
+  // The API server's validation comes back as a 422 kubectl prints.
+  auto invalid = kubectl("patch pod -n data " + pod +
+                         " --subresource resize -p "
+                         "'{\"spec\":{\"containers\":[{\"name\":\"nope\",\"resources\":"
+                         "{\"requests\":{\"cpu\":\"1\"}}}]}}'");
+  EXPECT_NE(invalid.exitCode, 0);
+  EXPECT_NE(invalid.err.find("is invalid"), std::string::npos) << invalid.err;
+}
+
+TEST_F(SimServeKubectl, ApplyTheDeployDirectory) {
+  const std::string deploy = (testing::sourceDir() / "deploy").string();
+  auto run = apply("-R -f " + deploy);
+  ASSERT_EQ(run.exitCode, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("namespace/attune-system created"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("customresourcedefinition.apiextensions.k8s.io/attunepolicies.attune.io"),
+            std::string::npos);
+  auto again = apply("-R -f " + deploy);
+  ASSERT_EQ(again.exitCode, 0) << again.err;
+  EXPECT_EQ(again.out.find("created"), std::string::npos) << again.out;
+  auto deployment = kubectl(
+      "get deployment -n attune-system attune-controller -o "
+      "jsonpath={.spec.template.spec.serviceAccountName}");
+  EXPECT_EQ(deployment.out, "attune-controller") << deployment.err;
+  auto role = kubectl("get clusterrole attune-controller -o jsonpath={.rules[1].resources[0]}");
+  EXPECT_EQ(role.out, "pods/resize") << role.err;
+}
+
+TEST_F(SimServeKubectl, RawWatchFromAResourceVersionSeesADeletion) {
+  // The list's own resourceVersion (kubectl get -o jsonpath shows a client-side List).
+  auto list = kubectl("get --raw /api/v1/namespaces/data/pods");
+  ASSERT_EQ(list.exitCode, 0) << list.err;
+  const std::string rv = nlohmann::json::parse(list.out)["metadata"]["resourceVersion"];
+  const std::string pod = firstPod("data");
+  auto deleted = kubectl("delete pod -n data " + pod + " --wait=false");
+  ASSERT_EQ(deleted.exitCode, 0) << deleted.err;
+  auto watch = kubectl(
+      "get --raw '/api/v1/namespaces/data/pods?watch=true&timeoutSeconds=1"
+      "&resourceVersion=" +
+      rv + "'");
+  ASSERT_EQ(watch.exitCode, 0) << watch.err;
+  EXPECT_NE(watch.out.find("{\"type\":\"DELETED\",\"object\":{\"apiVersion\":\"v1\",\"kind\":"
+                           "\"Pod\""),
+            std::string::npos)
+      << watch.out.substr(0, 2000);
+  EXPECT_NE(watch.out.find("\"name\":\"" + pod + "\""), std::string::npos);
+}
+
+TEST_F(SimServeKubectl, ErrorsAreStatusObjects) {
+  auto missing = kubectl("get pod -n data nope");
+  EXPECT_NE(missing.exitCode, 0);
+  EXPECT_NE(missing.err.find("pods \"nope\" not found"), std::string::npos) << missing.err;
+  auto created = apply("-f " + file("p.yaml", kPolicy));
+  ASSERT_EQ(created.exitCode, 0) << created.err;
+  auto again = kubectl("create -f " + file("p.yaml", kPolicy));
+  EXPECT_NE(again.exitCode, 0);
+  EXPECT_NE(again.err.find("already exists"), std::string::npos) << again.err;
+  auto unauthorized = kubectl("--token=wrong get pods -A");
+  EXPECT_NE(unauthorized.exitCode, 0);
+  EXPECT_NE(unauthorized.err.find("Unauthorized"), std::string::npos) << unauthorized.err;
+}
+
+}  // namespace
+}  // namespace attune
