@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 
 namespace attune::report {
 namespace {
@@ -149,17 +150,38 @@ std::string eventMarks(const std::vector<TimelineEvent>& events, const Scale& sc
   std::stable_sort(
       sorted.begin(), sorted.end(),
       [](const TimelineEvent* a, const TimelineEvent* b) { return a->time < b->time; });
-  // One marker per kind and whole pixel: a month of hourly resizes stays a few hundred markers;
-  // the tooltip of a marker standing for several events says how many.
+  // Routine events (resizes, skips, restarts) are a rug of short ticks under the plot, one
+  // path per kind with one tooltip: a month of hourly resizes costs a few bytes per pixel.
+  // Safety events (reverts, failures, OOM kills, evictions) each get a marker across the plot,
+  // one per kind and pixel, whose tooltip says how many it stands for.
+  const auto routine = [](std::string_view kind) {
+    return kind == "Resized" || kind == "ResizeSkipped" || kind == "Restarted";
+  };
+  std::map<std::string_view, std::pair<std::set<long>, int>> rugs;
   std::map<std::pair<std::string_view, long>, std::pair<const TimelineEvent*, int>> marks;
   std::vector<std::pair<std::string_view, long>> order;
   for (const TimelineEvent* e : sorted) {
-    const std::pair<std::string_view, long> key{e->kind, std::lround(scale.x(e->time))};
+    const long px = std::lround(scale.x(e->time));
+    if (routine(e->kind)) {
+      auto& rug = rugs[e->kind];
+      rug.first.insert(px);
+      ++rug.second;
+      continue;
+    }
+    const std::pair<std::string_view, long> key{e->kind, px};
     auto [it, inserted] = marks.try_emplace(key, e, 0);
     if (inserted) order.push_back(key);
     ++it->second.second;
   }
   std::string out;
+  for (const auto& [kind, rug] : rugs) {
+    std::string d;
+    for (long px : rug.first) d += fmt::format("M{},{}v-6", px, num(kBottom));
+    out +=
+        fmt::format(R"(<g class="event"><title>{} {} event{} (listed below)</title>)"
+                    R"(<path d="{}" stroke="{}" stroke-width="1.5"/></g>)",
+                    rug.second, escapeHtml(kind), rug.second == 1 ? "" : "s", d, eventColor(kind));
+  }
   for (const auto& key : order) {
     const auto [e, count] = marks.at(key);
     const std::string x = num(scale.x(e->time));

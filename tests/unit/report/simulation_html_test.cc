@@ -95,17 +95,18 @@ TEST(SimulationHtmlTest, MarksEveryEventOnEachChartAndListsIt) {
   const std::string h = renderSimulationHtml(testing::sampleReport());
   // 3 events × 2 charts × 2 runs.
   EXPECT_EQ(occurrences(h, R"(<g class="event">)"), 12u);
-  EXPECT_EQ(occurrences(h, "<title>2024-05-01T01:00:00Z Resized web-1/app: cpu 500m→250m</title>"),
-            4u);
+  // Routine events (Resized) are a rug of ticks with one tooltip per kind; safety events are
+  // markers of their own.
+  EXPECT_EQ(occurrences(h, "<title>1 Resized event (listed below)</title>"), 4u);
   EXPECT_EQ(occurrences(h, "<title>2024-05-01T01:30:00Z OOMKilled web-1/app: oomkill</title>"), 4u);
   // Colour per kind, on the marker and in the list.
   EXPECT_TRUE(has(h, R"(stroke="#d62728" stroke-opacity)"));
-  EXPECT_TRUE(has(h, R"(stroke="#1b9e77" stroke-opacity)"));
+  EXPECT_TRUE(has(h, R"(stroke="#1b9e77" stroke-width="1.5")"));
   EXPECT_EQ(occurrences(h, "<li>"), 6u);
   EXPECT_TRUE(has(h, R"(<time datetime="2024-05-01T01:31:00Z">2024-05-01T01:31:00Z</time> )"
                      R"(<b>Reverted</b> web-1/app: oomkill</li>)"));
-  // The marker sits at the event's time: 01:00 is half of the two-hour axis (70 … 944).
-  EXPECT_TRUE(has(h, R"(<line x1="507.0" y1="28.0" x2="507.0" y2="216.0" stroke="#1b9e77")"));
+  // The tick sits at the event's time: 01:00 is half of the two-hour axis (70 … 944).
+  EXPECT_TRUE(has(h, R"(<path d="M507,216.0v-6" stroke="#1b9e77")"));
 }
 
 TEST(SimulationHtmlTest, MissingSeriesAndEventsAreSaid) {
@@ -154,7 +155,7 @@ TEST(SimulationHtmlTest, ManyRoutineEventsStayBounded) {
   const std::string h = renderSimulationHtml(r);
   EXPECT_TRUE(has(h, "… and 450 more Resized events (the first 50 are listed).")) << h.size();
   EXPECT_TRUE(has(h, "<b>Reverted</b>"));
-  EXPECT_TRUE(has(h, "(and 499 more Resized here)"));
+  EXPECT_TRUE(has(h, "500 Resized events (listed below)"));
   EXPECT_LT(occurrences(h, "<b>Resized</b>"), 60u);
 }
 
