@@ -298,11 +298,11 @@ Result<report::SimulationRun> runOne(const SimulateRequest& request, const std::
         std::chrono::duration_cast<std::chrono::hours>(s.clock().now() - request.scenario.start)
             .count() /
         24;
-    if (progress && day != lastDay) {
+    // The day being simulated; the tick that ends the last day still belongs to it.
+    const auto days = (request.scenario.duration + std::chrono::hours(23)) / std::chrono::hours(24);
+    if (progress && day != lastDay && day < days) {
       lastDay = day;
-      progress(fmt::format(
-          "{}: day {} of {}", strategy, day + 1,
-          (request.scenario.duration + std::chrono::hours(23)) / std::chrono::hours(24)));
+      progress(fmt::format("{}: day {} of {}", strategy, day + 1, days));
     }
   }
   if (request.onFinish) request.onFinish(strategy, s);
