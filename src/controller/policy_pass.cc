@@ -375,20 +375,7 @@ void PolicyPass::execute(const rollout::ResizeAction& action) {
     const std::string message = resized.error().toString();
     (void)ctx_.events.record(referenceTo(kPodApiVersion, "Pod", pod->metadata), "Warning",
                              "ResizeFailed", "resize failed: " + message);
-    for (const auto& change : action.changes) {
-      addHistory({.timestamp = now_,
-                  .workload = target->ref.name,
-                  .pod = action.pod,
-                  .container = change.container,
-                  .resource = change.resource,
-                  .from = change.from,
-                  .to = change.to,
-                  .method = api::ResizeMethod::kInPlace,
-                  .result = api::ResizeResult::kFailed,
-                  .reason = message});
-      ctx_.operatorMetrics.resizes.inc({target->ref.ns, target->ref.name,
-                                        std::string(api::toString(change.resource)), "failed"});
-    }
+    recordChanges(*target, action, api::ResizeResult::kFailed, message);
     notify({.kind = ActionRecord::Kind::kResizeFailed,
             .time = now_,
             .policy = key_,
@@ -402,20 +389,7 @@ void PolicyPass::execute(const rollout::ResizeAction& action) {
   // 3. Events, history, the workload's cooldown.
   (void)ctx_.events.record(referenceTo(kPodApiVersion, "Pod", pod->metadata), "Normal", "Resized",
                            action.message);
-  for (const auto& change : action.changes) {
-    addHistory({.timestamp = now_,
-                .workload = target->ref.name,
-                .pod = action.pod,
-                .container = change.container,
-                .resource = change.resource,
-                .from = change.from,
-                .to = change.to,
-                .method = api::ResizeMethod::kInPlace,
-                .result = api::ResizeResult::kApplied,
-                .reason = {}});
-    ctx_.operatorMetrics.resizes.inc(
-        {target->ref.ns, target->ref.name, std::string(api::toString(change.resource)), "applied"});
-  }
+  recordChanges(*target, action, api::ResizeResult::kApplied, {});
   patchWorkload(*target, safety::annotationsAfterResize(now_));
   forgetSkips(target->ref.name, action.pod);
   status_.lastResizeTime = now_;
@@ -428,6 +402,25 @@ void PolicyPass::execute(const rollout::ResizeAction& action) {
           .container = {},
           .reason = {},
           .detail = action.message});
+}
+
+void PolicyPass::recordChanges(const TargetWorkload& target, const rollout::ResizeAction& action,
+                               api::ResizeResult result, const std::string& reason) {
+  const std::string outcome = result == api::ResizeResult::kApplied ? "applied" : "failed";
+  for (const auto& change : action.changes) {
+    addHistory({.timestamp = now_,
+                .workload = target.ref.name,
+                .pod = action.pod,
+                .container = change.container,
+                .resource = change.resource,
+                .from = change.from,
+                .to = change.to,
+                .method = api::ResizeMethod::kInPlace,
+                .result = result,
+                .reason = reason});
+    ctx_.operatorMetrics.resizes.inc(
+        {target.ref.ns, target.ref.name, std::string(api::toString(change.resource)), outcome});
+  }
 }
 
 void PolicyPass::execute(const rollout::SkipAction& action) {

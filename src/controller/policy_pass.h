@@ -92,6 +92,9 @@ class PolicyPass {
   void execute(const rollout::ResizeAction& action);
   void execute(const rollout::SkipAction& action);
   void execute(const rollout::EventAction& action);
+  // One history entry and one attune_resize_total increment per changed resource of `action`.
+  void recordChanges(const TargetWorkload& target, const rollout::ResizeAction& action,
+                     api::ResizeResult result, const std::string& reason);
 
   // Status.
   void updateRecommendations();

@@ -4,6 +4,7 @@
 
 #include "api/policy/policy_defaults.h"
 #include "core/units.h"
+#include "safety/resize_record.h"
 
 namespace attune::controller {
 namespace {
@@ -11,15 +12,6 @@ namespace {
 template <typename Amount>
 void raiseTo(std::optional<Amount>& target, const std::optional<Amount>& v) {
   if (v && (!target || *target < *v)) target = v;
-}
-
-api::ResourceValues valuesOf(const api::ResourceRequirements& r) {
-  api::ResourceValues v;
-  if (r.requests.cpu) v.cpuRequest = r.requests.cpu->toMillicores();
-  if (r.limits.cpu) v.cpuLimit = r.limits.cpu->toMillicores();
-  if (r.requests.memory) v.memoryRequest = r.requests.memory->toBytes();
-  if (r.limits.memory) v.memoryLimit = r.limits.memory->toBytes();
-  return v;
 }
 
 }  // namespace
@@ -40,7 +32,7 @@ std::vector<WorkloadAdvice> adviseTargets(const std::vector<TargetWorkload>& tar
       ContainerAdvice a{.name = c.name, .current = {}, .recommendation = {}, .dataPoints = 0};
       for (const api::Pod* pod : target.pods) {
         if (const api::Container* pc = pod->spec.findContainer(c.name)) {
-          const api::ResourceValues v = valuesOf(pc->resources);
+          const api::ResourceValues v = safety::resourceValuesOf(pc->resources);
           raiseTo(a.current.cpuRequest, v.cpuRequest);
           raiseTo(a.current.cpuLimit, v.cpuLimit);
           raiseTo(a.current.memoryRequest, v.memoryRequest);
