@@ -219,32 +219,28 @@ const std::vector<std::uint32_t>& SimMetricsSource::podsIn(const metrics::Scope&
   return scopePods_;
 }
 
-Result<std::vector<ContainerSeries>> SimMetricsSource::cpuUsage(const metrics::Scope& scope,
-                                                                const metrics::Range& range) {
+Result<std::vector<ContainerSeries>> SimMetricsSource::counterRate(
+    const metrics::Scope& scope, const metrics::Range& range, float ContainerSample::*counter) {
   const Duration window = std::max(range.step, options_.minRateWindow);
   return collect(
       recorder_, podsIn(scope), scope, range,
       [&](const RecordedContainer& c, const std::vector<Time>& steps, std::vector<Acc>& acc) {
         addRates(
             recorder_, c.samples, steps, window,
-            [](const ContainerSample& s) { return static_cast<double>(s.cpuSeconds); },
+            [counter](const ContainerSample& s) { return static_cast<double>(s.*counter); },
             [](const ContainerSample&) { return 0.0; }, acc);
       },
       [](const Acc& a) { return std::optional<double>(a.a); });
 }
 
+Result<std::vector<ContainerSeries>> SimMetricsSource::cpuUsage(const metrics::Scope& scope,
+                                                                const metrics::Range& range) {
+  return counterRate(scope, range, &ContainerSample::cpuSeconds);
+}
+
 Result<std::vector<ContainerSeries>> SimMetricsSource::cpuPressureWaiting(
     const metrics::Scope& scope, const metrics::Range& range) {
-  const Duration window = std::max(range.step, options_.minRateWindow);
-  return collect(
-      recorder_, podsIn(scope), scope, range,
-      [&](const RecordedContainer& c, const std::vector<Time>& steps, std::vector<Acc>& acc) {
-        addRates(
-            recorder_, c.samples, steps, window,
-            [](const ContainerSample& s) { return static_cast<double>(s.psiWaitingSeconds); },
-            [](const ContainerSample&) { return 0.0; }, acc);
-      },
-      [](const Acc& a) { return std::optional<double>(a.a); });
+  return counterRate(scope, range, &ContainerSample::psiWaitingSeconds);
 }
 
 Result<std::vector<ContainerSeries>> SimMetricsSource::memoryWorkingSet(

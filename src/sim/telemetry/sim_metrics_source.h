@@ -81,6 +81,11 @@ class SimMetricsSource final : public metrics::MetricsSource {
   Result<std::vector<metrics::NodeCapacity>> nodeCapacity(Time at) override;
 
  private:
+  // Per step, the rate of the counter whose per-sample increase is `counter` (cpuUsage and
+  // cpuPressureWaiting).
+  Result<std::vector<metrics::ContainerSeries>> counterRate(const metrics::Scope& scope,
+                                                            const metrics::Range& range,
+                                                            float ContainerSample::*counter);
   // The recorded pods (indices into recorder.pods()) of the scope's namespaces, in index order;
   // valid until the next call.
   const std::vector<std::uint32_t>& podsIn(const metrics::Scope& scope);
