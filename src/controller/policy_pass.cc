@@ -48,11 +48,6 @@ metrics::Scope scopeOf(const api::AttunePolicy& policy) {
   return scope;
 }
 
-Time floorTo(Time t, Duration step) {
-  const auto since = t.time_since_epoch();
-  return Time(since - since % step);
-}
-
 }  // namespace
 
 Result<std::unique_ptr<PolicyState>> PolicyState::create(const api::AttunePolicy& defaulted,
@@ -117,7 +112,7 @@ safety::SafetySignals PolicyPass::throttleSignals() {
   safety::SafetySignals signals;
   signals.throttleRatio.emplace();
   const Duration window = ctx_.options.observation.throttleWindow;
-  const Time end = floorTo(now_, ctx_.options.observation.sampleInterval);
+  const Time end = floorToStep(now_, ctx_.options.observation.sampleInterval);
   const metrics::Scope scope = scopeOf(policy_);
   // A failing source leaves the map empty: the monitor then fails closed (no data, no "safe").
   if (auto ratios = ctx_.metrics.cpuThrottleRatio(scope, {end, end, window})) {
@@ -172,14 +167,7 @@ void PolicyPass::judge(const TargetWorkload& target, const api::Pod& pod,
                                          why));
     ctx_.operatorMetrics.resizes.inc(
         {policy_.metadata.namespace_, target.ref.name, "cpu+memory", "failed"});
-    notify({.kind = ActionRecord::Kind::kResizeFailed,
-            .time = now_,
-            .policy = key_,
-            .workload = target.ref,
-            .pod = pod.metadata.name,
-            .container = {},
-            .reason = why,
-            .detail = {}});
+    notify(ActionRecord::Kind::kResizeFailed, target.ref, pod.metadata.name, {}, why, {});
     return;
   }
 
@@ -200,14 +188,7 @@ void PolicyPass::judge(const TargetWorkload& target, const api::Pod& pod,
   if (verdict.kind == Kind::kSafe) {
     clearRecord(pod);
     patchWorkload(target, safety::annotationsAfterSafe(now_));
-    notify({.kind = ActionRecord::Kind::kSafe,
-            .time = now_,
-            .policy = key_,
-            .workload = target.ref,
-            .pod = pod.metadata.name,
-            .container = {},
-            .reason = {},
-            .detail = verdict.message});
+    notify(ActionRecord::Kind::kSafe, target.ref, pod.metadata.name, {}, {}, verdict.message);
     return;
   }
   const std::string reason(safety::toString(*verdict.reason));
@@ -216,14 +197,8 @@ void PolicyPass::judge(const TargetWorkload& target, const api::Pod& pod,
     (void)ctx_.events.record(referenceTo(kPodApiVersion, "Pod", pod.metadata), "Warning",
                              "SafetyViolation",
                              verdict.message + " (autoRevert is off: resize kept)");
-    notify({.kind = ActionRecord::Kind::kViolationKept,
-            .time = now_,
-            .policy = key_,
-            .workload = target.ref,
-            .pod = pod.metadata.name,
-            .container = verdict.container,
-            .reason = reason,
-            .detail = verdict.message});
+    notify(ActionRecord::Kind::kViolationKept, target.ref, pod.metadata.name, verdict.container,
+           reason, verdict.message);
     return;
   }
   // Revert to the originals read from the pod's own annotations.
@@ -240,14 +215,8 @@ void PolicyPass::judge(const TargetWorkload& target, const api::Pod& pod,
   ctx_.operatorMetrics.resizes.inc(
       {policy_.metadata.namespace_, target.ref.name, "cpu+memory", "reverted"});
   status_.lastResizeTime = now_;
-  notify({.kind = ActionRecord::Kind::kReverted,
-          .time = now_,
-          .policy = key_,
-          .workload = target.ref,
-          .pod = pod.metadata.name,
-          .container = verdict.container,
-          .reason = reason,
-          .detail = verdict.message});
+  notify(ActionRecord::Kind::kReverted, target.ref, pod.metadata.name, verdict.container, reason,
+         verdict.message);
 }
 
 bool PolicyPass::restoreOriginals(const api::Pod& pod, const safety::ResizeRecord& record) {
@@ -376,14 +345,7 @@ void PolicyPass::execute(const rollout::ResizeAction& action) {
     (void)ctx_.events.record(referenceTo(kPodApiVersion, "Pod", pod->metadata), "Warning",
                              "ResizeFailed", "resize failed: " + message);
     recordChanges(*target, action, api::ResizeResult::kFailed, message);
-    notify({.kind = ActionRecord::Kind::kResizeFailed,
-            .time = now_,
-            .policy = key_,
-            .workload = target->ref,
-            .pod = action.pod,
-            .container = {},
-            .reason = message,
-            .detail = action.message});
+    notify(ActionRecord::Kind::kResizeFailed, target->ref, action.pod, {}, message, action.message);
     return;
   }
   // 3. Events, history, the workload's cooldown.
@@ -394,14 +356,7 @@ void PolicyPass::execute(const rollout::ResizeAction& action) {
   forgetSkips(target->ref.name, action.pod);
   status_.lastResizeTime = now_;
   ++resizesThisPass_;
-  notify({.kind = ActionRecord::Kind::kResized,
-          .time = now_,
-          .policy = key_,
-          .workload = target->ref,
-          .pod = action.pod,
-          .container = {},
-          .reason = {},
-          .detail = action.message});
+  notify(ActionRecord::Kind::kResized, target->ref, action.pod, {}, {}, action.message);
 }
 
 void PolicyPass::recordChanges(const TargetWorkload& target, const rollout::ResizeAction& action,
@@ -456,14 +411,7 @@ void PolicyPass::execute(const rollout::SkipAction& action) {
   (void)ctx_.events.record(about, "Warning", "ResizeSkipped",
                            fmt::format("{}: {}", reason, action.message));
   ctx_.operatorMetrics.resizes.inc({target->ref.ns, target->ref.name, "cpu+memory", "skipped"});
-  notify({.kind = ActionRecord::Kind::kResizeSkipped,
-          .time = now_,
-          .policy = key_,
-          .workload = target->ref,
-          .pod = action.pod,
-          .container = {},
-          .reason = reason,
-          .detail = action.message});
+  notify(ActionRecord::Kind::kResizeSkipped, target->ref, action.pod, {}, reason, action.message);
 }
 
 void PolicyPass::execute(const rollout::EventAction& action) {
@@ -613,8 +561,18 @@ void PolicyPass::reportInvalid(api::ClusterApi& api, const api::AttunePolicy& st
   (void)api.updateAttunePolicyStatus(update);
 }
 
-void PolicyPass::notify(ActionRecord record) {
-  if (ctx_.observer) ctx_.observer(record);
+void PolicyPass::notify(ActionRecord::Kind kind, const metrics::WorkloadRef& workload,
+                        std::string pod, std::string container, std::string reason,
+                        std::string detail) {
+  if (!ctx_.observer) return;
+  ctx_.observer({.kind = kind,
+                 .time = now_,
+                 .policy = key_,
+                 .workload = workload,
+                 .pod = std::move(pod),
+                 .container = std::move(container),
+                 .reason = std::move(reason),
+                 .detail = std::move(detail)});
 }
 
 const TargetWorkload* PolicyPass::targetOf(const rollout::WorkloadId& id) const {

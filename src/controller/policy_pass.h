@@ -104,7 +104,9 @@ class PolicyPass {
   void forgetSkips(const std::string& workload, const std::string& pod);
   void markReverted(const api::Pod& pod, const safety::ResizeRecord& record,
                     std::string_view reason);
-  void notify(ActionRecord record);
+  // Tells the observer, if any, what this pass did (time and policy are the pass's).
+  void notify(ActionRecord::Kind kind, const metrics::WorkloadRef& workload, std::string pod,
+              std::string container, std::string reason, std::string detail);
   const TargetWorkload* targetOf(const rollout::WorkloadId& id) const;
   api::ObjectReference workloadReference(const TargetWorkload& target) const;
 

@@ -18,11 +18,6 @@ using ContainerKey = std::pair<metrics::WorkloadRef, std::string>;
 // container → pod → time → point
 using Grouped = std::map<ContainerKey, std::map<std::string, std::map<Time, PodPoint>>>;
 
-Time floorTo(Time t, Duration step) {
-  const auto since = t.time_since_epoch();
-  return Time(since - since % step);
-}
-
 }  // namespace
 
 UsageTracker::UsageTracker(stats::StatsConfig config, api::PodAggregation aggregation,
@@ -31,7 +26,7 @@ UsageTracker::UsageTracker(stats::StatsConfig config, api::PodAggregation aggreg
 
 Result<void> UsageTracker::refresh(metrics::MetricsSource& source, const metrics::Scope& scope,
                                    Time now, const WorkloadOf& workloadOf) {
-  const Time end = floorTo(now, step_);
+  const Time end = floorToStep(now, step_);
   const Time start = readUntil_ ? *readUntil_ + step_ : end - config_.cpu.history;
   if (start > end) return {};
   const metrics::Range range{start, end, step_};
@@ -89,6 +84,11 @@ const TrackedContainer* UsageTracker::find(const metrics::WorkloadRef& workload,
                                            std::string_view container) const {
   auto it = containers_.find(ContainerKey{workload, std::string(container)});
   return it == containers_.end() ? nullptr : &it->second;
+}
+
+Time floorToStep(Time t, Duration step) {
+  const auto since = t.time_since_epoch();
+  return Time(since - since % step);
 }
 
 }  // namespace attune::controller

@@ -60,4 +60,8 @@ class UsageTracker {
   std::map<std::pair<metrics::WorkloadRef, std::string>, TrackedContainer, std::less<>> containers_;
 };
 
+// `t` rounded down to a whole multiple of `step` (> 0) since the epoch: the grid range queries
+// are evaluated on.
+Time floorToStep(Time t, Duration step);
+
 }  // namespace attune::controller
