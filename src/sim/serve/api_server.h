@@ -10,10 +10,10 @@
 
 #include <string>
 
-#include "sim/serve/http_message.h"
 #include "sim/serve/object_handlers.h"
 #include "sim/serve/opaque_store.h"
 #include "sim/serve/sim_host.h"
+#include "sim/serve/status_response.h"
 
 namespace attune::sim::serve {
 

@@ -10,13 +10,17 @@
 
 #include "core/clock.h"
 #include "core/error.h"
+#include "http/http_server.h"
+#include "http/tls_server.h"
 #include "sim/engine/simulation.h"
 #include "sim/serve/api_server.h"
-#include "sim/serve/http_server.h"
 #include "sim/serve/sim_host.h"
-#include "sim/serve/tls.h"
 
 namespace attune::sim::serve {
+
+using http::server::HttpServer;
+using http::server::HttpServerOptions;
+using http::server::TlsServerContext;
 
 struct ServeOptions {
   std::string listen = "127.0.0.1:0";  // host:port; port 0 picks a free one

@@ -5,10 +5,15 @@
 
 #include "api/k8s/encode_objects.h"
 #include "core/error.h"
-#include "sim/serve/http_message.h"
+#include "http/server_message.h"
 #include "sim/serve/object_handlers.h"
 
 namespace attune::sim::serve {
+
+// The HTTP server's vocabulary (src/http), used unqualified throughout sim/serve.
+using http::server::ChunkSink;
+using http::server::HttpRequest;
+using http::server::HttpResponse;
 
 // A JSON response.
 HttpResponse json(int status, std::string body);

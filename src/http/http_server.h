@@ -13,10 +13,10 @@
 #include <thread>
 
 #include "core/error.h"
-#include "sim/serve/http_message.h"
-#include "sim/serve/tls.h"
+#include "http/server_message.h"
+#include "http/tls_server.h"
 
-namespace attune::sim::serve {
+namespace attune::http::server {
 
 struct HttpServerOptions {
   std::string host = "127.0.0.1";  // an IPv4 or IPv6 literal, or "localhost"
@@ -69,4 +69,4 @@ class HttpServer {
   std::list<std::unique_ptr<Connection>> connections_;
 };
 
-}  // namespace attune::sim::serve
+}  // namespace attune::http::server

@@ -1,10 +1,10 @@
-#include "sim/serve/http_message.h"
+#include "http/server_message.h"
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 
-namespace attune::sim::serve {
+namespace attune::http::server {
 namespace {
 
 constexpr std::size_t kMaxHeadBytes = 64 * 1024;
@@ -297,4 +297,4 @@ std::string encodeChunk(std::string_view data) {
   return out;
 }
 
-}  // namespace attune::sim::serve
+}  // namespace attune::http::server

@@ -1,6 +1,6 @@
 // HttpServer over a real loopback socket: keep-alive across requests, chunked streaming, bad
 // requests answered and closed, and stop() ending a stream that is still open.
-#include "sim/serve/http_server.h"
+#include "http/http_server.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 
 #include <atomic>
 
-namespace attune::sim::serve {
+namespace attune::http::server {
 namespace {
 
 // A blocking client connection to 127.0.0.1:port.
@@ -132,4 +132,4 @@ TEST(HttpServer, RejectsAHostThatIsNotAnAddress) {
 }
 
 }  // namespace
-}  // namespace attune::sim::serve
+}  // namespace attune::http::server

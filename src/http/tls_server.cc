@@ -1,4 +1,4 @@
-#include "sim/serve/tls.h"
+#include "http/tls_server.h"
 
 #include <openssl/bio.h>
 #include <openssl/err.h>
@@ -12,7 +12,7 @@
 #include <chrono>
 #include <ctime>
 
-namespace attune::sim::serve {
+namespace attune::http::server {
 namespace {
 
 template <typename T, void (*Free)(T*)>
@@ -130,4 +130,4 @@ TlsServerContext::~TlsServerContext() {
   if (ctx_ != nullptr) SSL_CTX_free(ctx_);
 }
 
-}  // namespace attune::sim::serve
+}  // namespace attune::http::server

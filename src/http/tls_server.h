@@ -11,7 +11,7 @@
 
 struct ssl_ctx_st;  // OpenSSL's SSL_CTX
 
-namespace attune::sim::serve {
+namespace attune::http::server {
 
 // Owns an SSL_CTX (TLS 1.2 or later) holding the server certificate and key. Thread-safe after
 // construction: connections create their SSL objects from it concurrently.
@@ -39,4 +39,4 @@ class TlsServerContext {
   std::string certPem_;
 };
 
-}  // namespace attune::sim::serve
+}  // namespace attune::http::server

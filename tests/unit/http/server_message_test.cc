@@ -1,9 +1,9 @@
 // http_message.h: request parsing (complete, partial, chunked, malformed) and response framing.
-#include "sim/serve/http_message.h"
+#include "http/server_message.h"
 
 #include <gtest/gtest.h>
 
-namespace attune::sim::serve {
+namespace attune::http::server {
 namespace {
 
 TEST(ParseRequest, ReadsLineHeadersQueryAndBody) {
@@ -85,4 +85,4 @@ TEST(ResponseFraming, HeadAndChunks) {
 }
 
 }  // namespace
-}  // namespace attune::sim::serve
+}  // namespace attune::http::server

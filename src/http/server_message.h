@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-namespace attune::sim::serve {
+namespace attune::http::server {
 
 using HeaderMap = std::map<std::string, std::string, std::less<>>;
 
@@ -92,4 +92,4 @@ std::string formatResponseHead(const HttpResponse& response, bool keepAlive);
 // "0\r\n\r\n".
 std::string encodeChunk(std::string_view data);
 
-}  // namespace attune::sim::serve
+}  // namespace attune::http::server

@@ -1,4 +1,4 @@
-#include "sim/serve/http_server.h"
+#include "http/http_server.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -15,7 +15,7 @@
 #include <csignal>
 #include <cstring>
 
-namespace attune::sim::serve {
+namespace attune::http::server {
 
 struct HttpServer::Connection {
   int fd = -1;
@@ -259,4 +259,4 @@ void HttpServer::serve(Connection& c) {
   ::shutdown(c.fd, SHUT_RDWR);
 }
 
-}  // namespace attune::sim::serve
+}  // namespace attune::http::server
