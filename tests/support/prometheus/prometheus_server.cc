@@ -50,10 +50,7 @@ Result<std::unique_ptr<PrometheusServer>> PrometheusServer::start(const std::str
           log) != 0) {
     return fail(ErrorCode::kInternal, "promtool backfill failed:\n" + tail(log));
   }
-  server->port_ = freeLocalPort();
-  std::vector<std::string> argv = {
-      "prometheus", "--storage.tsdb.path=" + tsdb.string(), "--config.file=" + config.string(),
-      "--web.listen-address=127.0.0.1:" + std::to_string(server->port_)};
+  std::vector<std::string> extraArgs;
   if (tls) {
     const auto key = dir / "key.pem";
     const auto webConfig = dir / "web.yml";
@@ -65,13 +62,44 @@ Result<std::unique_ptr<PrometheusServer>> PrometheusServer::start(const std::str
                                   "\n  key_file: " + key.string() + "\n")) {
       return fail(ErrorCode::kInternal, "cannot make a test certificate:\n" + tail(log));
     }
-    argv.push_back("--web.config.file=" + webConfig.string());
+    extraArgs.push_back("--web.config.file=" + webConfig.string());
   }
+  return launch(std::move(server), tsdb, config, std::move(extraArgs));
+}
+
+Result<std::unique_ptr<PrometheusServer>> PrometheusServer::startScraping(
+    const std::string& target, Duration interval, const std::filesystem::path& targetCa) {
+  std::unique_ptr<PrometheusServer> server(new PrometheusServer());
+  const auto& dir = server->dir_.path();
+  if (dir.empty()) return fail(ErrorCode::kInternal, "cannot create a temporary directory");
+  const std::string every = formatDuration(interval);
+  std::string config = "global:\n  scrape_interval: " + every +
+                       "\n  evaluation_interval: " + every +
+                       "\nscrape_configs:\n  - job_name: attune-sim\n    honor_labels: true\n";
+  if (!targetCa.empty()) {
+    config += "    scheme: https\n    tls_config:\n      ca_file: " + targetCa.string() + "\n";
+  }
+  config += "    static_configs:\n      - targets: ['" + target + "']\n";
+  if (!writeFile(dir / "prometheus.yml", config)) {
+    return fail(ErrorCode::kInternal, "cannot write test files in " + dir.string());
+  }
+  return launch(std::move(server), dir / "tsdb", dir / "prometheus.yml", {});
+}
+
+Result<std::unique_ptr<PrometheusServer>> PrometheusServer::launch(
+    std::unique_ptr<PrometheusServer> server, const std::filesystem::path& tsdb,
+    const std::filesystem::path& config, std::vector<std::string> extraArgs) {
+  const auto log = server->dir_.path() / "prometheus.log";
+  server->port_ = freeLocalPort();
+  std::vector<std::string> argv = {
+      "prometheus", "--storage.tsdb.path=" + tsdb.string(), "--config.file=" + config.string(),
+      "--web.listen-address=127.0.0.1:" + std::to_string(server->port_)};
+  argv.insert(argv.end(), extraArgs.begin(), extraArgs.end());
   server->process_ = std::make_unique<ChildProcess>(argv, log);
 
   http::HttpClientOptions options;
   options.timeout = std::chrono::seconds(2);
-  options.caFile = tls ? server->caFile() : std::filesystem::path();
+  options.caFile = server->tls_ ? server->caFile() : std::filesystem::path();
   http::CurlHttpClient http(options);
   SystemClock clock;
   for (int attempt = 0; attempt < kReadyAttempts; ++attempt) {

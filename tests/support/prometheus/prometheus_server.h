@@ -5,8 +5,10 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/error.h"
+#include "core/time.h"
 #include "support/prometheus/child_process.h"
 
 namespace attune::testing {
@@ -25,6 +27,12 @@ class PrometheusServer {
   // with the openssl CLI), whose PEM is caFile().
   static Result<std::unique_ptr<PrometheusServer>> start(const std::string& openMetrics,
                                                          bool tls = false);
+  // Starts a server with an empty TSDB that scrapes http(s)://`target`/metrics ("host:port")
+  // every `interval` (honouring the target's labels, as for kube-state-metrics), waiting until
+  // /-/ready answers 200. With `targetCa` set the target is scraped over HTTPS, trusting that CA
+  // file.
+  static Result<std::unique_ptr<PrometheusServer>> startScraping(
+      const std::string& target, Duration interval, const std::filesystem::path& targetCa = {});
 
   // For a test suite's SetUpTestSuite: start(openMetrics), or nullptr with the reason in `error`
   // (nullptr and no error when the binaries are missing).
@@ -38,6 +46,12 @@ class PrometheusServer {
 
  private:
   PrometheusServer() = default;
+  // Runs prometheus on a free port over the TSDB at `tsdb` with the config at `config` (plus
+  // `extraArgs`) and waits until it is ready.
+  static Result<std::unique_ptr<PrometheusServer>> launch(std::unique_ptr<PrometheusServer> server,
+                                                          const std::filesystem::path& tsdb,
+                                                          const std::filesystem::path& config,
+                                                          std::vector<std::string> extraArgs);
 
   TempDir dir_;
   std::unique_ptr<ChildProcess> process_;
