@@ -17,6 +17,9 @@ namespace attune::controller {
 namespace {
 
 constexpr std::string_view kPodApiVersion = "v1";
+// How long a write whose outcome is unknown (a timeout, a lost answer) may still be applied: the
+// API server's request timeout (60 s by default), with a margin.
+constexpr Duration kInFlightGrace = std::chrono::minutes(2);
 
 bool hasCondition(const api::Pod& pod, std::string_view type, std::string_view reason) {
   const api::Condition* c = api::findCondition(pod.status.conditions, type);
@@ -46,6 +49,15 @@ metrics::Scope scopeOf(const api::AttunePolicy& policy) {
     }
   }
   return scope;
+}
+
+// Whether every recorded container of `pod` has its recorded original resources in the spec.
+bool atOriginals(const api::Pod& pod, const safety::ResizeRecord& record) {
+  for (const auto& c : record.containers) {
+    const api::Container* spec = pod.spec.findContainer(c.name);
+    if (spec == nullptr || safety::resourceValuesOf(spec->resources) != c.original) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -141,6 +153,15 @@ void PolicyPass::observeResizedPods() {
 
 void PolicyPass::judge(const TargetWorkload& target, const api::Pod& pod,
                        const safety::ResizeRecord& record, const safety::SafetyMonitor& monitor) {
+  // The pod's spec is at the recorded originals: the resize never reached it (its request
+  // failed, or the answer to the record's patch or to the resize was lost, and the record could
+  // not be removed), or a restore was applied but the record could not be removed. There is
+  // nothing to observe and nothing to revert: once no request of the resize can still be in
+  // flight the record goes, and a later pass plans the pod afresh from the same originals.
+  if (atOriginals(pod, record)) {
+    if (now_ >= record.resizedAt + kInFlightGrace) clearRecord(pod);
+    return;
+  }
   // The kubelet refused the resize: a failed resize, restored without counting as a revert.
   const bool infeasible = hasCondition(pod, api::kPodResizePending, "Infeasible");
   const bool error = hasCondition(pod, api::kPodResizeInProgress, "Error");
@@ -230,11 +251,30 @@ bool PolicyPass::restoreOriginals(const api::Pod& pod, const safety::ResizeRecor
   if (containers.empty()) return true;
   auto resized = ctx_.api.resizePod(pod.metadata.namespace_, pod.metadata.name, containers);
   if (resized) return true;
+  // The request may have been applied with only its answer lost.
+  if (resized.error().code == ErrorCode::kUnavailable &&
+      resizeLanded(pod.metadata.namespace_, pod.metadata.name, containers)) {
+    return true;
+  }
   (void)ctx_.events.record(
       referenceTo(kPodApiVersion, "Pod", pod.metadata), "Warning", "ResizeFailed",
       "restoring the original resources failed: " + resized.error().toString() +
           "; the originals stay in the pod's annotations and the restore is retried");
   return false;
+}
+
+bool PolicyPass::resizeLanded(const std::string& ns, const std::string& name,
+                              std::span<const api::ContainerResize> containers) {
+  auto current = ctx_.api.getPod(ns, name);
+  if (!current) return false;
+  for (const api::ContainerResize& c : containers) {
+    const api::Container* spec = current->spec.findContainer(c.name);
+    if (spec == nullptr ||
+        safety::resourceValuesOf(spec->resources) != safety::resourceValuesOf(c.resources)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 void PolicyPass::clearRecord(const api::Pod& pod) {
@@ -335,12 +375,22 @@ void PolicyPass::execute(const rollout::ResizeAction& action) {
   // 2. The resize.
   auto resized =
       ctx_.api.resizePod(pod->metadata.namespace_, pod->metadata.name, action.containers);
-  if (!resized) {
-    api::AnnotationChanges undo;
-    for (const auto& [key, value] : action.annotations) {
-      if (value) undo[key] = std::nullopt;
+  // After a transport failure the resize may have been applied with only its answer lost.
+  const bool applied =
+      resized || (resized.error().code == ErrorCode::kUnavailable &&
+                  resizeLanded(pod->metadata.namespace_, pod->metadata.name, action.containers));
+  if (!applied) {
+    // A refused resize changed nothing: its record goes. After a transport failure the resize
+    // may have been applied all the same (or may still be): the record stays, so that the
+    // originals are never lost, and the safety pass observes the pod (or, once the period is
+    // over and the pod is still at its originals, removes the record).
+    if (resized.error().code != ErrorCode::kUnavailable) {
+      api::AnnotationChanges undo;
+      for (const auto& [key, value] : action.annotations) {
+        if (value) undo[key] = std::nullopt;
+      }
+      (void)ctx_.api.patchPodAnnotations(pod->metadata.namespace_, pod->metadata.name, undo, "");
     }
-    (void)ctx_.api.patchPodAnnotations(pod->metadata.namespace_, pod->metadata.name, undo, "");
     const std::string message = resized.error().toString();
     (void)ctx_.events.record(referenceTo(kPodApiVersion, "Pod", pod->metadata), "Warning",
                              "ResizeFailed", "resize failed: " + message);

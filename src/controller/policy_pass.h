@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,10 @@ class PolicyPass {
   // Restores the originals of `record` on `pod`; true when the resize request was accepted.
   bool restoreOriginals(const api::Pod& pod, const safety::ResizeRecord& record);
   void clearRecord(const api::Pod& pod);
+  // After a resize request failed with kUnavailable (its outcome unknown): whether the pod, read
+  // again, has the requested cpu and memory values in its spec. False when it cannot be read.
+  bool resizeLanded(const std::string& ns, const std::string& name,
+                    std::span<const api::ContainerResize> containers);
   // Patches the workload's annotations and remembers the change for the rest of the pass.
   void patchWorkload(const TargetWorkload& target, const api::AnnotationChanges& changes);
   // The workload's metadata as the snapshot shows it, with this pass's annotation changes

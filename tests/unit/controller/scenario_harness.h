@@ -77,6 +77,12 @@ struct HarnessOptions {
   // key for, e.g. kubelet.cpuBurstiness).
   std::function<void(sim::Scenario&)> tweak;
   Duration reconcileInterval = std::chrono::minutes(1);
+  // When set, the controller talks to the cluster through the api this returns (e.g. a
+  // sim::FaultClusterApi around `cluster`); the simulation and the accessors below keep using the
+  // simulation's own api. Called once; a restarted controller gets the same api.
+  std::function<std::unique_ptr<api::ClusterApi>(api::ClusterApi& cluster)> wrapApi;
+  // Count reconcileAll() failures (reconcileErrors()) instead of failing the test on them.
+  bool tolerateReconcileErrors = false;
 };
 
 // Forwards to a real source and remembers what was asked and answered: every scope queried and
@@ -196,12 +202,16 @@ class ScenarioHarness {
   std::optional<double> metric(std::string_view series) const;
   const std::vector<ActionRecord>& actions() const { return actions_; }
   std::vector<ActionRecord> actions(ActionRecord::Kind kind) const;
+  // reconcileAll() calls that failed (only with HarnessOptions::tolerateReconcileErrors).
+  int reconcileErrors() const { return reconcileErrors_; }
 
  private:
   void makeController(metrics::MetricsSource& metrics);
 
   HarnessOptions options_;
   std::unique_ptr<sim::Simulation> sim_;
+  std::unique_ptr<api::ClusterApi> controllerApi_;  // HarnessOptions::wrapApi's, or null
+  int reconcileErrors_ = 0;
   metrics::Registry registry_;
   std::unique_ptr<Controller> controller_;
   std::vector<ActionRecord> actions_;
