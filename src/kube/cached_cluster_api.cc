@@ -1,0 +1,302 @@
+#include "kube/cached_cluster_api.h"
+
+#include <utility>
+
+namespace attune::kube {
+namespace {
+
+// A copy of `object`, or the API server's 404 for it.
+template <typename T>
+Result<T> found(const T* object, std::string_view resource, std::string_view name) {
+  if (object != nullptr) return *object;
+  return fail(ErrorCode::kNotFound,
+              std::string(resource) + " \"" + std::string(name) + "\" not found");
+}
+
+InformerOptions listedOptions(const CachedClusterApiOptions& options, bool namespaced) {
+  InformerOptions out;
+  if (namespaced) out.list.namespace_ = options.namespace_;
+  out.resyncPeriod = options.listResync;
+  return out;
+}
+
+InformerOptions podOptions(const CachedClusterApiOptions& options) {
+  InformerOptions out;
+  out.list.namespace_ = options.namespace_;
+  out.resyncPeriod = options.podResync;
+  return out;
+}
+
+}  // namespace
+
+CachedClusterApi::CachedClusterApi(api::ClusterApi& inner, Clock& clock,
+                                   CachedClusterApiOptions options)
+    : inner_(inner),
+      options_(std::move(options)),
+      pods_(inner, clock, podOptions(options_)),
+      nodes_(inner, &api::ClusterApi::listNodes, clock, listedOptions(options_, false)),
+      deployments_(inner, &api::ClusterApi::listDeployments, clock, listedOptions(options_, true)),
+      statefulSets_(inner, &api::ClusterApi::listStatefulSets, clock,
+                    listedOptions(options_, true)),
+      daemonSets_(inner, &api::ClusterApi::listDaemonSets, clock, listedOptions(options_, true)),
+      replicaSets_(inner, &api::ClusterApi::listReplicaSets, clock, listedOptions(options_, true)),
+      jobs_(inner, &api::ClusterApi::listJobs, clock, listedOptions(options_, true)),
+      cronJobs_(inner, &api::ClusterApi::listCronJobs, clock, listedOptions(options_, true)),
+      limitRanges_(inner, &api::ClusterApi::listLimitRanges, clock, listedOptions(options_, true)),
+      quotas_(inner, &api::ClusterApi::listResourceQuotas, clock, listedOptions(options_, true)),
+      hpas_(inner, &api::ClusterApi::listHpas, clock, listedOptions(options_, true)),
+      policies_(inner, &api::ClusterApi::listAttunePolicies, clock, listedOptions(options_, true)) {
+}
+
+Result<void> CachedClusterApi::sync() {
+  Result<void> first;
+  auto keep = [&first](Result<void> result) {
+    if (!result && first) first = std::move(result);
+  };
+  keep(pods_.sync());
+  keep(nodes_.sync());
+  keep(deployments_.sync());
+  keep(statefulSets_.sync());
+  keep(daemonSets_.sync());
+  keep(replicaSets_.sync());
+  keep(jobs_.sync());
+  keep(cronJobs_.sync());
+  keep(limitRanges_.sync());
+  keep(quotas_.sync());
+  keep(hpas_.sync());
+  keep(policies_.sync());
+  return first;
+}
+
+bool CachedClusterApi::covers(bool synced, std::string_view ns) const {
+  return synced && (options_.namespace_.empty() || ns == options_.namespace_);
+}
+
+template <typename T>
+Result<api::List<T>> CachedClusterApi::cachedList(const ListedInformer<T>& informer,
+                                                  typename ListedInformer<T>::ListFn list,
+                                                  const api::ListOptions& options) {
+  if (!covers(informer.synced(), options.namespace_)) return (inner_.*list)(options);
+  return api::List<T>{informer.list(options), informer.resourceVersion(), {}, {}};
+}
+
+// --- Reads
+
+Result<api::Pod> CachedClusterApi::getPod(std::string_view ns, std::string_view name) {
+  if (!covers(pods_.synced(), ns)) return inner_.getPod(ns, name);
+  return found(pods_.get(ns, name), "pods", name);
+}
+
+Result<api::List<api::Pod>> CachedClusterApi::listPods(const api::ListOptions& options) {
+  if (!covers(pods_.synced(), options.namespace_)) return inner_.listPods(options);
+  return api::List<api::Pod>{pods_.list(options), pods_.resourceVersion(), {}, {}};
+}
+
+Result<api::Node> CachedClusterApi::getNode(std::string_view name) {
+  if (!nodes_.synced()) return inner_.getNode(name);
+  return found(nodes_.get("", name), "nodes", name);
+}
+
+Result<api::List<api::Node>> CachedClusterApi::listNodes(const api::ListOptions& options) {
+  if (!nodes_.synced()) return inner_.listNodes(options);
+  api::ListOptions all = options;
+  all.namespace_.clear();  // cluster-scoped
+  return api::List<api::Node>{nodes_.list(all), nodes_.resourceVersion(), {}, {}};
+}
+
+Result<api::Namespace> CachedClusterApi::getNamespace(std::string_view name) {
+  return inner_.getNamespace(name);
+}
+
+Result<api::List<api::Namespace>> CachedClusterApi::listNamespaces(
+    const api::ListOptions& options) {
+  return inner_.listNamespaces(options);
+}
+
+Result<api::Deployment> CachedClusterApi::getDeployment(std::string_view ns,
+                                                        std::string_view name) {
+  if (!covers(deployments_.synced(), ns)) return inner_.getDeployment(ns, name);
+  return found(deployments_.get(ns, name), "deployments.apps", name);
+}
+
+Result<api::List<api::Deployment>> CachedClusterApi::listDeployments(
+    const api::ListOptions& options) {
+  return cachedList(deployments_, &api::ClusterApi::listDeployments, options);
+}
+
+Result<api::StatefulSet> CachedClusterApi::getStatefulSet(std::string_view ns,
+                                                          std::string_view name) {
+  if (!covers(statefulSets_.synced(), ns)) return inner_.getStatefulSet(ns, name);
+  return found(statefulSets_.get(ns, name), "statefulsets.apps", name);
+}
+
+Result<api::List<api::StatefulSet>> CachedClusterApi::listStatefulSets(
+    const api::ListOptions& options) {
+  return cachedList(statefulSets_, &api::ClusterApi::listStatefulSets, options);
+}
+
+Result<api::DaemonSet> CachedClusterApi::getDaemonSet(std::string_view ns, std::string_view name) {
+  if (!covers(daemonSets_.synced(), ns)) return inner_.getDaemonSet(ns, name);
+  return found(daemonSets_.get(ns, name), "daemonsets.apps", name);
+}
+
+Result<api::List<api::DaemonSet>> CachedClusterApi::listDaemonSets(
+    const api::ListOptions& options) {
+  return cachedList(daemonSets_, &api::ClusterApi::listDaemonSets, options);
+}
+
+Result<api::ReplicaSet> CachedClusterApi::getReplicaSet(std::string_view ns,
+                                                        std::string_view name) {
+  if (!covers(replicaSets_.synced(), ns)) return inner_.getReplicaSet(ns, name);
+  return found(replicaSets_.get(ns, name), "replicasets.apps", name);
+}
+
+Result<api::List<api::ReplicaSet>> CachedClusterApi::listReplicaSets(
+    const api::ListOptions& options) {
+  return cachedList(replicaSets_, &api::ClusterApi::listReplicaSets, options);
+}
+
+Result<api::Job> CachedClusterApi::getJob(std::string_view ns, std::string_view name) {
+  if (!covers(jobs_.synced(), ns)) return inner_.getJob(ns, name);
+  return found(jobs_.get(ns, name), "jobs.batch", name);
+}
+
+Result<api::List<api::Job>> CachedClusterApi::listJobs(const api::ListOptions& options) {
+  return cachedList(jobs_, &api::ClusterApi::listJobs, options);
+}
+
+Result<api::CronJob> CachedClusterApi::getCronJob(std::string_view ns, std::string_view name) {
+  if (!covers(cronJobs_.synced(), ns)) return inner_.getCronJob(ns, name);
+  return found(cronJobs_.get(ns, name), "cronjobs.batch", name);
+}
+
+Result<api::List<api::CronJob>> CachedClusterApi::listCronJobs(const api::ListOptions& options) {
+  return cachedList(cronJobs_, &api::ClusterApi::listCronJobs, options);
+}
+
+Result<api::List<api::LimitRange>> CachedClusterApi::listLimitRanges(
+    const api::ListOptions& options) {
+  return cachedList(limitRanges_, &api::ClusterApi::listLimitRanges, options);
+}
+
+Result<api::List<api::ResourceQuota>> CachedClusterApi::listResourceQuotas(
+    const api::ListOptions& options) {
+  return cachedList(quotas_, &api::ClusterApi::listResourceQuotas, options);
+}
+
+Result<api::List<api::HorizontalPodAutoscaler>> CachedClusterApi::listHpas(
+    const api::ListOptions& options) {
+  return cachedList(hpas_, &api::ClusterApi::listHpas, options);
+}
+
+Result<api::List<api::Event>> CachedClusterApi::listEvents(const api::ListOptions& options) {
+  return inner_.listEvents(options);
+}
+
+Result<api::AttunePolicy> CachedClusterApi::getAttunePolicy(std::string_view ns,
+                                                            std::string_view name) {
+  if (!covers(policies_.synced(), ns)) return inner_.getAttunePolicy(ns, name);
+  return found(policies_.get(ns, name), "attunepolicies.attune.io", name);
+}
+
+Result<api::List<api::AttunePolicy>> CachedClusterApi::listAttunePolicies(
+    const api::ListOptions& options) {
+  return cachedList(policies_, &api::ClusterApi::listAttunePolicies, options);
+}
+
+Result<api::WatchBatch<api::Pod>> CachedClusterApi::watchPods(const api::ListOptions& options,
+                                                              std::string_view resourceVersion) {
+  return inner_.watchPods(options, resourceVersion);
+}
+
+// --- Writes
+
+Result<api::ObjectMeta> CachedClusterApi::patchPodAnnotations(std::string_view ns,
+                                                              std::string_view name,
+                                                              const api::AnnotationChanges& changes,
+                                                              std::string_view resourceVersion) {
+  auto meta = inner_.patchPodAnnotations(ns, name, changes, resourceVersion);
+  if (meta) pods_.recordWrite(*meta);
+  return meta;
+}
+
+Result<api::ObjectMeta> CachedClusterApi::patchWorkloadAnnotations(
+    api::WorkloadKind kind, std::string_view ns, std::string_view name,
+    const api::AnnotationChanges& changes, std::string_view resourceVersion) {
+  auto meta = inner_.patchWorkloadAnnotations(kind, ns, name, changes, resourceVersion);
+  if (!meta) return meta;
+  using enum api::WorkloadKind;
+  switch (kind) {
+    case kDeployment:
+      deployments_.recordWrite(*meta);
+      break;
+    case kStatefulSet:
+      statefulSets_.recordWrite(*meta);
+      break;
+    case kDaemonSet:
+      daemonSets_.recordWrite(*meta);
+      break;
+    case kReplicaSet:
+      replicaSets_.recordWrite(*meta);
+      break;
+    case kJob:
+      jobs_.recordWrite(*meta);
+      break;
+    case kCronJob:
+      cronJobs_.recordWrite(*meta);
+      break;
+  }
+  return meta;
+}
+
+Result<api::Pod> CachedClusterApi::resizePod(std::string_view ns, std::string_view name,
+                                             std::span<const api::ContainerResize> containers) {
+  auto pod = inner_.resizePod(ns, name, containers);
+  if (pod) pods_.recordWrite(*pod);
+  return pod;
+}
+
+Result<void> CachedClusterApi::evictPod(const api::Eviction& eviction) {
+  return inner_.evictPod(eviction);
+}
+
+Result<api::Event> CachedClusterApi::createEvent(const api::Event& event) {
+  return inner_.createEvent(event);
+}
+
+Result<api::Event> CachedClusterApi::updateEvent(const api::Event& event) {
+  return inner_.updateEvent(event);
+}
+
+Result<api::AttunePolicy> CachedClusterApi::createAttunePolicy(const api::AttunePolicy& policy) {
+  auto stored = inner_.createAttunePolicy(policy);
+  if (stored) policies_.recordWrite(*stored);
+  return stored;
+}
+
+Result<api::AttunePolicy> CachedClusterApi::updateAttunePolicy(const api::AttunePolicy& policy) {
+  auto stored = inner_.updateAttunePolicy(policy);
+  if (stored) policies_.recordWrite(*stored);
+  return stored;
+}
+
+Result<api::AttunePolicy> CachedClusterApi::updateAttunePolicyStatus(
+    const api::AttunePolicy& policy) {
+  auto stored = inner_.updateAttunePolicyStatus(policy);
+  if (stored) policies_.recordWrite(*stored);
+  return stored;
+}
+
+Result<api::Lease> CachedClusterApi::getLease(std::string_view ns, std::string_view name) {
+  return inner_.getLease(ns, name);
+}
+
+Result<api::Lease> CachedClusterApi::createLease(const api::Lease& lease) {
+  return inner_.createLease(lease);
+}
+
+Result<api::Lease> CachedClusterApi::updateLease(const api::Lease& lease) {
+  return inner_.updateLease(lease);
+}
+
+}  // namespace attune::kube

@@ -1,0 +1,128 @@
+// kube::CachedClusterApi: an api::ClusterApi that serves reads from informer caches
+// (kube/informer.h) kept current by sync(), and passes writes through to another ClusterApi.
+//
+// - sync() refreshes every informer: pods from the watch (relisted every podResync, on 410 Gone
+//   and on other watch failures), the other cached kinds by a LIST every listResync (zero: every
+//   sync()). The controller calls it once per reconcile pass, then reads through this object.
+// - Cached reads: pods, nodes, deployments, statefulsets, daemonsets, replicasets, jobs,
+//   cronjobs, limitranges, resourcequotas, hpas, attunepolicies. list* filter the cache by
+//   ListOptions (namespace, label selector with api::selectorMatches) and return copies sorted
+//   by namespace then name, with the resourceVersion of the informer's last LIST (pods: where
+//   the watch stands); get* answer kNotFound (`<resource> "<name>" not found`) when the object
+//   is not cached. A read is passed to the inner api instead while its informer has never
+//   synced, and when it asks for a namespace outside options().namespace_.
+// - Uncached, passed through: namespaces, events, leases, watchPods.
+// - Writes go to the inner api; on success the object returned is recorded in the cache
+//   (resizePod and the AttunePolicy writes return the whole object; the annotation patches
+//   return metadata, which replaces the cached object's metadata), so the next read sees the
+//   write even before the watch or the next LIST brings it. evictPod records nothing: the pod
+//   leaves the cache with its DELETED watch event.
+//
+// Not thread-safe (as ClusterApi). `inner` and `clock` must outlive this object.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include "api/cluster_api.h"
+#include "core/clock.h"
+#include "core/time.h"
+#include "kube/informer.h"
+
+namespace attune::kube {
+
+struct CachedClusterApiOptions {
+  // The namespace every namespaced kind is cached for ("" = all namespaces).
+  std::string namespace_;
+  // Full relist period of the pod informer (between relists it follows the watch).
+  Duration podResync = std::chrono::minutes(30);
+  // Relist period of the other kinds (zero: every sync()).
+  Duration listResync = Duration::zero();
+};
+
+class CachedClusterApi final : public api::ClusterApi {
+ public:
+  CachedClusterApi(api::ClusterApi& inner, Clock& clock, CachedClusterApiOptions options = {});
+
+  // Refreshes every informer, all of them even when one fails; returns the first error. An
+  // informer that failed keeps its previous contents.
+  Result<void> sync();
+
+  const CachedClusterApiOptions& options() const { return options_; }
+  const PodInformer& pods() const { return pods_; }
+  const ListedInformer<api::Node>& nodes() const { return nodes_; }
+
+  Result<api::Pod> getPod(std::string_view ns, std::string_view name) override;
+  Result<api::List<api::Pod>> listPods(const api::ListOptions& options) override;
+  Result<api::Node> getNode(std::string_view name) override;
+  Result<api::List<api::Node>> listNodes(const api::ListOptions& options) override;
+  Result<api::Namespace> getNamespace(std::string_view name) override;
+  Result<api::List<api::Namespace>> listNamespaces(const api::ListOptions& options) override;
+  Result<api::Deployment> getDeployment(std::string_view ns, std::string_view name) override;
+  Result<api::List<api::Deployment>> listDeployments(const api::ListOptions& options) override;
+  Result<api::StatefulSet> getStatefulSet(std::string_view ns, std::string_view name) override;
+  Result<api::List<api::StatefulSet>> listStatefulSets(const api::ListOptions& options) override;
+  Result<api::DaemonSet> getDaemonSet(std::string_view ns, std::string_view name) override;
+  Result<api::List<api::DaemonSet>> listDaemonSets(const api::ListOptions& options) override;
+  Result<api::ReplicaSet> getReplicaSet(std::string_view ns, std::string_view name) override;
+  Result<api::List<api::ReplicaSet>> listReplicaSets(const api::ListOptions& options) override;
+  Result<api::Job> getJob(std::string_view ns, std::string_view name) override;
+  Result<api::List<api::Job>> listJobs(const api::ListOptions& options) override;
+  Result<api::CronJob> getCronJob(std::string_view ns, std::string_view name) override;
+  Result<api::List<api::CronJob>> listCronJobs(const api::ListOptions& options) override;
+  Result<api::List<api::LimitRange>> listLimitRanges(const api::ListOptions& options) override;
+  Result<api::List<api::ResourceQuota>> listResourceQuotas(
+      const api::ListOptions& options) override;
+  Result<api::List<api::HorizontalPodAutoscaler>> listHpas(
+      const api::ListOptions& options) override;
+  Result<api::List<api::Event>> listEvents(const api::ListOptions& options) override;
+  Result<api::AttunePolicy> getAttunePolicy(std::string_view ns, std::string_view name) override;
+  Result<api::List<api::AttunePolicy>> listAttunePolicies(const api::ListOptions& options) override;
+
+  Result<api::WatchBatch<api::Pod>> watchPods(const api::ListOptions& options,
+                                              std::string_view resourceVersion) override;
+
+  Result<api::ObjectMeta> patchPodAnnotations(std::string_view ns, std::string_view name,
+                                              const api::AnnotationChanges& changes,
+                                              std::string_view resourceVersion) override;
+  Result<api::ObjectMeta> patchWorkloadAnnotations(api::WorkloadKind kind, std::string_view ns,
+                                                   std::string_view name,
+                                                   const api::AnnotationChanges& changes,
+                                                   std::string_view resourceVersion) override;
+  Result<api::Pod> resizePod(std::string_view ns, std::string_view name,
+                             std::span<const api::ContainerResize> containers) override;
+  Result<void> evictPod(const api::Eviction& eviction) override;
+  Result<api::Event> createEvent(const api::Event& event) override;
+  Result<api::Event> updateEvent(const api::Event& event) override;
+  Result<api::AttunePolicy> createAttunePolicy(const api::AttunePolicy& policy) override;
+  Result<api::AttunePolicy> updateAttunePolicy(const api::AttunePolicy& policy) override;
+  Result<api::AttunePolicy> updateAttunePolicyStatus(const api::AttunePolicy& policy) override;
+  Result<api::Lease> getLease(std::string_view ns, std::string_view name) override;
+  Result<api::Lease> createLease(const api::Lease& lease) override;
+  Result<api::Lease> updateLease(const api::Lease& lease) override;
+
+ private:
+  // True when a read of namespace `ns` ("" = all) can be served by an informer that has synced.
+  bool covers(bool synced, std::string_view ns) const;
+  template <typename T>
+  Result<api::List<T>> cachedList(const ListedInformer<T>& informer,
+                                  typename ListedInformer<T>::ListFn list,
+                                  const api::ListOptions& options);
+
+  api::ClusterApi& inner_;
+  CachedClusterApiOptions options_;
+  PodInformer pods_;
+  ListedInformer<api::Node> nodes_;
+  ListedInformer<api::Deployment> deployments_;
+  ListedInformer<api::StatefulSet> statefulSets_;
+  ListedInformer<api::DaemonSet> daemonSets_;
+  ListedInformer<api::ReplicaSet> replicaSets_;
+  ListedInformer<api::Job> jobs_;
+  ListedInformer<api::CronJob> cronJobs_;
+  ListedInformer<api::LimitRange> limitRanges_;
+  ListedInformer<api::ResourceQuota> quotas_;
+  ListedInformer<api::HorizontalPodAutoscaler> hpas_;
+  ListedInformer<api::AttunePolicy> policies_;
+};
+
+}  // namespace attune::kube

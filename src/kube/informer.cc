@@ -1,0 +1,316 @@
+#include "kube/informer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <utility>
+
+#include "kube/compact_pod.h"
+
+namespace attune::kube {
+namespace {
+
+using View = ObjectKeyLess::View;
+
+View viewOf(const api::ObjectMeta& meta) { return View{meta.namespace_, meta.name}; }
+
+// Orders the pod keys of one owner by name (they share the namespace).
+bool byName(const ObjectKey* a, const ObjectKey* b) { return a->name < b->name; }
+
+}  // namespace
+
+bool ResyncSchedule::due() const { return !last_ || clock_.now() - *last_ >= period_; }
+
+void ResyncSchedule::listed() { last_ = clock_.now(); }
+
+// ---------------------------------------------------------------------------------------------
+// PodInformer
+
+PodInformer::PodInformer(api::ClusterApi& api, Clock& clock, InformerOptions options)
+    : api_(api), options_(std::move(options)), schedule_(clock, options_.resyncPeriod) {}
+
+InformerOptions PodInformer::defaultOptions() {
+  InformerOptions options;
+  options.resyncPeriod = std::chrono::minutes(30);
+  return options;
+}
+
+Result<void> PodInformer::sync() {
+  unpacked_.clear();
+  retired_.clear();
+  if (schedule_.due()) return relist();
+  auto batch = api_.watchPods(options_.list, resourceVersion_);
+  if (!batch) {
+    stats_.lastError = batch.error();
+    if (batch.error().code == ErrorCode::kUnavailable) {
+      ++stats_.reconnects;
+      return {};
+    }
+    // 410 Gone (kConflict, field "resourceVersion") and anything else the watch cannot resume
+    // from: start over.
+    ++stats_.expired;
+    return relist();
+  }
+  for (const api::WatchEvent<api::Pod>& event : batch->events) apply(event);
+  resourceVersion_ = std::move(batch->resourceVersion);
+  return {};
+}
+
+Result<void> PodInformer::relist() {
+  auto list = api_.listPods(options_.list);
+  if (!list) {
+    stats_.lastError = list.error();
+    return std::unexpected(list.error());
+  }
+  pods_.clear();
+  owners_.clear();
+  pendingWrites_.clear();
+  // The decoded list is freed only after every pod is packed: the packed pods then sit together
+  // above it in the heap, and the list's memory goes back whole instead of staying pinned by
+  // small packed pods scattered through it.
+  for (const api::Pod& pod : list->items) store(pod);
+  resourceVersion_ = std::move(list->resourceVersion);
+  schedule_.listed();
+  ++stats_.relists;
+  return {};
+}
+
+void PodInformer::apply(const api::WatchEvent<api::Pod>& event) {
+  const api::ObjectMeta& meta = event.object.metadata;
+  switch (event.type) {
+    case api::WatchEventType::kDeleted: {
+      if (auto pending = pendingWrites_.find(viewOf(meta)); pending != pendingWrites_.end()) {
+        pendingWrites_.erase(pending);
+      }
+      erase(meta.namespace_, meta.name);
+      break;
+    }
+    case api::WatchEventType::kAdded:
+    case api::WatchEventType::kModified: {
+      if (auto pending = pendingWrites_.find(viewOf(meta)); pending != pendingWrites_.end()) {
+        // Events before the one of our own write are older than what the cache holds.
+        if (pending->second != meta.resourceVersion) return;
+        pendingWrites_.erase(pending);
+      }
+      store(event.object);
+      break;
+    }
+    case api::WatchEventType::kBookmark:
+    case api::WatchEventType::kError:
+      return;
+  }
+  ++stats_.events;
+}
+
+void PodInformer::store(const api::Pod& pod) {
+  if (auto it = pod.metadata.annotations.find(kLastAppliedAnnotation);
+      it != pod.metadata.annotations.end()) {
+    api::Pod stripped = pod;
+    stripped.metadata.annotations.erase(std::string(kLastAppliedAnnotation));
+    store(stripped);
+    return;
+  }
+  auto [it, inserted] = pods_.try_emplace(ObjectKey{pod.metadata.namespace_, pod.metadata.name});
+  if (!inserted) {
+    unlinkOwner(it);
+    if (auto u = unpacked_.find(it->first); u != unpacked_.end()) {
+      retired_.push_back(std::move(u->second));
+      unpacked_.erase(u);
+    }
+  }
+  it->second.packed = packPod(pod);
+  linkOwner(it, pod);
+}
+
+void PodInformer::erase(std::string_view ns, std::string_view name) {
+  auto it = pods_.find(View{ns, name});
+  if (it == pods_.end()) return;
+  unlinkOwner(it);
+  if (auto u = unpacked_.find(it->first); u != unpacked_.end()) {
+    retired_.push_back(std::move(u->second));
+    unpacked_.erase(u);
+  }
+  pods_.erase(it);
+}
+
+void PodInformer::linkOwner(PodMap::iterator it, const api::Pod& pod) {
+  const api::OwnerReference* ref = pod.metadata.controllerRef();
+  if (ref == nullptr) return;
+  auto owner = owners_.try_emplace(OwnerKey{it->first.namespace_, ref->kind, ref->name}).first;
+  std::vector<const ObjectKey*>& keys = owner->second;
+  keys.insert(std::lower_bound(keys.begin(), keys.end(), &it->first, byName), &it->first);
+  it->second.owner = &owner->first;
+}
+
+void PodInformer::unlinkOwner(PodMap::iterator it) {
+  if (it->second.owner == nullptr) return;
+  auto owner = owners_.find(*it->second.owner);
+  it->second.owner = nullptr;
+  if (owner == owners_.end()) return;
+  std::vector<const ObjectKey*>& keys = owner->second;
+  std::erase(keys, &it->first);
+  if (keys.empty()) owners_.erase(owner);
+}
+
+bool PodInformer::inScope(const api::ObjectMeta& meta) const {
+  return (options_.list.namespace_.empty() || meta.namespace_ == options_.list.namespace_) &&
+         api::selectorMatches(options_.list.labelSelector, meta.labels);
+}
+
+const api::Pod* PodInformer::get(std::string_view ns, std::string_view name) const {
+  auto it = pods_.find(View{ns, name});
+  if (it == pods_.end()) return nullptr;
+  if (auto u = unpacked_.find(View{ns, name}); u != unpacked_.end()) return u->second.get();
+  auto pod = std::make_unique<api::Pod>(unpackPod(it->second.packed));
+  const api::Pod* out = pod.get();
+  unpacked_.emplace(it->first, std::move(pod));
+  return out;
+}
+
+void PodInformer::forEach(std::string_view ns,
+                          const std::function<void(const api::Pod&)>& fn) const {
+  api::Pod scratch;
+  auto it = ns.empty() ? pods_.begin() : pods_.lower_bound(View{ns, ""});
+  for (; it != pods_.end() && (ns.empty() || it->first.namespace_ == ns); ++it) {
+    unpackPod(it->second.packed, scratch);
+    fn(scratch);
+  }
+}
+
+std::vector<api::Pod> PodInformer::list(const api::ListOptions& options) const {
+  std::vector<api::Pod> out;
+  forEach(options.namespace_, [&](const api::Pod& pod) {
+    if (api::selectorMatches(options.labelSelector, pod.metadata.labels)) out.push_back(pod);
+  });
+  return out;
+}
+
+std::vector<const ObjectKey*> PodInformer::keysInNamespace(std::string_view ns) const {
+  std::vector<const ObjectKey*> out;
+  for (auto it = pods_.lower_bound(View{ns, ""}); it != pods_.end() && it->first.namespace_ == ns;
+       ++it) {
+    out.push_back(&it->first);
+  }
+  return out;
+}
+
+std::vector<const ObjectKey*> PodInformer::keysOwnedBy(std::string_view ns, std::string_view kind,
+                                                       std::string_view name) const {
+  auto it = owners_.find(OwnerKey{std::string(ns), std::string(kind), std::string(name)});
+  return it == owners_.end() ? std::vector<const ObjectKey*>{} : it->second;
+}
+
+std::vector<OwnerKey> PodInformer::owners() const {
+  std::vector<OwnerKey> out;
+  out.reserve(owners_.size());
+  for (const auto& entry : owners_) out.push_back(entry.first);
+  return out;
+}
+
+void PodInformer::recordWrite(const api::Pod& pod) {
+  if (!inScope(pod.metadata)) return;
+  auto it = pods_.find(viewOf(pod.metadata));
+  if (it != pods_.end() &&
+      unpackPod(it->second.packed).metadata.resourceVersion == pod.metadata.resourceVersion) {
+    return;  // a write that changed nothing: no event will carry its resourceVersion
+  }
+  if (!pod.metadata.resourceVersion.empty()) {
+    pendingWrites_.insert_or_assign(ObjectKey{pod.metadata.namespace_, pod.metadata.name},
+                                    pod.metadata.resourceVersion);
+  }
+  store(pod);
+}
+
+void PodInformer::recordWrite(const api::ObjectMeta& meta) {
+  auto it = pods_.find(viewOf(meta));
+  if (it == pods_.end()) return;
+  api::Pod pod = unpackPod(it->second.packed);
+  if (pod.metadata.resourceVersion == meta.resourceVersion) return;
+  pod.metadata = meta;
+  if (!meta.resourceVersion.empty()) {
+    pendingWrites_.insert_or_assign(ObjectKey{meta.namespace_, meta.name}, meta.resourceVersion);
+  }
+  store(pod);
+}
+
+// ---------------------------------------------------------------------------------------------
+// ListedInformer
+
+template <typename T>
+ListedInformer<T>::ListedInformer(api::ClusterApi& api, ListFn list, Clock& clock,
+                                  InformerOptions options)
+    : api_(api),
+      listFn_(list),
+      options_(std::move(options)),
+      schedule_(clock, options_.resyncPeriod) {}
+
+template <typename T>
+Result<void> ListedInformer<T>::sync() {
+  if (!schedule_.due()) return {};
+  auto list = (api_.*listFn_)(options_.list);
+  if (!list) {
+    stats_.lastError = list.error();
+    return std::unexpected(list.error());
+  }
+  std::map<ObjectKey, T, ObjectKeyLess> objects;
+  for (T& object : list->items) {
+    ObjectKey key{object.metadata.namespace_, object.metadata.name};
+    objects.insert_or_assign(std::move(key), std::move(object));
+  }
+  objects_ = std::move(objects);
+  resourceVersion_ = std::move(list->resourceVersion);
+  schedule_.listed();
+  ++stats_.relists;
+  return {};
+}
+
+template <typename T>
+const T* ListedInformer<T>::get(std::string_view ns, std::string_view name) const {
+  auto it = objects_.find(View{ns, name});
+  return it == objects_.end() ? nullptr : &it->second;
+}
+
+template <typename T>
+std::vector<T> ListedInformer<T>::list(const api::ListOptions& options) const {
+  std::vector<T> out;
+  const std::string_view ns = options.namespace_;
+  auto it = ns.empty() ? objects_.begin() : objects_.lower_bound(View{ns, ""});
+  for (; it != objects_.end() && (ns.empty() || it->first.namespace_ == ns); ++it) {
+    if (api::selectorMatches(options.labelSelector, it->second.metadata.labels)) {
+      out.push_back(it->second);
+    }
+  }
+  return out;
+}
+
+template <typename T>
+void ListedInformer<T>::forEach(const std::function<void(const T&)>& fn) const {
+  for (const auto& entry : objects_) fn(entry.second);
+}
+
+template <typename T>
+void ListedInformer<T>::recordWrite(T object) {
+  const api::ObjectMeta& meta = object.metadata;
+  if (!options_.list.namespace_.empty() && meta.namespace_ != options_.list.namespace_) return;
+  ObjectKey key{meta.namespace_, meta.name};
+  objects_.insert_or_assign(std::move(key), std::move(object));
+}
+
+template <typename T>
+void ListedInformer<T>::recordWrite(const api::ObjectMeta& meta) {
+  auto it = objects_.find(viewOf(meta));
+  if (it != objects_.end()) it->second.metadata = meta;
+}
+
+template class ListedInformer<api::Node>;
+template class ListedInformer<api::Deployment>;
+template class ListedInformer<api::StatefulSet>;
+template class ListedInformer<api::DaemonSet>;
+template class ListedInformer<api::ReplicaSet>;
+template class ListedInformer<api::Job>;
+template class ListedInformer<api::CronJob>;
+template class ListedInformer<api::LimitRange>;
+template class ListedInformer<api::ResourceQuota>;
+template class ListedInformer<api::HorizontalPodAutoscaler>;
+template class ListedInformer<api::AttunePolicy>;
+
+}  // namespace attune::kube

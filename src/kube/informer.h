@@ -1,0 +1,260 @@
+// Informer caches: local copies of the objects the controller reads, kept current from an
+// api::ClusterApi so that a reconcile pass reads memory instead of the API server.
+//
+// - PodInformer LISTs once, then follows the pod watch (ClusterApi::watchPods): each sync()
+//   applies the ADDED / MODIFIED / DELETED events that arrived since the last one, in order.
+//   A watch whose resourceVersion has expired (410 Gone: kConflict, field "resourceVersion")
+//   or that fails in any other way except kUnavailable is replaced by a full relist. kUnavailable
+//   (a dropped stream, a transport failure) keeps the cache, counts a reconnect, and the next
+//   sync() reopens the watch from the same resourceVersion. Every `resyncPeriod` a full relist
+//   replaces the cache anyway, healing any drift between the watch and the server.
+// - ListedInformer<T> covers the kinds ClusterApi cannot watch (nodes, workloads, LimitRanges,
+//   ResourceQuotas, HPAs, AttunePolicies): sync() relists them when their resyncPeriod has
+//   passed (zero, the default: on every sync()). Only pods are watched.
+//
+// A failed LIST leaves the cache as it was and sync() returns the error. An object is replaced
+// whole, never half-applied.
+//
+// Memory: pods are kept packed (kube/compact_pod.h, about 2 KB for a realistic pod instead of
+// 11–13 KB as an api::Pod) and unpacked when read. The annotation
+// kubectl.kubernetes.io/last-applied-configuration (a copy of the whole object as last applied,
+// often several KB) is dropped from cached pods; managedFields are never decoded
+// (api::ObjectMeta has no such field). Other kinds are few and kept as decoded objects.
+//
+// Not thread-safe: one thread calls sync() and reads, as with ClusterApi.
+#pragma once
+
+#include <compare>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/cluster_api.h"
+#include "core/clock.h"
+#include "core/error.h"
+#include "core/time.h"
+
+namespace attune::kube {
+
+// The annotation dropped from cached pods (see above).
+inline constexpr std::string_view kLastAppliedAnnotation =
+    "kubectl.kubernetes.io/last-applied-configuration";
+
+// (namespace, name) of a cached object; namespace "" for cluster-scoped kinds. Ordered by
+// namespace, then name: the order of ClusterApi lists.
+struct ObjectKey {
+  std::string namespace_;
+  std::string name;
+
+  auto operator<=>(const ObjectKey&) const = default;
+  bool operator==(const ObjectKey&) const = default;
+};
+
+// A pod's controller (its ownerReference with controller=true): kind and name, in the pod's
+// namespace.
+struct OwnerKey {
+  std::string namespace_;
+  std::string kind;
+  std::string name;
+
+  auto operator<=>(const OwnerKey&) const = default;
+  bool operator==(const OwnerKey&) const = default;
+};
+
+// Orders ObjectKeys and lets maps be searched with (namespace, name) string_views.
+struct ObjectKeyLess {
+  using is_transparent = void;
+  struct View {
+    std::string_view namespace_;
+    std::string_view name;
+  };
+  static View view(const ObjectKey& k) { return {k.namespace_, k.name}; }
+  static View view(const View& v) { return v; }
+  template <typename L, typename R>
+  bool operator()(const L& l, const R& r) const {
+    const View a = view(l);
+    const View b = view(r);
+    return a.namespace_ != b.namespace_ ? a.namespace_ < b.namespace_ : a.name < b.name;
+  }
+};
+
+struct InformerOptions {
+  // What the cache holds: a namespace ("" = all) and a label selector (pods only; the other
+  // kinds are listed with the namespace alone).
+  api::ListOptions list;
+  // A full relist once this much time (on the informer's Clock) has passed since the last one;
+  // zero relists on every sync().
+  Duration resyncPeriod = Duration::zero();
+};
+
+// What an informer has done; for metrics and tests.
+struct InformerStats {
+  std::uint64_t relists = 0;       // successful LISTs that replaced the cache (the first too)
+  std::uint64_t expired = 0;       // watch errors that forced a relist (410 Gone and others)
+  std::uint64_t reconnects = 0;    // watch calls that failed with kUnavailable
+  std::uint64_t events = 0;        // watch events applied
+  std::optional<Error> lastError;  // the last failed LIST or watch call, if any
+};
+
+// Time bookkeeping shared by the informers: whether the next sync() must relist.
+class ResyncSchedule {
+ public:
+  ResyncSchedule(Clock& clock, Duration period) : clock_(clock), period_(period) {}
+  // True before the first successful list and once `period` has passed since the last one.
+  bool due() const;
+  // Records a successful list at clock.now().
+  void listed();
+  bool synced() const { return last_.has_value(); }
+
+ private:
+  Clock& clock_;
+  Duration period_;
+  std::optional<Time> last_;
+};
+
+// Pods, listed then watched. `api` and `clock` must outlive the informer.
+class PodInformer {
+ public:
+  PodInformer(api::ClusterApi& api, Clock& clock, InformerOptions options = defaultOptions());
+
+  // The default for pods: all namespaces, a relist every 30 minutes.
+  static InformerOptions defaultOptions();
+
+  // Brings the cache up to date: LIST the first time and when the resync period has passed,
+  // otherwise drain the watch (see the file comment for its failures). Returns the LIST's
+  // error when a needed relist fails (the cache then stays as it was). Every pointer and key
+  // view handed out before the call becomes invalid.
+  Result<void> sync();
+
+  // True once a LIST has succeeded.
+  bool synced() const { return schedule_.synced(); }
+  // The resourceVersion the next watch resumes from.
+  const std::string& resourceVersion() const { return resourceVersion_; }
+  std::size_t size() const { return pods_.size(); }
+  const InformerStats& stats() const { return stats_; }
+  const InformerOptions& options() const { return options_; }
+
+  // The cached pod, or nullptr. The pod is unpacked on first access and then kept: the pointer
+  // stays valid, and the object unchanged, until the next sync() (a write recorded meanwhile
+  // is visible to later calls only).
+  const api::Pod* get(std::string_view ns, std::string_view name) const;
+  const api::Pod* get(const ObjectKey& key) const { return get(key.namespace_, key.name); }
+
+  // Calls fn(pod) for every cached pod in namespace `ns` ("" = all), in (namespace, name)
+  // order. The reference is valid during the call only. Unpacks each pod into one reused
+  // object: the cheap way to read them all.
+  void forEach(std::string_view ns, const std::function<void(const api::Pod&)>& fn) const;
+  // Copies of the pods `options` selects (namespace, label selector), in (namespace, name)
+  // order.
+  std::vector<api::Pod> list(const api::ListOptions& options) const;
+
+  // Indexes. The keys point into the cache: valid until the next sync(), in name order.
+  std::vector<const ObjectKey*> keysInNamespace(std::string_view ns) const;
+  // Pods whose controller ownerReference is `kind`/`name` in namespace `ns`.
+  std::vector<const ObjectKey*> keysOwnedBy(std::string_view ns, std::string_view kind,
+                                            std::string_view name) const;
+  // Every controller that owns at least one cached pod, in order.
+  std::vector<OwnerKey> owners() const;
+
+  // --- Write-through, for CachedClusterApi: the object a successful write returned. Until the
+  // watch delivers the event carrying this resourceVersion, older events for the pod are
+  // ignored, so a lagging watch cannot undo a write this process made.
+  // Stores `pod` (inserted when it matches the options and is not cached yet).
+  void recordWrite(const api::Pod& pod);
+  // Replaces the metadata of the cached pod `meta` names; nothing when it is not cached.
+  void recordWrite(const api::ObjectMeta& meta);
+
+ private:
+  struct Entry {
+    std::string packed;
+    const OwnerKey* owner = nullptr;  // key of owners_, or nullptr
+  };
+  using PodMap = std::map<ObjectKey, Entry, ObjectKeyLess>;
+  using OwnerMap = std::map<OwnerKey, std::vector<const ObjectKey*>>;
+
+  Result<void> relist();
+  void apply(const api::WatchEvent<api::Pod>& event);
+  void store(const api::Pod& pod);
+  void erase(std::string_view ns, std::string_view name);
+  void unlinkOwner(PodMap::iterator it);
+  void linkOwner(PodMap::iterator it, const api::Pod& pod);
+  bool inScope(const api::ObjectMeta& meta) const;
+
+  api::ClusterApi& api_;
+  InformerOptions options_;
+  ResyncSchedule schedule_;
+  std::string resourceVersion_;
+  PodMap pods_;
+  OwnerMap owners_;
+  // Pods written through this process whose own watch event has not arrived yet: the
+  // resourceVersion of the write.
+  std::map<ObjectKey, std::string, ObjectKeyLess> pendingWrites_;
+  // Unpacked pods handed out by get() since the last sync(), and those replaced meanwhile.
+  mutable std::map<ObjectKey, std::unique_ptr<api::Pod>, ObjectKeyLess> unpacked_;
+  std::vector<std::unique_ptr<api::Pod>> retired_;
+  InformerStats stats_;
+};
+
+// One kind that ClusterApi can only list, relisted by sync() when its resync period has passed.
+// `T` has an api::ObjectMeta `metadata`. Instantiated (in informer.cc) for every kind the
+// controller reads; the aliases below name them.
+template <typename T>
+class ListedInformer {
+ public:
+  using ListFn = Result<api::List<T>> (api::ClusterApi::*)(const api::ListOptions&);
+
+  // Lists with (api.*list)(options.list): only the namespace of options.list is used.
+  ListedInformer(api::ClusterApi& api, ListFn list, Clock& clock, InformerOptions options = {});
+
+  // Relists when due; a failed LIST leaves the cache as it was and is returned.
+  Result<void> sync();
+
+  bool synced() const { return schedule_.synced(); }
+  const std::string& resourceVersion() const { return resourceVersion_; }
+  std::size_t size() const { return objects_.size(); }
+  const InformerStats& stats() const { return stats_; }
+  const InformerOptions& options() const { return options_; }
+
+  // The cached object, or nullptr; valid until the next sync() (a write recorded meanwhile
+  // updates it in place).
+  const T* get(std::string_view ns, std::string_view name) const;
+  // Copies of the objects in `options`' namespace matching its selector, in (namespace, name)
+  // order.
+  std::vector<T> list(const api::ListOptions& options) const;
+  // Calls fn(object) for each object, in (namespace, name) order.
+  void forEach(const std::function<void(const T&)>& fn) const;
+
+  // Write-through: stores `object` (when in the informer's namespace) / replaces the metadata
+  // of the cached object `meta` names (nothing when not cached).
+  void recordWrite(T object);
+  void recordWrite(const api::ObjectMeta& meta);
+
+ private:
+  api::ClusterApi& api_;
+  ListFn listFn_;
+  InformerOptions options_;
+  ResyncSchedule schedule_;
+  std::string resourceVersion_;
+  std::map<ObjectKey, T, ObjectKeyLess> objects_;
+  InformerStats stats_;
+};
+
+extern template class ListedInformer<api::Node>;
+extern template class ListedInformer<api::Deployment>;
+extern template class ListedInformer<api::StatefulSet>;
+extern template class ListedInformer<api::DaemonSet>;
+extern template class ListedInformer<api::ReplicaSet>;
+extern template class ListedInformer<api::Job>;
+extern template class ListedInformer<api::CronJob>;
+extern template class ListedInformer<api::LimitRange>;
+extern template class ListedInformer<api::ResourceQuota>;
+extern template class ListedInformer<api::HorizontalPodAutoscaler>;
+extern template class ListedInformer<api::AttunePolicy>;
+
+}  // namespace attune::kube

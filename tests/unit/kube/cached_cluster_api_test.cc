@@ -1,0 +1,229 @@
+// CachedClusterApi over a simulated cluster: reads from the cache (filtered, sorted), reads
+// passed through, writes passed through and recorded in the cache.
+#include "kube/cached_cluster_api.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "faulty_cluster_api.h"
+#include "sim/cluster/cluster.h"
+
+namespace attune::kube {
+namespace {
+
+using testing::FaultyClusterApi;
+
+Quantity q(std::string_view text) { return *Quantity::parse(text); }
+
+api::Pod makePod(std::string ns, std::string name, api::StringMap labels = {}) {
+  api::Pod pod;
+  pod.metadata.namespace_ = std::move(ns);
+  pod.metadata.name = std::move(name);
+  pod.metadata.labels = std::move(labels);
+  api::Container c;
+  c.name = "app";
+  c.resources.requests.cpu = q("100m");
+  c.resources.requests.memory = q("64Mi");
+  c.resources.limits.cpu = q("500m");
+  c.resources.limits.memory = q("256Mi");
+  pod.spec.containers.push_back(c);
+  return pod;
+}
+
+template <typename T>
+std::vector<std::string> names(const std::vector<T>& objects) {
+  std::vector<std::string> out;
+  for (const T& o : objects) out.push_back(o.metadata.namespace_ + "/" + o.metadata.name);
+  return out;
+}
+
+class CachedClusterApiTest : public ::testing::Test {
+ protected:
+  CachedClusterApiTest() {
+    // Created out of order: lists must come back sorted.
+    EXPECT_TRUE(state_.createPod(makePod("team-b", "web-1", {{"app", "web"}})));
+    EXPECT_TRUE(state_.createPod(makePod("team-a", "web-2", {{"app", "web"}})));
+    EXPECT_TRUE(state_.createPod(makePod("team-a", "web-1", {{"app", "web"}})));
+    EXPECT_TRUE(state_.createPod(makePod("team-a", "db-1", {{"app", "db"}})));
+    api::Deployment d;
+    d.metadata.namespace_ = "team-a";
+    d.metadata.name = "web";
+    d.metadata.labels = {{"app", "web"}};
+    EXPECT_TRUE(state_.deployments.create(d));
+    api::Node node;
+    node.metadata.name = "node-1";
+    EXPECT_TRUE(state_.nodes.create(node));
+  }
+
+  SimulatedClock clock_{*parseRfc3339("2025-01-01T00:00:00Z")};
+  sim::ClusterState state_{clock_};
+  sim::Cluster cluster_{state_};
+  FaultyClusterApi inner_{cluster_};
+};
+
+TEST_F(CachedClusterApiTest, ReadsPassThroughUntilTheFirstSync) {
+  CachedClusterApi api(inner_, clock_);
+  auto pod = api.getPod("team-a", "web-1");
+  ASSERT_TRUE(pod);
+  EXPECT_EQ(inner_.getPodCalls, 1);
+  ASSERT_TRUE(api.sync());
+  ASSERT_TRUE(api.getPod("team-a", "web-1"));
+  EXPECT_EQ(inner_.getPodCalls, 1);  // served from the cache now
+}
+
+TEST_F(CachedClusterApiTest, ListsFilterAndSortLikeTheServer) {
+  CachedClusterApi api(inner_, clock_);
+  ASSERT_TRUE(api.sync());
+  const int lists = inner_.listPodsCalls;
+  ASSERT_TRUE(state_.createPod(makePod("team-a", "web-0", {{"app", "web"}})));
+  ASSERT_TRUE(api.sync());  // brought by the watch
+
+  auto all = api.listPods({});
+  ASSERT_TRUE(all);
+  EXPECT_EQ(names(all->items),
+            (std::vector<std::string>{"team-a/db-1", "team-a/web-0", "team-a/web-1", "team-a/web-2",
+                                      "team-b/web-1"}));
+  EXPECT_EQ(all->resourceVersion, api.pods().resourceVersion());
+
+  api::ListOptions webInA;
+  webInA.namespace_ = "team-a";
+  webInA.labelSelector.matchLabels = {{"app", "web"}};
+  auto filtered = api.listPods(webInA);
+  ASSERT_TRUE(filtered);
+  EXPECT_EQ(names(filtered->items),
+            (std::vector<std::string>{"team-a/web-0", "team-a/web-1", "team-a/web-2"}));
+  for (const api::ListOptions& options : {api::ListOptions{}, webInA}) {
+    EXPECT_EQ(api.listPods(options)->items, cluster_.listPods(options)->items);
+  }
+  EXPECT_EQ(inner_.listPodsCalls, lists);  // none of the reads listed
+
+  api::ListOptions dbSelector;
+  dbSelector.labelSelector.matchExpressions.push_back({"app", "In", {"db", "cache"}});
+  EXPECT_EQ(names(api.listPods(dbSelector)->items), (std::vector<std::string>{"team-a/db-1"}));
+
+  EXPECT_EQ(names(api.listDeployments({})->items), (std::vector<std::string>{"team-a/web"}));
+  api::ListOptions inB;
+  inB.namespace_ = "team-b";
+  EXPECT_TRUE(api.listDeployments(inB)->items.empty());
+  EXPECT_EQ(names(api.listNodes(inB)->items), (std::vector<std::string>{"/node-1"}));
+}
+
+TEST_F(CachedClusterApiTest, GetOfAnUncachedObjectIsNotFound) {
+  CachedClusterApi api(inner_, clock_);
+  ASSERT_TRUE(api.sync());
+  auto pod = api.getPod("team-a", "nope");
+  ASSERT_FALSE(pod);
+  EXPECT_EQ(pod.error().code, ErrorCode::kNotFound);
+  EXPECT_EQ(pod.error().message, "pods \"nope\" not found");
+  EXPECT_EQ(api.getDeployment("team-a", "nope").error().code, ErrorCode::kNotFound);
+  EXPECT_EQ(api.getNode("node-1")->metadata.name, "node-1");
+  EXPECT_EQ(inner_.getPodCalls, 0);
+}
+
+TEST_F(CachedClusterApiTest, ReadsOutsideTheCachedNamespacePassThrough) {
+  CachedClusterApiOptions options;
+  options.namespace_ = "team-a";
+  CachedClusterApi api(inner_, clock_, options);
+  ASSERT_TRUE(api.sync());
+  EXPECT_EQ(api.pods().size(), 3u);
+  const int lists = inner_.listPodsCalls;
+  api::ListOptions inB;
+  inB.namespace_ = "team-b";
+  EXPECT_EQ(names(api.listPods(inB)->items), (std::vector<std::string>{"team-b/web-1"}));
+  EXPECT_EQ(names(api.listPods({})->items).size(), 4u);  // all namespaces: not cached
+  EXPECT_EQ(inner_.listPodsCalls, lists + 2);
+  ASSERT_TRUE(api.getPod("team-b", "web-1"));
+  EXPECT_EQ(inner_.getPodCalls, 1);
+}
+
+TEST_F(CachedClusterApiTest, OtherKindsAreRelistedOnEverySync) {
+  CachedClusterApi api(inner_, clock_);
+  ASSERT_TRUE(api.sync());
+  api::Deployment d;
+  d.metadata.namespace_ = "team-a";
+  d.metadata.name = "api";
+  ASSERT_TRUE(state_.deployments.create(d));
+  EXPECT_FALSE(api.getDeployment("team-a", "api"));  // a cache: not seen yet
+  ASSERT_TRUE(api.sync());
+  EXPECT_TRUE(api.getDeployment("team-a", "api"));
+  EXPECT_EQ(inner_.listDeploymentsCalls, 2);
+}
+
+TEST_F(CachedClusterApiTest, SyncReportsAFailureAndKeepsTheOldCache) {
+  CachedClusterApiOptions options;
+  options.podResync = Duration::zero();  // relist pods on every sync
+  CachedClusterApi api(inner_, clock_, options);
+  ASSERT_TRUE(api.sync());
+  inner_.listPodsError = Error{ErrorCode::kUnavailable, "down", ""};
+  ASSERT_TRUE(state_.deployments.erase("team-a", "web"));
+  auto result = api.sync();
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().message, "down");
+  EXPECT_EQ(api.listPods({})->items.size(), 4u);     // kept
+  EXPECT_FALSE(api.getDeployment("team-a", "web"));  // the others still synced
+}
+
+TEST_F(CachedClusterApiTest, WritesPassThroughAndUpdateTheCache) {
+  CachedClusterApi api(inner_, clock_);
+  ASSERT_TRUE(api.sync());
+
+  api::AnnotationChanges changes;
+  changes["attune.io/last-resize"] = "r1";
+  auto meta = api.patchPodAnnotations("team-a", "web-1", changes, "");
+  ASSERT_TRUE(meta);
+  EXPECT_EQ(cluster_.getPod("team-a", "web-1")->metadata.annotations.at("attune.io/last-resize"),
+            "r1");
+  EXPECT_EQ(api.getPod("team-a", "web-1")->metadata.annotations.at("attune.io/last-resize"),
+            "r1");  // before any sync
+  EXPECT_EQ(api.getPod("team-a", "web-1")->metadata.resourceVersion, meta->resourceVersion);
+
+  api::ContainerResize resize{"app", {}};
+  resize.resources.requests.cpu = q("300m");
+  resize.resources.requests.memory = q("64Mi");
+  resize.resources.limits.cpu = q("500m");
+  resize.resources.limits.memory = q("256Mi");
+  ASSERT_TRUE(api.resizePod("team-a", "web-1", std::span(&resize, 1)));
+  EXPECT_EQ(api.getPod("team-a", "web-1")->spec.containers[0].resources.requests.cpu, q("300m"));
+
+  // A failed write changes nothing.
+  auto stale = api.patchPodAnnotations("team-a", "web-1", changes, meta->resourceVersion);
+  ASSERT_FALSE(stale);
+  EXPECT_EQ(stale.error().code, ErrorCode::kConflict);
+
+  api::AnnotationChanges cooldown;
+  cooldown["attune.io/cooldown"] = "until";
+  ASSERT_TRUE(
+      api.patchWorkloadAnnotations(api::WorkloadKind::kDeployment, "team-a", "web", cooldown, ""));
+  EXPECT_EQ(api.getDeployment("team-a", "web")->metadata.annotations.at("attune.io/cooldown"),
+            "until");
+
+  api::AttunePolicy policy;
+  policy.metadata.namespace_ = "team-a";
+  policy.metadata.name = "p";
+  auto created = api.createAttunePolicy(policy);
+  ASSERT_TRUE(created);
+  EXPECT_EQ(api.getAttunePolicy("team-a", "p")->metadata.uid, created->metadata.uid);
+
+  // After the watch catches up the cache equals the server.
+  ASSERT_TRUE(api.sync());
+  EXPECT_EQ(*api.getPod("team-a", "web-1"), *cluster_.getPod("team-a", "web-1"));
+  EXPECT_EQ(api.listPods({})->items, cluster_.listPods({})->items);
+}
+
+TEST_F(CachedClusterApiTest, EvictionIsSeenThroughTheWatch) {
+  CachedClusterApi api(inner_, clock_);
+  ASSERT_TRUE(api.sync());
+  api::Eviction eviction;
+  eviction.metadata.namespace_ = "team-a";
+  eviction.metadata.name = "web-2";
+  ASSERT_TRUE(api.evictPod(eviction));
+  EXPECT_FALSE(cluster_.getPod("team-a", "web-2"));
+  ASSERT_TRUE(api.sync());
+  EXPECT_EQ(api.getPod("team-a", "web-2").error().code, ErrorCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace attune::kube

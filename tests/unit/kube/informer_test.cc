@@ -1,0 +1,421 @@
+// PodInformer and ListedInformer over a simulated cluster: the initial LIST, watch events,
+// 410 Gone, dropped streams, resync, indexes, write-through; and the compact pod encoding.
+#include "kube/informer.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "api/k8s/decode.h"
+#include "faulty_cluster_api.h"
+#include "kube/compact_pod.h"
+#include "sim/cluster/cluster.h"
+#include "support/pod_json.h"
+
+namespace attune::kube {
+namespace {
+
+using testing::FaultyClusterApi;
+
+Quantity q(std::string_view text) { return *Quantity::parse(text); }
+
+// A Burstable pod with one container "app" (100m/64Mi requests, 500m/256Mi limits), owned by
+// ReplicaSet `owner` when not empty.
+api::Pod makePod(std::string ns, std::string name, std::string owner = "",
+                 api::StringMap labels = {}) {
+  api::Pod pod;
+  pod.metadata.namespace_ = std::move(ns);
+  pod.metadata.name = std::move(name);
+  pod.metadata.labels = std::move(labels);
+  if (!owner.empty()) {
+    pod.metadata.ownerReferences.push_back(
+        api::OwnerReference{"apps/v1", "ReplicaSet", std::move(owner), "uid-rs", true});
+  }
+  api::Container c;
+  c.name = "app";
+  c.resources.requests.cpu = q("100m");
+  c.resources.requests.memory = q("64Mi");
+  c.resources.limits.cpu = q("500m");
+  c.resources.limits.memory = q("256Mi");
+  pod.spec.containers.push_back(c);
+  pod.status.phase = "Running";
+  return pod;
+}
+
+std::vector<std::string> names(const std::vector<const ObjectKey*>& keys) {
+  std::vector<std::string> out;
+  for (const ObjectKey* k : keys) out.push_back(k->namespace_ + "/" + k->name);
+  return out;
+}
+
+api::AnnotationChanges annotate(std::string key, std::string value) {
+  api::AnnotationChanges changes;
+  changes[std::move(key)] = std::move(value);
+  return changes;
+}
+
+class InformerTest : public ::testing::Test {
+ protected:
+  InformerTest() {
+    EXPECT_TRUE(state_.createPod(makePod("team-a", "web-1", "web-rs")));
+    EXPECT_TRUE(state_.createPod(makePod("team-a", "web-2", "web-rs")));
+    EXPECT_TRUE(state_.createPod(makePod("team-b", "api-1", "api-rs")));
+  }
+
+  InformerOptions options(Duration resync = std::chrono::minutes(10)) {
+    InformerOptions o;
+    o.resyncPeriod = resync;
+    return o;
+  }
+
+  std::string annotation(const PodInformer& informer, std::string_view ns, std::string_view name,
+                         const std::string& key) {
+    const api::Pod* pod = informer.get(ns, name);
+    if (pod == nullptr) return "<no pod>";
+    auto it = pod->metadata.annotations.find(key);
+    return it == pod->metadata.annotations.end() ? "<none>" : it->second;
+  }
+
+  SimulatedClock clock_{*parseRfc3339("2025-01-01T00:00:00Z")};
+  sim::ClusterState state_{clock_};
+  sim::Cluster cluster_{state_};
+  FaultyClusterApi api_{cluster_};
+};
+
+TEST_F(InformerTest, FirstSyncListsEverything) {
+  PodInformer informer(api_, clock_, options());
+  EXPECT_FALSE(informer.synced());
+  EXPECT_EQ(informer.get("team-a", "web-1"), nullptr);
+  ASSERT_TRUE(informer.sync());
+  EXPECT_TRUE(informer.synced());
+  EXPECT_EQ(api_.listPodsCalls, 1);
+  EXPECT_EQ(api_.watchCalls, 0);
+  EXPECT_EQ(informer.size(), 3u);
+  EXPECT_EQ(informer.resourceVersion(), cluster_.listPods({})->resourceVersion);
+  const api::Pod* pod = informer.get("team-b", "api-1");
+  ASSERT_NE(pod, nullptr);
+  EXPECT_EQ(*pod, *cluster_.getPod("team-b", "api-1"));
+  EXPECT_EQ(informer.get("team-b", "web-1"), nullptr);
+  EXPECT_EQ(informer.stats().relists, 1u);
+}
+
+TEST_F(InformerTest, NamespaceAndSelectorScopeTheCache) {
+  ASSERT_TRUE(state_.createPod(makePod("team-a", "db-1", "", {{"tier", "db"}})));
+  InformerOptions scoped = options();
+  scoped.list.namespace_ = "team-a";
+  scoped.list.labelSelector.matchLabels = {{"tier", "db"}};
+  PodInformer informer(api_, clock_, scoped);
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(informer.size(), 1u);
+  EXPECT_NE(informer.get("team-a", "db-1"), nullptr);
+  ASSERT_TRUE(state_.createPod(makePod("team-a", "db-2", "", {{"tier", "db"}})));
+  ASSERT_TRUE(state_.createPod(makePod("team-a", "web-3", "web-rs")));
+  ASSERT_TRUE(state_.createPod(makePod("team-b", "db-3", "", {{"tier", "db"}})));
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(names(informer.keysInNamespace("team-a")),
+            (std::vector<std::string>{"team-a/db-1", "team-a/db-2"}));
+  EXPECT_EQ(informer.size(), 2u);
+}
+
+TEST_F(InformerTest, WatchAppliesAddModifyDeleteInOrder) {
+  PodInformer informer(api_, clock_, options());
+  ASSERT_TRUE(informer.sync());
+  ASSERT_TRUE(state_.createPod(makePod("team-a", "web-3", "web-rs")));
+  ASSERT_TRUE(cluster_.patchPodAnnotations("team-a", "web-1", annotate("note", "one"), ""));
+  ASSERT_TRUE(cluster_.patchPodAnnotations("team-a", "web-1", annotate("note", "two"), ""));
+  ASSERT_TRUE(state_.deletePod("team-b", "api-1"));
+  // Added then deleted within one batch: gone at the end.
+  ASSERT_TRUE(state_.createPod(makePod("team-b", "tmp", "")));
+  ASSERT_TRUE(state_.deletePod("team-b", "tmp"));
+
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(api_.listPodsCalls, 1);  // no relist: the watch carried everything
+  EXPECT_EQ(api_.watchCalls, 1);
+  EXPECT_EQ(informer.stats().events, 6u);
+  EXPECT_NE(informer.get("team-a", "web-3"), nullptr);
+  EXPECT_EQ(annotation(informer, "team-a", "web-1", "note"), "two");
+  EXPECT_EQ(informer.get("team-b", "api-1"), nullptr);
+  EXPECT_EQ(informer.get("team-b", "tmp"), nullptr);
+  EXPECT_EQ(informer.size(), 3u);
+  EXPECT_EQ(informer.resourceVersion(), cluster_.listPods({})->resourceVersion);
+  // Every cached pod equals the server's.
+  informer.forEach("", [&](const api::Pod& pod) {
+    EXPECT_EQ(pod, *cluster_.getPod(pod.metadata.namespace_, pod.metadata.name));
+  });
+}
+
+TEST_F(InformerTest, ExpiredWatchRelists) {
+  PodInformer informer(api_, clock_, options());
+  ASSERT_TRUE(informer.sync());
+  ASSERT_TRUE(state_.createPod(makePod("team-a", "web-3", "web-rs")));
+  api_.dropWatchEvents = true;  // whatever the watch had is lost with the 410
+  api_.watchError = Error{ErrorCode::kConflict, "too old resource version", "resourceVersion"};
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(api_.listPodsCalls, 2);
+  EXPECT_EQ(informer.stats().expired, 1u);
+  EXPECT_EQ(informer.stats().relists, 2u);
+  EXPECT_NE(informer.get("team-a", "web-3"), nullptr);
+  EXPECT_EQ(informer.size(), 4u);
+}
+
+TEST_F(InformerTest, UnavailableWatchKeepsCacheAndReconnects) {
+  PodInformer informer(api_, clock_, options());
+  ASSERT_TRUE(informer.sync());
+  const std::string rv = informer.resourceVersion();
+  ASSERT_TRUE(state_.deletePod("team-a", "web-2"));
+  api_.watchError = Error{ErrorCode::kUnavailable, "connection reset", ""};
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(informer.stats().reconnects, 1u);
+  EXPECT_EQ(api_.listPodsCalls, 1);  // no relist
+  EXPECT_EQ(informer.size(), 3u);    // the cache as it was
+  EXPECT_NE(informer.get("team-a", "web-2"), nullptr);
+  EXPECT_EQ(informer.resourceVersion(), rv);
+  ASSERT_TRUE(informer.stats().lastError);
+  EXPECT_EQ(informer.stats().lastError->code, ErrorCode::kUnavailable);
+
+  // The next sync resumes from the same resourceVersion and catches up.
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(api_.listPodsCalls, 1);
+  EXPECT_EQ(informer.get("team-a", "web-2"), nullptr);
+  EXPECT_EQ(informer.size(), 2u);
+}
+
+TEST_F(InformerTest, ResyncRelistHealsAMissedChange) {
+  PodInformer informer(api_, clock_, options(std::chrono::minutes(10)));
+  ASSERT_TRUE(informer.sync());
+  api_.dropWatchEvents = true;
+  ASSERT_TRUE(cluster_.patchPodAnnotations("team-a", "web-1", annotate("note", "missed"), ""));
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(annotation(informer, "team-a", "web-1", "note"), "<none>");  // drifted
+  clock_.advance(std::chrono::minutes(9));
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(annotation(informer, "team-a", "web-1", "note"), "<none>");
+  EXPECT_EQ(api_.listPodsCalls, 1);
+  clock_.advance(std::chrono::minutes(1));
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(api_.listPodsCalls, 2);
+  EXPECT_EQ(annotation(informer, "team-a", "web-1", "note"), "missed");
+}
+
+TEST_F(InformerTest, FailedRelistKeepsTheCacheAndReturnsTheError) {
+  PodInformer informer(api_, clock_, options(std::chrono::minutes(1)));
+  ASSERT_TRUE(informer.sync());
+  ASSERT_TRUE(state_.deletePod("team-a", "web-1"));
+  clock_.advance(std::chrono::minutes(1));
+  api_.listPodsError = Error{ErrorCode::kUnavailable, "apiserver down", ""};
+  auto result = informer.sync();
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().message, "apiserver down");
+  EXPECT_EQ(informer.size(), 3u);
+  EXPECT_NE(informer.get("team-a", "web-1"), nullptr);
+  // Still due: the next sync lists again.
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(informer.size(), 2u);
+  EXPECT_EQ(informer.stats().relists, 2u);
+}
+
+TEST_F(InformerTest, IndexesFollowUpdates) {
+  PodInformer informer(api_, clock_, options());
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(names(informer.keysOwnedBy("team-a", "ReplicaSet", "web-rs")),
+            (std::vector<std::string>{"team-a/web-1", "team-a/web-2"}));
+  EXPECT_TRUE(informer.keysOwnedBy("team-b", "ReplicaSet", "web-rs").empty());
+  EXPECT_TRUE(informer.keysOwnedBy("team-a", "Deployment", "web-rs").empty());
+
+  ASSERT_TRUE(state_.createPod(makePod("team-a", "web-0", "web-rs")));
+  ASSERT_TRUE(state_.createPod(makePod("team-b", "solo", "")));
+  ASSERT_TRUE(state_.deletePod("team-a", "web-2"));
+  ASSERT_TRUE(state_.deletePod("team-b", "api-1"));
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(names(informer.keysOwnedBy("team-a", "ReplicaSet", "web-rs")),
+            (std::vector<std::string>{"team-a/web-0", "team-a/web-1"}));
+  EXPECT_TRUE(informer.keysOwnedBy("team-b", "ReplicaSet", "api-rs").empty());
+  EXPECT_EQ(names(informer.keysInNamespace("team-a")),
+            (std::vector<std::string>{"team-a/web-0", "team-a/web-1"}));
+  EXPECT_EQ(names(informer.keysInNamespace("team-b")), (std::vector<std::string>{"team-b/solo"}));
+  std::vector<OwnerKey> owners = informer.owners();
+  ASSERT_EQ(owners.size(), 1u);
+  EXPECT_EQ(owners[0], (OwnerKey{"team-a", "ReplicaSet", "web-rs"}));
+  // The keys lead to the pods.
+  for (const ObjectKey* key : informer.keysOwnedBy("team-a", "ReplicaSet", "web-rs")) {
+    ASSERT_NE(informer.get(*key), nullptr);
+    EXPECT_EQ(informer.get(*key)->metadata.controllerRef()->name, "web-rs");
+  }
+  // A relist rebuilds them.
+  ASSERT_TRUE(state_.createPod(makePod("team-b", "api-2", "api-rs")));
+  api_.watchError = Error{ErrorCode::kConflict, "expired", "resourceVersion"};
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(names(informer.keysOwnedBy("team-b", "ReplicaSet", "api-rs")),
+            (std::vector<std::string>{"team-b/api-2"}));
+  EXPECT_EQ(informer.owners().size(), 2u);
+}
+
+TEST_F(InformerTest, GetKeepsItsSnapshotUntilTheNextSync) {
+  PodInformer informer(api_, clock_, options());
+  ASSERT_TRUE(informer.sync());
+  const api::Pod* before = informer.get("team-a", "web-1");
+  ASSERT_NE(before, nullptr);
+  EXPECT_EQ(informer.get("team-a", "web-1"), before);  // unpacked once
+  auto meta = cluster_.patchPodAnnotations("team-a", "web-1", annotate("note", "x"), "");
+  ASSERT_TRUE(meta);
+  informer.recordWrite(*meta);
+  EXPECT_FALSE(before->metadata.annotations.contains("note"));  // still readable, unchanged
+  EXPECT_EQ(annotation(informer, "team-a", "web-1", "note"), "x");
+}
+
+TEST_F(InformerTest, LastAppliedConfigurationIsDropped) {
+  api::Pod pod = makePod("team-c", "bare");
+  pod.metadata.annotations[std::string(kLastAppliedAnnotation)] = std::string(4096, 'x');
+  pod.metadata.annotations["keep"] = "me";
+  ASSERT_TRUE(state_.createPod(pod));
+  PodInformer informer(api_, clock_, options());
+  ASSERT_TRUE(informer.sync());
+  const api::Pod* cached = informer.get("team-c", "bare");
+  ASSERT_NE(cached, nullptr);
+  EXPECT_EQ(cached->metadata.annotations, (api::StringMap{{"keep", "me"}}));
+}
+
+TEST_F(InformerTest, OwnWriteIsNotUndoneByALaggingWatch) {
+  PodInformer informer(api_, clock_, options());
+  ASSERT_TRUE(informer.sync());
+  // Someone else writes first; then this process resizes the same pod.
+  ASSERT_TRUE(cluster_.patchPodAnnotations("team-a", "web-1", annotate("other", "1"), ""));
+  api::ContainerResize resize{"app", {}};
+  resize.resources.requests.cpu = q("200m");
+  resize.resources.requests.memory = q("64Mi");
+  resize.resources.limits.cpu = q("500m");
+  resize.resources.limits.memory = q("256Mi");
+  auto resized = cluster_.resizePod("team-a", "web-1", std::span(&resize, 1));
+  ASSERT_TRUE(resized);
+  informer.recordWrite(*resized);
+  EXPECT_EQ(informer.get("team-a", "web-1")->spec.containers[0].resources.requests.cpu, q("200m"));
+
+  // The watch delivers only the older event: the cache keeps the write.
+  api_.watchLimit = 1;
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(informer.get("team-a", "web-1")->spec.containers[0].resources.requests.cpu, q("200m"));
+  // Then the write's own event: applied (it is the same object).
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(*informer.get("team-a", "web-1"), *cluster_.getPod("team-a", "web-1"));
+  // Later changes by others flow again.
+  ASSERT_TRUE(cluster_.patchPodAnnotations("team-a", "web-1", annotate("other", "2"), ""));
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(annotation(informer, "team-a", "web-1", "other"), "2");
+}
+
+TEST_F(InformerTest, NoOpWriteDoesNotBlockLaterEvents) {
+  PodInformer informer(api_, clock_, options());
+  ASSERT_TRUE(informer.sync());
+  auto meta = cluster_.patchPodAnnotations("team-a", "web-1", {}, "");  // changes nothing
+  ASSERT_TRUE(meta);
+  informer.recordWrite(*meta);
+  ASSERT_TRUE(cluster_.patchPodAnnotations("team-a", "web-1", annotate("later", "yes"), ""));
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(annotation(informer, "team-a", "web-1", "later"), "yes");
+}
+
+TEST_F(InformerTest, ListedInformerRelistsWhenDue) {
+  api::Deployment d;
+  d.metadata.namespace_ = "team-a";
+  d.metadata.name = "web";
+  ASSERT_TRUE(state_.deployments.create(d));
+  InformerOptions o;
+  o.resyncPeriod = std::chrono::minutes(5);
+  ListedInformer<api::Deployment> informer(api_, &api::ClusterApi::listDeployments, clock_, o);
+  ASSERT_TRUE(informer.sync());
+  ASSERT_NE(informer.get("team-a", "web"), nullptr);
+  d.metadata.name = "api";
+  ASSERT_TRUE(state_.deployments.create(d));
+  ASSERT_TRUE(informer.sync());  // not due
+  EXPECT_EQ(informer.get("team-a", "api"), nullptr);
+  EXPECT_EQ(api_.listDeploymentsCalls, 1);
+  clock_.advance(std::chrono::minutes(5));
+  ASSERT_TRUE(informer.sync());
+  EXPECT_NE(informer.get("team-a", "api"), nullptr);
+  EXPECT_EQ(informer.size(), 2u);
+  EXPECT_EQ(informer.stats().relists, 2u);
+}
+
+// --- The compact encoding
+
+// A pod with every field of api::Pod set to something other than its default.
+api::Pod everyFieldPod() {
+  api::Pod pod = makePod("ns", "name", "owner", {{"a", "b"}});
+  api::ObjectMeta& m = pod.metadata;
+  m.generateName = "name-";
+  m.uid = "uid-1";
+  m.resourceVersion = "42";
+  m.generation = -7;
+  m.annotations = {{"k", std::string(300, 'v')}};
+  m.creationTimestamp = *parseRfc3339("2025-03-01T10:00:00Z");
+  m.deletionTimestamp = *parseRfc3339("2025-03-01T10:00:00.123456789Z");
+  api::Container& c = pod.spec.containers[0];
+  c.image = "registry/app:1";
+  c.resources.requests.set("nvidia.com/gpu", q("1"));
+  c.resources.limits.set("ephemeral-storage", q("4Ei"));  // needs more than 64 bits of nanos
+  c.resizePolicy = {{"cpu", "NotRequired"}, {"memory", "RestartContainer"}};
+  api::Container init = c;
+  init.name = "sidecar";
+  init.restartPolicy = "Always";
+  pod.spec.initContainers.push_back(init);
+  pod.spec.nodeName = "node-1";
+  pod.spec.priority = -3;
+  pod.spec.priorityClassName = "high";
+  pod.spec.schedulerName = "default-scheduler";
+  pod.spec.restartPolicy = "Always";
+  pod.spec.nodeSelector = {{"zone", "a"}};
+  pod.spec.tolerations.push_back(api::Toleration{"k", "Exists", "v", "NoExecute", 300});
+  pod.spec.overhead.cpu = q("10m");
+  pod.spec.resources = api::ResourceRequirements{};
+  pod.spec.resources->limits.memory = q("1.5Gi");
+  api::PodStatus& s = pod.status;
+  s.qosClass = "Burstable";
+  s.reason = "Evicted";
+  s.message = "low on memory";
+  s.conditions.push_back(api::Condition{"Ready", "True", "r", "msg", m.creationTimestamp, 3});
+  s.observedGeneration = 9;
+  s.startTime = m.creationTimestamp;
+  api::ContainerStatus cs;
+  cs.name = "app";
+  cs.ready = true;
+  cs.started = false;
+  cs.restartCount = 2;
+  cs.state.waiting = api::ContainerStateWaiting{"CrashLoopBackOff", "back-off"};
+  cs.state.running = api::ContainerStateRunning{m.creationTimestamp};
+  cs.lastState.terminated = api::ContainerStateTerminated{-137, "OOMKilled", "oom",
+                                                          m.creationTimestamp, m.deletionTimestamp};
+  cs.resources = c.resources;
+  cs.allocatedResources.cpu = q("100m");
+  s.containerStatuses.push_back(cs);
+  cs.name = "sidecar";
+  s.initContainerStatuses.push_back(cs);
+  s.resize = "InProgress";
+  return pod;
+}
+
+TEST(CompactPodTest, RoundTripsEveryField) {
+  const api::Pod pod = everyFieldPod();
+  const std::string packed = packPod(pod);
+  EXPECT_EQ(unpackPod(packed), pod);
+  // Unpacking into a used object overwrites all of it.
+  api::Pod reused = everyFieldPod();
+  reused.metadata.labels["extra"] = "x";
+  reused.spec.containers.resize(3);
+  reused.status.containerStatuses[0].state.waiting.reset();
+  api::Pod plain = makePod("other", "pod");
+  unpackPod(packPod(plain), reused);
+  EXPECT_EQ(reused, plain);
+}
+
+TEST(CompactPodTest, RealisticPodIsSmallAndExact) {
+  auto pod = api::decodePod(attune::testing::realisticPod(7).dump());
+  ASSERT_TRUE(pod);
+  const std::string packed = packPod(*pod);
+  EXPECT_EQ(unpackPod(packed), *pod);
+  EXPECT_LT(packed.size(), 2500u);
+}
+
+}  // namespace
+}  // namespace attune::kube
