@@ -9,6 +9,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.fallthrough(false);
   int exitCode = 0;
+  attune::cli::addControllerCommand(app, exitCode);
   attune::cli::addPolicyCommand(app, exitCode);
   attune::cli::addRecommendCommand(app, exitCode);
   attune::cli::addSimCommand(app, exitCode);

@@ -1,0 +1,244 @@
+// Two `attune controller` processes against `attune sim serve --tls` (through the kubeconfig it
+// writes, with a known bearer token) and an unreachable Prometheus: one holds the Lease, both
+// answer /healthz and /readyz, /metrics has attune_ series; SIGTERM to the leader exits 0 and
+// the standby holds the lease within the lease duration; neither process's logs contain the
+// token, the CA or any PEM text, and every JSON log line parses.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fcntl.h>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+#include "http/http_client.h"
+#include "kube/http_cluster_api.h"
+#include "kube/kubeconfig.h"
+#include "support/prometheus/child_process.h"
+#include "support/shared_dir.h"
+
+extern char** environ;
+
+namespace attune {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+constexpr std::string_view kToken = "controller-it-token-3f9c2a7d51e84b06";
+constexpr std::string_view kLeaseNamespace = "platform";  // a namespace the demo has
+constexpr auto kPoll = milliseconds(100);
+constexpr auto kLeaseDuration = seconds(3);
+
+// A child process we can signal and whose exit status we read; killed on destruction.
+class Process {
+ public:
+  Process(const std::vector<std::string>& argv, const std::filesystem::path& log) {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(),
+                                     O_WRONLY | O_CREAT | O_APPEND, 0644);
+    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    if (posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), environ) != 0) pid_ = -1;
+    posix_spawn_file_actions_destroy(&actions);
+  }
+  ~Process() {
+    if (pid_ > 0 && !status_) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
+
+  bool running() { return pid_ > 0 && !exited(); }
+  void terminate() { kill(pid_, SIGTERM); }
+  // The exit code once the process has exited normally (-1 for a signal); nullopt while it runs.
+  std::optional<int> exitCode() {
+    if (!exited()) return std::nullopt;
+    return WIFEXITED(*status_) ? WEXITSTATUS(*status_) : -1;
+  }
+
+ private:
+  bool exited() {
+    if (status_) return true;
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) status_ = status;
+    return status_.has_value();
+  }
+  pid_t pid_ = -1;
+  std::optional<int> status_;
+};
+
+class ControllerBinary : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto kubeconfig = dir_.path() / "kubeconfig";
+    const int port = testing::freeLocalPort();
+    server_ = std::make_unique<Process>(
+        std::vector<std::string>{ATTUNE_BINARY, "sim", "serve", "--listen",
+                                 "127.0.0.1:" + std::to_string(port), "--tls", "--kubeconfig-out",
+                                 kubeconfig.string(), "--tick-interval", "1s", "--token",
+                                 std::string(kToken)},
+        dir_.path() / "serve.log");
+    ASSERT_TRUE(waitFor(seconds(30), [&] {
+      if (!std::filesystem::exists(kubeconfig)) return false;
+      auto config = kube::loadKubeconfig(kubeconfig);
+      if (!config) return false;
+      auto api = std::make_unique<kube::HttpClusterApi>(*config, clock_);
+      if (!api->listNodes({})) return false;
+      config_ = *config;
+      api_ = std::move(api);
+      return true;
+    })) << testing::readFile(dir_.path() / "serve.log");
+    kubeconfig_ = kubeconfig.string();
+  }
+
+  // Polls `done` every kPoll until it is true (returns true) or `timeout` has passed.
+  bool waitFor(Duration timeout, const std::function<bool()>& done) {
+    const Time deadline = clock_.now() + timeout;
+    while (clock_.now() < deadline) {
+      if (done()) return true;
+      clock_.sleepFor(kPoll);
+    }
+    return done();
+  }
+
+  std::unique_ptr<Process> startController(const std::string& identity, int metricsPort) {
+    return std::make_unique<Process>(
+        std::vector<std::string>{
+            ATTUNE_BINARY, "controller", "--kubeconfig", kubeconfig_,
+            // Nothing listens there: passes fail closed, the process keeps running.
+            "--prometheus-url", "http://127.0.0.1:" + std::to_string(testing::freeLocalPort()),
+            "--metrics-address", "127.0.0.1:" + std::to_string(metricsPort),
+            "--leader-election-namespace", std::string(kLeaseNamespace), "--identity", identity,
+            "--lease-duration", "3s", "--renew-deadline", "2s", "--retry-period", "500ms",
+            "--reconcile-interval", "2s", "--log-format", "json", "--log-level", "debug"},
+        dir_.path() / (identity + ".log"));
+  }
+
+  // GET http://127.0.0.1:port/path: (status, body); status 0 when nothing answered.
+  std::pair<long, std::string> get(int port, const std::string& path) {
+    http::CurlHttpClient client({});
+    auto response = client.send(
+        {.url = "http://127.0.0.1:" + std::to_string(port) + path, .timeout = seconds(5)});
+    if (!response) return {0, response.error().message};
+    return {response->status, response->body};
+  }
+
+  std::string holder() {
+    auto lease = api_->getLease(kLeaseNamespace, "attune-leader");
+    return lease ? lease->spec.holderIdentity : std::string();
+  }
+
+  SystemClock clock_;
+  testing::TempDir dir_;
+  std::unique_ptr<Process> server_;
+  std::string kubeconfig_;
+  kube::ClusterConfig config_;
+  std::unique_ptr<kube::HttpClusterApi> api_;
+};
+
+TEST_F(ControllerBinary, OneLeaderProbesMetricsHandoverOnSigtermAndNoSecretsInLogs) {
+  const int portA = testing::freeLocalPort();
+  const int portB = testing::freeLocalPort();
+  auto a = startController("replica-a", portA);
+  auto b = startController("replica-b", portB);
+  auto logs = [&] {
+    return "--- a:\n" + testing::readFile(dir_.path() / "replica-a.log") + "--- b:\n" +
+           testing::readFile(dir_.path() / "replica-b.log");
+  };
+  ASSERT_TRUE(waitFor(seconds(30), [&] {
+    const std::string h = holder();
+    return (h == "replica-a" || h == "replica-b") && get(portA, "/readyz").first == 200 &&
+           get(portB, "/readyz").first == 200;
+  })) << logs();
+  ASSERT_TRUE(a->running() && b->running()) << logs();
+
+  // Exactly one holds the lease; its /metrics says so and carries the controller's series.
+  const std::string leaderId = holder();
+  const bool aLeads = leaderId == "replica-a";
+  Process& leader = aLeads ? *a : *b;
+  const int leaderPort = aLeads ? portA : portB;
+  const int standbyPort = aLeads ? portB : portA;
+  const std::string standbyId = aLeads ? "replica-b" : "replica-a";
+  for (int port : {portA, portB}) {
+    EXPECT_EQ(get(port, "/healthz").first, 200);
+    EXPECT_EQ(get(port, "/readyz").second, "ok\n");
+  }
+  ASSERT_TRUE(waitFor(seconds(20), [&] {
+    return get(leaderPort, "/metrics").second.find("attune_reconcile_duration_seconds_count") !=
+           std::string::npos;
+  })) << logs();
+  const std::string leaderMetrics = get(leaderPort, "/metrics").second;
+  EXPECT_NE(leaderMetrics.find("\nattune_leader 1\n"), std::string::npos) << leaderMetrics;
+  EXPECT_NE(leaderMetrics.find("\nattune_metrics_backend_up 0\n"), std::string::npos);
+  EXPECT_NE(get(standbyPort, "/metrics").second.find("\nattune_leader 0\n"), std::string::npos);
+  EXPECT_EQ(holder(), leaderId);
+  // Prometheus is unreachable: no pod was resized.
+  EXPECT_EQ(get(leaderPort, "/metrics").second.find("result=\"applied\""), std::string::npos);
+
+  // SIGTERM: the leader finishes its pass, releases the lease and exits 0; the standby takes
+  // the lease well within the lease duration.
+  leader.terminate();
+  ASSERT_TRUE(waitFor(seconds(20), [&] { return leader.exitCode().has_value(); })) << logs();
+  EXPECT_EQ(leader.exitCode(), 0) << logs();
+  const Time exited = clock_.now();
+  ASSERT_TRUE(waitFor(kLeaseDuration + seconds(2), [&] { return holder() == standbyId; }))
+      << logs();
+  EXPECT_LE(clock_.now() - exited, kLeaseDuration);
+  ASSERT_TRUE(waitFor(seconds(10), [&] {
+    return get(standbyPort, "/metrics").second.find("\nattune_leader 1\n") != std::string::npos;
+  }));
+
+  Process& standby = aLeads ? *b : *a;
+  standby.terminate();
+  ASSERT_TRUE(waitFor(seconds(20), [&] { return standby.exitCode().has_value(); })) << logs();
+  EXPECT_EQ(standby.exitCode(), 0) << logs();
+  EXPECT_EQ(holder(), "");  // released on the way out
+
+  // The logs of the whole run: no credential, every line JSON.
+  ASSERT_FALSE(config_.http.bearerToken.empty());
+  ASSERT_FALSE(config_.http.caData.empty());
+  std::vector<std::string> caLines;
+  std::istringstream ca(config_.http.caData);
+  for (std::string line; std::getline(ca, line);) {
+    if (line.size() >= 16 && !line.starts_with("-----")) caLines.push_back(line);
+  }
+  ASSERT_FALSE(caLines.empty());
+  for (const char* name : {"replica-a.log", "replica-b.log"}) {
+    const std::string log = testing::readFile(dir_.path() / name);
+    EXPECT_NE(log.find("became leader"), std::string::npos) << name;
+    EXPECT_EQ(log.find(kToken), std::string::npos) << name;
+    EXPECT_EQ(log.find(config_.http.bearerToken), std::string::npos) << name;
+    EXPECT_EQ(log.find("BEGIN"), std::string::npos) << name;
+    EXPECT_EQ(log.find("PRIVATE KEY"), std::string::npos) << name;
+    for (const std::string& line : caLines) EXPECT_EQ(log.find(line), std::string::npos) << name;
+    std::istringstream lines(log);
+    int parsed = 0;
+    for (std::string line; std::getline(lines, line);) {
+      if (line.empty()) continue;
+      const auto j = nlohmann::json::parse(line, nullptr, false);
+      ASSERT_FALSE(j.is_discarded()) << name << ": " << line;
+      EXPECT_TRUE(j.contains("ts") && j.contains("level") && j.contains("msg")) << line;
+      ++parsed;
+    }
+    EXPECT_GT(parsed, 3) << name;
+  }
+}
+
+}  // namespace
+}  // namespace attune
