@@ -68,10 +68,10 @@ Result<std::unique_ptr<PolicyState>> PolicyState::create(const api::AttunePolicy
   auto strategy = recommend::makeStrategy(strategyName);
   if (!strategy) return std::unexpected(strategy.error());
   const api::MetricsSource& source = defaulted.spec.metricsSource;
-  auto config = recommend::statsConfigFor(
-      defaulted.spec, source.historyWindow.value_or(api::kDefaultHistoryWindow));
+  const Duration window = source.historyWindow.value_or(api::kDefaultHistoryWindow);
+  auto config = recommend::statsConfigFor(defaulted.spec, window);
   if (!config) return std::unexpected(config.error());
-  UsageTracker tracker(*config, source.podAggregation.value_or(api::kDefaultPodAggregation),
+  UsageTracker tracker(*config, source.podAggregation.value_or(api::kDefaultPodAggregation), window,
                        source.queryStep.value_or(api::kDefaultQueryStep));
   return std::make_unique<PolicyState>(generation, strategyName, std::move(*strategy),
                                        std::move(tracker));

@@ -21,13 +21,13 @@ using Grouped = std::map<ContainerKey, std::map<std::string, std::map<Time, PodP
 }  // namespace
 
 UsageTracker::UsageTracker(stats::StatsConfig config, api::PodAggregation aggregation,
-                           Duration step)
-    : config_(std::move(config)), aggregation_(aggregation), step_(step) {}
+                           Duration window, Duration step)
+    : config_(std::move(config)), aggregation_(aggregation), window_(window), step_(step) {}
 
 Result<void> UsageTracker::refresh(metrics::MetricsSource& source, const metrics::Scope& scope,
                                    Time now, const WorkloadOf& workloadOf) {
   const Time end = floorToStep(now, step_);
-  const Time start = readUntil_ ? *readUntil_ + step_ : end - config_.cpu.history;
+  const Time start = readUntil_ ? *readUntil_ + step_ : end - window_;
   if (start > end) return {};
   const metrics::Range range{start, end, step_};
   auto cpu = source.cpuUsage(scope, range);

@@ -34,8 +34,11 @@ using WorkloadOf =
 
 class UsageTracker {
  public:
-  // `config` must be valid; `step` > 0 is the query resolution.
-  UsageTracker(stats::StatsConfig config, api::PodAggregation aggregation, Duration step);
+  // `config` must be valid; `window` > 0 is how far back the first refresh reads (the policy's
+  // historyWindow; the sketches of `config` keep at least that); `step` > 0 is the query
+  // resolution.
+  UsageTracker(stats::StatsConfig config, api::PodAggregation aggregation, Duration window,
+               Duration step);
 
   // Reads the samples of `scope` from the end of the previous refresh (or from `now` minus the
   // history window, the first time) up to `now` rounded down to the step, and adds them to the
@@ -55,6 +58,7 @@ class UsageTracker {
  private:
   stats::StatsConfig config_;
   api::PodAggregation aggregation_;
+  Duration window_;
   Duration step_;
   std::optional<Time> readUntil_;
   std::map<std::pair<metrics::WorkloadRef, std::string>, TrackedContainer, std::less<>> containers_;

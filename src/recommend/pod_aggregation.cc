@@ -61,7 +61,7 @@ Result<stats::StatsConfig> statsConfigFor(const api::AttunePolicySpec& spec, Dur
     return (percentile.value_or(0) == 0 ? fallback : *percentile) / 100.0;
   };
   stats::StatsConfig config;
-  config.cpu.history = config.memory.history = history;
+  config.cpu.history = config.memory.history = stats::historyCovering(history);
   config.cpu.hourOfDayQuantile = quantile(spec.cpu.percentile, api::kDefaultCpuPercentile);
   config.memory.hourOfDayQuantile = quantile(spec.memory.percentile, api::kDefaultMemoryPercentile);
   if (auto valid = config.validate(); !valid) return std::unexpected(valid.error());

@@ -17,9 +17,9 @@ namespace attune::recommend {
 std::vector<stats::Sample> aggregateSamples(const std::vector<std::vector<stats::Sample>>& pods,
                                             api::PodAggregation aggregation);
 
-// The statistics configuration for a policy over `history`: the hour-of-day quantiles come
-// from the policy's cpu/memory percentiles (unset or 0: the defaults). Fails when invalid (e.g.
-// a history that is not whole days), naming the field.
+// The statistics configuration for a policy reading `history` of samples: sketches over the
+// whole days that cover it (stats::historyCovering), hour-of-day quantiles from the policy's
+// cpu/memory percentiles (unset or 0: the defaults). Fails when invalid, naming the field.
 Result<stats::StatsConfig> statsConfigFor(const api::AttunePolicySpec& spec, Duration history);
 
 }  // namespace attune::recommend

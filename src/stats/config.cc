@@ -1,6 +1,8 @@
 #include "stats/config.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 namespace attune::stats {
@@ -35,5 +37,10 @@ Result<void> StatsConfig::validate() const {
 }
 
 int historyDays(const SeriesConfig& c) { return static_cast<int>(c.history / kDay); }
+
+Duration historyCovering(Duration window) {
+  const auto days = (window + kDay - Duration(1)) / kDay;
+  return kDay * std::clamp<std::int64_t>(days, 1, kMaxHistoryDays);
+}
 
 }  // namespace attune::stats

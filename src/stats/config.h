@@ -36,4 +36,8 @@ struct StatsConfig {
 // Whole days in `c.history` (valid configs only).
 int historyDays(const SeriesConfig& c);
 
+// The sketch history that covers a window of `window`: whole days, at least 1 and at most 62
+// (a window beyond 62 days keeps the last 62).
+Duration historyCovering(Duration window);
+
 }  // namespace attune::stats

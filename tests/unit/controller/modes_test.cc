@@ -92,6 +92,20 @@ TEST(ModesTest, OneShotResizesOnePodPerCycle) {
   }
 }
 
+// A history window of minutes (not whole days, as the sketches keep) is read as given: the
+// policy is valid and its pods are resized once the window holds enough points.
+TEST(ModesTest, AHistoryWindowShorterThanADayIsReadAsGiven) {
+  ScenarioHarness h(
+      scenarioYaml(workloadYaml({.name = "web"}),
+                   policyYaml({.name = "web", .target = "web", .historyWindow = "10m"})));
+  ASSERT_TRUE(h.usable());
+  ASSERT_TRUE(h.runUntil([&] { return !h.actions(Kind::kResized).empty(); }, 15min));
+  EXPECT_TRUE(near(specResources(h.pod("apps", "web"), "app").cpuRequest, 300_m));
+  const api::Condition* ready = condition(h.policy("apps", "web"), api::kConditionReady);
+  ASSERT_NE(ready, nullptr);
+  EXPECT_NE(ready->reason, "InvalidSpec") << ready->message;
+}
+
 TEST(ModesTest, CanaryResizesItsPercentageFirstAndTheRestAfterTheObservationPeriod) {
   ScenarioHarness h(scenarioYaml(
       workloadYaml({.name = "web", .replicas = 10}),

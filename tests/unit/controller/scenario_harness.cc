@@ -43,8 +43,8 @@ std::string policyYaml(const PolicyYaml& p) {
   return "  - apiVersion: attune.io/v1alpha1\n    kind: AttunePolicy\n    metadata: {name: " +
          p.name +
          ", namespace: apps}\n    spec:\n      targetRef: {kind: Deployment, name: " + p.target +
-         "}\n      metricsSource: {historyWindow: 24h, minimumDataPoints: " +
-         std::to_string(p.minimumDataPoints) +
+         "}\n      metricsSource: {historyWindow: " + p.historyWindow +
+         ", minimumDataPoints: " + std::to_string(p.minimumDataPoints) +
          ", queryStep: 1m}\n      cpu: {overhead: \"0\", maxChangePercent: 100, "
          "controlledValues: " +
          p.controlledValues + fields(p.cpu) +

@@ -68,6 +68,7 @@ struct PolicyYaml {
   std::string memory;  // more fields of spec.memory's flow map
   std::string extra;   // more lines of spec, indented by six spaces
   int minimumDataPoints = 3;
+  std::string historyWindow = "24h";
 };
 std::string policyYaml(const PolicyYaml& p);
 
