@@ -25,6 +25,7 @@
 #include "kube/kubeconfig.h"
 #include "metrics/exposition/registry.h"
 #include "metrics/prometheus/prometheus_source.h"
+#include "safety/observation.h"
 
 namespace attune::cli {
 namespace {
@@ -47,6 +48,8 @@ struct ControllerFlags {
   std::string retryPeriod = "2s";
   std::string identity;
   std::string reconcileInterval = "1m";
+  std::string scrapeInterval = "1m";
+  std::string throttleWindow = "5m";
   std::vector<std::string> watchNamespaces;
   std::string logFormat = "text";
   std::string logLevel = "info";
@@ -56,6 +59,7 @@ struct ControllerFlags {
 struct Settings {
   controller::LeaderElectionOptions election;
   Duration reconcileInterval{};
+  safety::ObservationOptions observation;
   ListenAddress metricsAddress;
 };
 
@@ -86,13 +90,23 @@ Result<Settings> settingsFrom(const ControllerFlags& f) {
   auto renew = positiveDuration(f.renewDeadline, "--renew-deadline");
   auto retry = positiveDuration(f.retryPeriod, "--retry-period");
   auto interval = positiveDuration(f.reconcileInterval, "--reconcile-interval");
-  for (const auto* r : {&lease, &renew, &retry, &interval}) {
+  auto scrape = positiveDuration(f.scrapeInterval, "--scrape-interval");
+  auto throttle = positiveDuration(f.throttleWindow, "--throttle-window");
+  for (const auto* r : {&lease, &renew, &retry, &interval, &scrape, &throttle}) {
     if (!*r) return std::unexpected(r->error());
   }
   e.leaseDuration = *lease;
   e.renewDeadline = *renew;
   e.retryPeriod = *retry;
   s.reconcileInterval = *interval;
+  s.observation.sampleInterval = *scrape;
+  s.observation.throttleWindow = *throttle;
+  if (*throttle < 2 * *scrape) {
+    return fail(ErrorCode::kInvalidArgument,
+                "must hold at least two scrapes (2 x --scrape-interval = " +
+                    formatDuration(2 * *scrape) + ")",
+                "--throttle-window");
+  }
   if (auto ok = controller::validate(e); !ok) {
     const std::string& field = ok.error().field;
     const std::string flag = field == "leaseDuration"   ? "--lease-duration"
@@ -191,6 +205,10 @@ int runController(const ControllerFlags& f) {
              {{"warning", std::string(warning)}, {"query", std::string(promql)}});
   };
   prometheus.http.bearerTokenFile = f.prometheusTokenFile;
+  // Rate windows hold at least two scrapes; the throttle ratio is read over the same window as
+  // the safety monitor assumes.
+  prometheus.minRateWindow = 2 * settings->observation.sampleInterval;
+  prometheus.throttleWindow = settings->observation.throttleWindow;
   addFileSecret(redactor, prometheus.http.bearerTokenFile);
 
   // SIGINT and SIGTERM are taken with sigtimedwait: block them before any thread starts.
@@ -214,6 +232,7 @@ int runController(const ControllerFlags& f) {
   controller::ControllerOptions controllerOptions;
   controllerOptions.watchNamespaces = f.watchNamespaces;
   controllerOptions.durationClock = &clock;
+  controllerOptions.observation = settings->observation;
   controller::Controller ctl(api, source, clock, registry, controllerOptions);
   metrics::MetricFamily& backendUp = registry.gauge(
       "attune_metrics_backend_up", "1 when the last check of the metrics backend succeeded", {});
@@ -342,6 +361,14 @@ void addControllerCommand(CLI::App& app, int& exitCode) {
                   "This replica's identity in the Lease (default: HOSTNAME_PID)");
   cmd->add_option("--reconcile-interval", f->reconcileInterval,
                   "Time between reconcile passes while leader")
+      ->capture_default_str();
+  cmd->add_option("--scrape-interval", f->scrapeInterval,
+                  "How often Prometheus scrapes the cAdvisor counters (rate windows hold at least "
+                  "two scrapes; an observation period ends a scrape after the throttle window)")
+      ->capture_default_str();
+  cmd->add_option("--throttle-window", f->throttleWindow,
+                  "Window of the CPU throttle ratio checked at the end of an observation period "
+                  "(observation periods last at least this plus one scrape interval)")
       ->capture_default_str();
   cmd->add_option(
          "--watch-namespace", f->watchNamespaces,
