@@ -1,0 +1,312 @@
+// The operator end to end, with every peer real: `attune sim serve --tls` runs a small cluster in
+// wall-clock time (one simulated second per second), a real Prometheus scrapes its /metrics
+// every second, policies are applied with the real kubectl, and the `attune controller` binary
+// manages the cluster through the kubeconfig the simulator wrote.
+//
+// Two workloads: `web` is over-provisioned and steady, so Auto mode resizes its pods in place
+// and they stay resized; `leaky` leaks memory, so once its memory is lowered it is OOM-killed
+// at the new limit and the safety monitor reverts it. The controller is killed (SIGKILL) while
+// `leaky` is under observation and a new one is started: the revert still happens, from the
+// state kept on the pod, and restores the original resources exactly.
+//
+// Takes about five minutes of wall time: it waits on real processes, polling with deadlines.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/clock.h"
+#include "core/time.h"
+#include "support/command.h"
+#include "support/prometheus/child_process.h"
+#include "support/prometheus/prometheus_server.h"
+#include "support/shared_dir.h"
+
+namespace attune {
+namespace {
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+using testing::runCommand;
+
+constexpr auto kPoll = 1s;
+
+// The cluster: two 4-core nodes, namespace `apps`. `leaky` starts at 150Mi and grows 100Mi a
+// minute: under its original 1Gi limit it would be OOM-killed after about 9 minutes; its policy
+// caps memory at 300Mi (limit 600Mi, the 2:1 ratio kept), which it outgrows about 4.5 minutes
+// after the start.
+std::string scenarioYaml(Time start) {
+  return "apiVersion: sim.attune.io/v1alpha1\n"
+         "kind: Scenario\n"
+         "metadata: {name: e2e}\n"
+         "spec:\n"
+         "  seed: 11\n"
+         "  start: \"" +
+         formatRfc3339(start) +
+         "\"\n"
+         "  duration: 2h\n"
+         "  tick: 1s\n"
+         "  nodePools:\n"
+         "  - {name: general, count: 2, cpu: \"4\", memory: 16Gi}\n"
+         "  namespaces: [apps]\n"
+         "  workloads:\n"
+         "  - kind: Deployment\n"
+         "    namespace: apps\n"
+         "    name: web\n"
+         "    replicas: 2\n"
+         "    containers:\n"
+         "    - name: app\n"
+         "      requests: {cpu: \"1\", memory: 1Gi}\n"
+         "      limits: {cpu: \"2\", memory: 2Gi}\n"
+         "      model: {kind: steady, cpuCores: 100m, memoryBytes: 100Mi, noise: 0}\n"
+         "  - kind: Deployment\n"
+         "    namespace: apps\n"
+         "    name: leaky\n"
+         "    replicas: 1\n"
+         "    containers:\n"
+         "    - name: app\n"
+         "      requests: {cpu: 250m, memory: 512Mi}\n"
+         "      limits: {cpu: \"1\", memory: 1Gi}\n"
+         "      model: {kind: memory-leak, cpuCores: 100m, memoryBytes: 150Mi,\n"
+         "              leakBytesPerHour: 6000Mi, noise: 0}\n";
+}
+
+// An Auto policy with windows short enough for a run of minutes: 10 s query steps, six points
+// (one minute) before the first recommendation, decreases allowed in one step, and a cooldown
+// of a minute (recommendations from minutes of data move by more than the change threshold
+// between passes, which would otherwise hold the rest of a rollout back for the cooldown).
+std::string policyYaml(const std::string& name, const std::string& memoryExtra,
+                       const std::string& observation) {
+  return "apiVersion: attune.io/v1alpha1\n"
+         "kind: AttunePolicy\n"
+         "metadata: {name: " +
+         name +
+         ", namespace: apps}\n"
+         "spec:\n"
+         "  targetRef: {kind: Deployment, name: " +
+         name +
+         "}\n"
+         "  metricsSource: {historyWindow: 10m, queryStep: 10s, rateWindow: 30s, "
+         "minimumDataPoints: 6}\n"
+         "  cpu: {maxChangePercent: 100}\n"
+         "  memory: {allowDecrease: true, maxChangePercent: 100" +
+         memoryExtra +
+         "}\n"
+         "  updateStrategy: {type: Auto, autoRevert: true, cooldown: 1m, "
+         "safetyObservationPeriod: " +
+         observation + "}\n";
+}
+
+class OperatorEndToEnd : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!testing::findOnPath("kubectl"))
+      GTEST_SKIP() << "kubectl is not installed (scripts/setup.sh installs it)";
+    if (!testing::PrometheusServer::available()) GTEST_SKIP() << testing::kPrometheusMissing;
+    dir_ = std::make_unique<testing::TempDir>();
+    kubeconfig_ = path("kubeconfig");
+    write("scenario.yaml", scenarioYaml(clock_.now()));
+    simPort_ = testing::freeLocalPort();
+    sim_ = std::make_unique<testing::ChildProcess>(
+        std::vector<std::string>{ATTUNE_BINARY, "sim", "serve", path("scenario.yaml"), "--listen",
+                                 "127.0.0.1:" + std::to_string(simPort_), "--tls",
+                                 "--kubeconfig-out", kubeconfig_, "--speed", "1"},
+        dir_->path() / "sim.log");
+    ASSERT_TRUE(waitFor(60s,
+                        [&] {
+                          return std::filesystem::exists(kubeconfig_) &&
+                                 kubectl("get --raw /readyz").out == "ok";
+                        }))
+        << "attune sim serve did not become ready:\n"
+        << log("sim.log");
+
+    // Prometheus scrapes the simulator over HTTPS, trusting the CA of the kubeconfig.
+    const auto ca =
+        kubectl("config view --raw -o jsonpath={.clusters[0].cluster.certificate-authority-data}");
+    ASSERT_EQ(ca.exitCode, 0) << ca.err;
+    write("ca.b64", ca.out);
+    ASSERT_EQ(runCommand("base64 -d " + path("ca.b64") + " > " + path("ca.pem")).exitCode, 0);
+    auto prometheus = testing::PrometheusServer::startScraping(
+        "127.0.0.1:" + std::to_string(simPort_), 1s, dir_->path() / "ca.pem");
+    ASSERT_TRUE(prometheus.has_value()) << prometheus.error().toString();
+    prometheus_ = std::move(*prometheus);
+  }
+
+  std::string path(const std::string& name) const { return (dir_->path() / name).string(); }
+  void write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_->path() / name) << text;
+  }
+  std::string log(const std::string& name) const { return testing::readFile(dir_->path() / name); }
+
+  testing::CommandRun kubectl(const std::string& args) {
+    return runCommand("kubectl --kubeconfig " + kubeconfig_ + " --request-timeout=20s " + args);
+  }
+  json getJson(const std::string& args) {
+    const auto run = kubectl("get " + args + " -o json");
+    if (run.exitCode != 0) return json();
+    return json::parse(run.out, nullptr, false);
+  }
+
+  // Polls `done` every second until it holds or `limit` of wall time has passed.
+  bool waitFor(Duration limit, const std::function<bool()>& done) {
+    const Time end = clock_.now() + limit;
+    while (clock_.now() < end) {
+      if (done()) return true;
+      clock_.sleepFor(kPoll);
+    }
+    return done();
+  }
+
+  // Starts `attune controller` (its log: controller-<n>.log).
+  void startController() {
+    ++controllers_;
+    controller_ = std::make_unique<testing::ChildProcess>(
+        std::vector<std::string>{ATTUNE_BINARY,
+                                 "controller",
+                                 "--kubeconfig",
+                                 kubeconfig_,
+                                 "--prometheus-url",
+                                 prometheus_->address(),
+                                 "--metrics-address",
+                                 "127.0.0.1:" + std::to_string(testing::freeLocalPort()),
+                                 "--reconcile-interval",
+                                 "5s",
+                                 "--scrape-interval",
+                                 "1s",
+                                 "--throttle-window",
+                                 "30s",
+                                 "--leader-election-namespace",
+                                 "apps",
+                                 "--lease-duration",
+                                 "4s",
+                                 "--renew-deadline",
+                                 "3s",
+                                 "--retry-period",
+                                 "1s",
+                                 "--log-format",
+                                 "json"},
+        dir_->path() / ("controller-" + std::to_string(controllers_) + ".log"));
+    ASSERT_TRUE(controller_->running());
+  }
+  std::string controllerLogs() const {
+    std::string all;
+    for (int i = 1; i <= controllers_; ++i) {
+      all += "--- controller-" + std::to_string(i) + ".log\n" +
+             log("controller-" + std::to_string(i) + ".log");
+    }
+    return all;
+  }
+
+  SystemClock clock_;
+  std::unique_ptr<testing::TempDir> dir_;
+  std::string kubeconfig_;
+  int simPort_ = 0;
+  std::unique_ptr<testing::ChildProcess> sim_;
+  std::unique_ptr<testing::PrometheusServer> prometheus_;
+  std::unique_ptr<testing::ChildProcess> controller_;
+  int controllers_ = 0;
+};
+
+// The value at `path` (object keys, or array indexes as numbers), or null when any step is
+// missing.
+json at(const json& value, std::initializer_list<json> path) {
+  const json* v = &value;
+  for (const json& step : path) {
+    if (step.is_string() && v->is_object() && v->contains(step.get<std::string>())) {
+      v = &(*v)[step.get<std::string>()];
+    } else if (step.is_number() && v->is_array() && step.get<std::size_t>() < v->size()) {
+      v = &(*v)[step.get<std::size_t>()];
+    } else {
+      return json();
+    }
+  }
+  return *v;
+}
+
+json containerResources(const json& pod) { return at(pod, {"spec", "containers", 0, "resources"}); }
+
+bool hasResizeRecord(const json& pod) {
+  return !at(pod, {"metadata", "annotations", "attune.io/resized-at"}).is_null();
+}
+
+// The history entries of `policy` with this result (and reason, when not empty).
+std::vector<json> history(const json& policy, const std::string& result,
+                          const std::string& reason = {}) {
+  std::vector<json> found;
+  const json entries = at(policy, {"status", "resizeHistory"});
+  if (!entries.is_array()) return found;
+  for (const json& e : entries) {
+    if (e.value("result", "") == result && (reason.empty() || e.value("reason", "") == reason))
+      found.push_back(e);
+  }
+  return found;
+}
+
+TEST_F(OperatorEndToEnd, ResizesInPlaceAndARestartedControllerStillRevertsAnOomKill) {
+  const json leakyBefore = getJson("pods -n apps -l app.kubernetes.io/name=leaky");
+  ASSERT_TRUE(leakyBefore.is_object()) << "cannot read the leaky pod";
+  ASSERT_EQ(leakyBefore["items"].size(), 1u);
+  const std::string leakyPod = leakyBefore["items"][0]["metadata"]["name"];
+  const json original = containerResources(leakyBefore["items"][0]);
+  ASSERT_EQ(at(original, {"requests", "memory"}), "512Mi");
+
+  write("policies.yaml",
+        policyYaml("web", "", "1m") + "---\n" +
+            policyYaml("leaky", ", maxAllowed: 300Mi, controlledValues: RequestsAndLimits", "30m"));
+  const auto applied = kubectl("apply -f " + path("policies.yaml"));
+  ASSERT_EQ(applied.exitCode, 0) << applied.err;
+  startController();
+
+  // `web` is resized in place: both pods keep their names and get smaller requests.
+  ASSERT_TRUE(waitFor(4min, [&] {
+    const json pods = getJson("pods -n apps -l app.kubernetes.io/name=web");
+    if (!pods.is_object() || pods["items"].size() != 2) return false;
+    for (const json& pod : pods["items"]) {
+      if (at(containerResources(pod), {"requests", "cpu"}) == "1") return false;
+    }
+    return true;
+  })) << controllerLogs();
+  // `leaky` is resized too, and is now under observation.
+  ASSERT_TRUE(waitFor(2min, [&] {
+    const json pod = getJson("pod -n apps " + leakyPod);
+    return pod.is_object() && hasResizeRecord(pod);
+  })) << controllerLogs();
+  const json resized = getJson("pod -n apps " + leakyPod);
+  EXPECT_EQ(at(containerResources(resized), {"limits", "memory"}), "600Mi");
+  EXPECT_TRUE(history(getJson("attunepolicy -n apps leaky"), "Reverted").empty());
+
+  // The controller dies in the middle of the observation; a new one takes over.
+  controller_.reset();
+  startController();
+
+  ASSERT_TRUE(waitFor(5min, [&] {
+    return !history(getJson("attunepolicy -n apps leaky"), "Reverted", "oomkill").empty();
+  })) << controllerLogs();
+  ASSERT_TRUE(waitFor(30s, [&] {
+    const json pod = getJson("pod -n apps " + leakyPod);
+    return pod.is_object() && !hasResizeRecord(pod);
+  })) << "the revert's record stays on the pod";
+
+  // The originals are restored exactly, on the same pod (in place).
+  const json after = getJson("pod -n apps " + leakyPod);
+  EXPECT_EQ(containerResources(after), original) << containerResources(after).dump();
+
+  // What a user sees: the policy's history and the events.
+  const auto policyYaml = kubectl("get attunepolicy -n apps leaky -o yaml");
+  EXPECT_NE(policyYaml.out.find("reason: oomkill"), std::string::npos) << policyYaml.out;
+  EXPECT_NE(policyYaml.out.find("result: Reverted"), std::string::npos) << policyYaml.out;
+  const auto events = kubectl("get events -n apps");
+  EXPECT_NE(events.out.find("Reverted"), std::string::npos) << events.out;
+
+  // `web` stayed resized: its observation ended without a violation.
+  const json web = getJson("attunepolicy -n apps web");
+  EXPECT_FALSE(history(web, "Applied").empty()) << web.dump(2);
+  EXPECT_TRUE(history(web, "Reverted").empty()) << web.dump(2);
+}
+
+}  // namespace
+}  // namespace attune
