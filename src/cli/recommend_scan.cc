@@ -144,6 +144,11 @@ report::ContainerReport containerReport(const std::string& name, const Container
 }  // namespace
 
 Result<stats::StatsConfig> statsConfig(const ScanRequest& request) {
+  // A scan reads exactly the sketches' history: whole days only.
+  if (stats::historyCovering(request.history) != request.history) {
+    return fail(ErrorCode::kOutOfRange, "must be a whole number of days between 1 and 62",
+                "history");
+  }
   return recommend::statsConfigFor(request.policy.spec, request.history);
 }
 
