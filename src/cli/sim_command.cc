@@ -235,6 +235,9 @@ struct ServeCliOptions {
   double speed = 60;
   std::string tickInterval;
   std::string token;
+  double faultRate = 0;
+  std::uint64_t faultSeed = 1;
+  std::string faults = "all";
 };
 
 // Blocks until SIGINT or SIGTERM (returning 0) or until the simulation fails (returning 1).
@@ -269,6 +272,12 @@ int runServe(const SimOptions& o, const ServeCliOptions& c) {
     }
     options.tickInterval = *d;
   }
+  auto faultKinds = sim::serve::parseServedFaults(c.faults);
+  if (!faultKinds) {
+    fmt::print(stderr, "--faults: {}\n", faultKinds.error().message);
+    return kExitUsage;
+  }
+  options.faults = {c.faultRate, c.faultSeed, *faultKinds};
   // Serving runs indefinitely: keep a bounded window of recorded samples.
   auto sim = sim::Simulation::create(*scenario, sim::SimulationOptions{std::chrono::hours(2)});
   if (!sim) {
@@ -295,6 +304,14 @@ int runServe(const SimOptions& o, const ServeCliOptions& c) {
   fmt::print("Serving {} at {} (one {} tick every {} of wall time)\n", source, (*server)->url(),
              formatDuration(scenario->tick), formatDuration((*server)->tickInterval()));
   if (!c.kubeconfigOut.empty()) fmt::print("Kubeconfig written to {}\n", c.kubeconfigOut);
+  if ((*server)->api().faults().enabled()) {
+    std::string names;
+    for (sim::FaultKind kind : (*server)->api().faults().kinds()) {
+      names += (names.empty() ? "" : ", ") + std::string(sim::serve::servedFaultName(kind));
+    }
+    fmt::print("Injecting faults into {:g}% of API requests ({}; seed {})\n", c.faultRate * 100,
+               names, c.faultSeed);
+  }
   std::fflush(stdout);
   const int code = waitForShutdown(**server, signals);
   (*server)->stop();
@@ -307,7 +324,9 @@ void addServeCommand(CLI::App& sim, int& exitCode) {
   auto* cmd = sim.add_subcommand(
       "serve",
       "Run a scenario in wall-clock time behind the Kubernetes REST API, for kubectl and the "
-      "controller (docs/sim-serve.md). Runs until SIGINT or SIGTERM.");
+      "controller (docs/sim-serve.md): get, list (paged), watch and writes of every kind it "
+      "holds; --fault-rate injects throttling, errors, resets, dropped or expired watches and "
+      "conflicts. Runs until SIGINT or SIGTERM.");
   cmd->add_option("scenario", o->scenario, "Scenario file (YAML); default: the built-in demo");
   cmd->add_option("--seed", o->seed, "Random seed, instead of the scenario's");
   cmd->add_option("--tick", o->tick, "Simulated time per step, e.g. 30s (default: the scenario's)");
@@ -321,6 +340,17 @@ void addServeCommand(CLI::App& sim, int& exitCode) {
   cmd->add_option("--tick-interval", c->tickInterval,
                   "Wall time per tick, e.g. 500ms (default: the scenario's tick / --speed)");
   cmd->add_option("--token", c->token, "Bearer token clients must send (default: random)");
+  cmd->add_option("--fault-rate", c->faultRate,
+                  "Fraction of API requests (not health, metrics, version or discovery) that meet "
+                  "an injected fault, 0..1")
+      ->capture_default_str();
+  cmd->add_option("--fault-seed", c->faultSeed, "Seed of the fault decisions")
+      ->capture_default_str();
+  cmd->add_option("--faults", c->faults,
+                  "Faults to inject, comma-separated: throttle (429 + Retry-After), error (500), "
+                  "reset (connection closed), drop-watch (watch ends early), gone (410 on watch "
+                  "and continue), conflict (409 on writes with a resourceVersion), or all")
+      ->capture_default_str();
   cmd->callback([o, c, &exitCode] { exitCode = runServe(*o, *c); });
 }
 

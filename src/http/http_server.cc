@@ -243,6 +243,7 @@ void HttpServer::serve(Connection& c) {
     }
     buffer.erase(0, parsed.consumed);
     HttpResponse response = handler_(parsed.request);
+    if (response.abort) break;
     const bool keepAlive = parsed.request.keepAlive() && !response.close && !stopping_.load();
     if (!response.stream) {
       std::string out = formatResponseHead(response, keepAlive);

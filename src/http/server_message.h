@@ -81,6 +81,9 @@ struct HttpResponse {
   std::function<void(ChunkSink&)> stream;
   // Close the connection after this response even when the client would keep it.
   bool close = false;
+  // Close the connection without sending anything (a simulated connection reset); every other
+  // field is ignored.
+  bool abort = false;
 };
 
 // The status line and headers, ending with the blank line: Content-Type (when the response has

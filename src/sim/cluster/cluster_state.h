@@ -31,6 +31,8 @@ class ClusterState {
   ClusterState& operator=(const ClusterState&) = delete;
 
   Clock& clock() const { return clock_; }
+  // The cluster's resourceVersion counter (shared by every store below).
+  Versioner& versioner() { return versioner_; }
 
   // Creates a pod as the API server does, in its order: defaulting (a limit without a request
   // gives the request) and LimitRanger defaults from the namespace's LimitRanges

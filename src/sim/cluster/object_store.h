@@ -39,6 +39,9 @@ class Versioner {
   void stampUpdate(api::ObjectMeta& meta, bool specChanged);
   // The latest resourceVersion handed out (0 before the first write).
   std::uint64_t current() const { return rv_; }
+  // Takes the next resourceVersion for a write kept outside the typed stores (the REST front
+  // end's stored objects), so that every write of the cluster is ordered by one counter.
+  std::uint64_t next() { return ++rv_; }
 
  private:
   Clock& clock_;
@@ -69,6 +72,9 @@ class ObjectStore {
       : resource_(std::move(resource)), versioner_(versioner) {}
 
   void setObserver(Observer observer) { observer_ = std::move(observer); }
+  // A second observer, called after the first with the same arguments: for a front end that
+  // records changes (the REST server's watch log) without taking the owner's observer.
+  void setWatchObserver(Observer observer) { watchObserver_ = std::move(observer); }
 
   // The stored object, or nullptr. The pointer is valid until the next write to this store.
   const T* find(std::string_view ns, std::string_view name) const {
@@ -157,11 +163,13 @@ class ObjectStore {
   }
   void notify(api::WatchEventType type, const T& object) {
     if (observer_) observer_(type, object);
+    if (watchObserver_) watchObserver_(type, object);
   }
 
   std::string resource_;
   Versioner& versioner_;
   Observer observer_;
+  Observer watchObserver_;
   std::map<Key, T> objects_;
 };
 

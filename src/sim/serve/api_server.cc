@@ -1,5 +1,7 @@
 #include "sim/serve/api_server.h"
 
+#include <nlohmann/json.hpp>
+
 #include <charconv>
 #include <vector>
 
@@ -32,7 +34,136 @@ bool isWatch(const HttpRequest& request) {
   return w == "true" || w == "1";
 }
 
+// Whether a write carries a resourceVersion precondition: metadata.resourceVersion in the
+// object or merge patch, a JSON patch operation on /metadata/resourceVersion, or DeleteOptions'
+// preconditions.resourceVersion.
+bool hasPrecondition(const HttpRequest& request) {
+  const auto body = nlohmann::json::parse(request.body, nullptr, false);
+  auto nonEmpty = [](const nlohmann::json& j, const char* outer) {
+    auto o = j.find(outer);
+    if (o == j.end() || !o->is_object()) return false;
+    auto rv = o->find("resourceVersion");
+    return rv != o->end() && rv->is_string() && !rv->get<std::string>().empty();
+  };
+  if (body.is_object()) return nonEmpty(body, "metadata") || nonEmpty(body, "preconditions");
+  if (!body.is_array()) return false;
+  for (const auto& op : body) {
+    if (op.is_object() && op.value("path", std::string()) == "/metadata/resourceVersion") {
+      return true;
+    }
+  }
+  return false;
+}
+
+RequestKind requestKindOf(const HttpRequest& request, const ResourceRequest& r, bool watching) {
+  if (watching) return RequestKind::kWatch;
+  const std::string& method = request.method;
+  if (method == "POST" || method == "PUT" || method == "PATCH" || method == "DELETE") {
+    return hasPrecondition(request) ? RequestKind::kConditionalWrite : RequestKind::kWrite;
+  }
+  if (r.name.empty() && !request.param("continue").empty()) return RequestKind::kListContinue;
+  return RequestKind::kRead;
+}
+
+// A Reply carrying a metav1.Status failure.
+Reply statusReply(int code, std::string message, std::string reason) {
+  return Reply{code, api::encodeStatusJson(
+                         api::ApiStatus{"Failure", std::move(message), std::move(reason), code})};
+}
+
+constexpr std::string_view kExpiredContinue =
+    "The provided continue parameter is too old to display a consistent list result. You can "
+    "start a new list without the continue parameter.";
+
 }  // namespace
+
+ApiServer::ApiServer(SimHost& host, ApiServerOptions options)
+    : host_(host),
+      options_(std::move(options)),
+      log_(options_.watchLogCapacity,
+           host_.inspect([](Simulation& s) { return s.state().versioner().current(); })),
+      opaque_(host_.inspect([](Simulation& s) -> Versioner& { return s.state().versioner(); }),
+              [this](std::string_view resource, api::WatchEventType type, const std::string& j) {
+                recordOpaque(resource, type, j);
+              }),
+      pager_(options_.listSnapshots),
+      faults_(options_.faults) {
+  host_.inspect([this](Simulation& s) { recordChanges(s.state(), &log_); });
+}
+
+ApiServer::~ApiServer() {
+  host_.inspect([](Simulation& s) { recordChanges(s.state(), nullptr); });
+}
+
+void ApiServer::recordOpaque(std::string_view resource, api::WatchEventType type,
+                             const std::string& json) {
+  const auto object = nlohmann::json::parse(json, nullptr, false);
+  if (!object.is_object()) return;
+  const auto meta = object.value("metadata", nlohmann::json::object());
+  LoggedEvent event;
+  event.resourceVersion =
+      parseResourceVersion(meta.value("resourceVersion", std::string())).value_or(0);
+  event.resource = std::string(resource);
+  event.type = type;
+  event.ns = meta.value("namespace", std::string());
+  event.name = meta.value("name", std::string());
+  if (auto labels = meta.find("labels"); labels != meta.end() && labels->is_object()) {
+    for (const auto& [key, value] : labels->items()) {
+      if (value.is_string()) event.labels[key] = value.get<std::string>();
+    }
+  }
+  event.json = json;
+  log_.append(std::move(event));
+}
+
+std::optional<HttpResponse> ApiServer::faultResponse(FaultKind fault, bool watching,
+                                                     const ResourceRequest& r) {
+  switch (fault) {
+    case FaultKind::kNone:
+    case FaultKind::kWatchDropped:
+    case FaultKind::kResponseLost:
+      return std::nullopt;
+    case FaultKind::kThrottled: {
+      api::StatusDetails details;
+      details.retryAfterSeconds = 1;
+      HttpResponse out = status(429, "Too many requests, please try again later (injected fault)",
+                                details, "TooManyRequests");
+      out.headers.emplace_back("Retry-After", "1");
+      return out;
+    }
+    case FaultKind::kServerError: {
+      // With Retry-After, which client-go (kubectl) needs to retry a 500.
+      api::StatusDetails details;
+      details.retryAfterSeconds = 1;
+      HttpResponse out = status(500,
+                                "an error on the server (\"injected fault\") has prevented the "
+                                "request from succeeding",
+                                details, "InternalError");
+      out.headers.emplace_back("Retry-After", "1");
+      return out;
+    }
+    case FaultKind::kTimeout: {
+      HttpResponse out;
+      out.abort = true;
+      return out;
+    }
+    case FaultKind::kWatchGone:
+      if (!watching) return status(410, std::string(kExpiredContinue), {}, "Expired");
+      return goneStream("too old resource version (injected fault)");
+    case FaultKind::kConflict: {
+      api::StatusDetails details;
+      details.name = r.name;
+      details.group = std::string(r.info->group);
+      details.kind = std::string(r.info->plural);
+      return status(409,
+                    "Operation cannot be fulfilled on " + r.info->qualifiedName() + " \"" + r.name +
+                        "\": the object has been modified; please apply your changes to the "
+                        "latest version and try again (injected fault)",
+                    details, "Conflict");
+    }
+  }
+  return std::nullopt;
+}
 
 HttpResponse ApiServer::handle(const HttpRequest& request) {
   std::string_view path = request.path;
@@ -44,7 +175,7 @@ HttpResponse ApiServer::handle(const HttpRequest& request) {
   if (path == "/metrics") {
     HttpResponse r = text(200, host_.inspect([](Simulation& s) {
       return renderPrometheusText(s.state(), s.kubelet().pods(), s.kubelet().nodes());
-    }));
+    }) + faults_.metricsText());
     r.contentType = "text/plain; version=0.0.4; charset=utf-8";
     return r;
   }
@@ -103,6 +234,10 @@ HttpResponse ApiServer::handleResource(const HttpRequest& request, std::string_v
   }
 
   const std::string& method = request.method;
+  const bool watching = method == "GET" && r.name.empty() && isWatch(request);
+  const FaultKind fault =
+      faults_.enabled() ? faults_.decide(requestKindOf(request, r, watching)) : FaultKind::kNone;
+  if (auto injected = faultResponse(fault, watching, r)) return std::move(*injected);
   Result<Reply> reply = fail(ErrorCode::kUnsupported, "method " + method + " is not supported");
   if (method == "GET" && r.name.empty()) {
     auto labels = parseLabelSelector(request.param("labelSelector"));
@@ -110,9 +245,10 @@ HttpResponse ApiServer::handleResource(const HttpRequest& request, std::string_v
     auto fields = parseFieldSelector(request.param("fieldSelector"));
     if (!fields) return errorResponse(fields.error(), nullptr);
     // metadata.name / metadata.namespace given as field selectors narrow a list as usual.
-    if (isWatch(request)) return watch(request, r, *labels, *fields);
-    reply =
-        host_.inspect([&](Simulation& s) { return listObjects(s, opaque_, r, *labels, *fields); });
+    if (watching) {
+      return watch(request, r, *labels, *fields, fault == FaultKind::kWatchDropped);
+    }
+    reply = host_.inspect([&](Simulation& s) { return list(s, request, r, *labels, *fields); });
   } else if (method == "GET") {
     if (isWatch(request)) {
       return status(405, "watch one object with a fieldSelector on metadata.name");
@@ -133,11 +269,53 @@ HttpResponse ApiServer::handleResource(const HttpRequest& request, std::string_v
     reply = host_.withSimulation([&](Simulation& s) { return deleteObject(s, opaque_, r); });
   }
   if (!reply) return errorResponse(reply.error(), &r);
-  if (method == "GET" && wantsTable(request)) {
+  if (method == "GET" && reply->status == 200 && wantsTable(request)) {
     const Time now = host_.inspect([](Simulation& s) { return s.clock().now(); });
     if (auto table = renderTable(*r.info, reply->body, now)) return json(200, std::move(*table));
   }
   return json(reply->status, std::move(reply->body));
+}
+
+Result<Reply> ApiServer::list(Simulation& sim, const HttpRequest& request, const ResourceRequest& r,
+                              const api::LabelSelector& labels,
+                              const std::vector<FieldRequirement>& fields) {
+  std::size_t limit = 0;
+  if (const std::string_view text = request.param("limit"); !text.empty()) {
+    std::int64_t value = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size() || value < 0) {
+      return statusReply(400, "invalid limit \"" + std::string(text) + "\"", "BadRequest");
+    }
+    limit = static_cast<std::size_t>(value);
+  }
+  const std::string resource = r.info->qualifiedName();
+  const std::string scope = ListPager::scopeOf(resource, r.ns, request.param("labelSelector"),
+                                               request.param("fieldSelector"));
+  const std::string_view continueToken = request.param("continue");
+  if (continueToken.empty()) {
+    auto items = listItems(sim, opaque_, r, labels, fields);
+    if (!items) return std::unexpected(items.error());
+    const std::uint64_t rv = sim.state().versioner().current();
+    return Reply{200, encodeList(*r.info, pager_.page(scope, rv, std::move(*items), limit), rv)};
+  }
+  auto token = pager_.decode(scope, continueToken);
+  if (!token) return statusReply(400, token.error().message, "BadRequest");
+  if (auto page = pager_.next(*token, limit)) {
+    return Reply{200, encodeList(*r.info, *page, token->resourceVersion)};
+  }
+  // The snapshot is gone: the current objects after the token's last key make the same list
+  // when the resource has not changed since the token's resourceVersion.
+  const std::optional<bool> changed = log_.changedSince(resource, token->resourceVersion);
+  if (!changed || *changed || token->resourceVersion > sim.state().versioner().current()) {
+    return statusReply(410, std::string(kExpiredContinue), "Expired");
+  }
+  auto items = listItems(sim, opaque_, r, labels, fields);
+  if (!items) return std::unexpected(items.error());
+  std::erase_if(*items, [&](const KeyedItem& item) {
+    return std::tie(item.ns, item.name) <= std::tie(token->lastNs, token->lastName);
+  });
+  ListPage page = pager_.page(scope, token->resourceVersion, std::move(*items), limit);
+  return Reply{200, encodeList(*r.info, page, token->resourceVersion)};
 }
 
 }  // namespace attune::sim::serve

@@ -2,6 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <tuple>
+#include <type_traits>
+
 #include "api/k8s/decode.h"
 #include "api/k8s/encode_objects.h"
 #include "api/policy/policy_codec.h"
@@ -38,6 +42,25 @@ template <typename T>
 Result<Reply> encoded(const Result<T>& object, int status = 200) {
   if (!object) return std::unexpected(object.error());
   return Reply{status, api::encodeObjectJson(*object)};
+}
+
+// The object's JSON on one line (watch streams are one event per line; AttunePolicy's encoder
+// indents).
+template <typename T>
+std::string oneLineJson(const T& object) {
+  std::string json = api::encodeObjectJson(object);
+  if (json.find('\n') != std::string::npos) json = dump(Json::parse(json));
+  return json;
+}
+
+api::StringMap labelsOf(const Json& meta) {
+  api::StringMap out;
+  auto it = meta.find("labels");
+  if (it == meta.end() || !it->is_object()) return out;
+  for (const auto& [key, value] : it->items()) {
+    if (value.is_string()) out[key] = value.get<std::string>();
+  }
+  return out;
 }
 
 bool typed(const ResourceRequest& r) { return r.info->storage == Storage::kTyped; }
@@ -213,37 +236,57 @@ Result<Reply> getObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequ
   return Reply{200, std::move(*json)};
 }
 
-Result<Reply> listObjects(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r,
-                          const api::LabelSelector& labels,
-                          const std::vector<FieldRequirement>& fields) {
-  std::vector<std::string> items;
-  std::string resourceVersion = "0";
+Result<std::vector<KeyedItem>> listItems(Simulation& sim, OpaqueStore& opaque,
+                                         const ResourceRequest& r, const api::LabelSelector& labels,
+                                         const std::vector<FieldRequirement>& fields) {
+  std::vector<KeyedItem> items;
   const api::ListOptions options{r.ns, labels};
   if (typed(r)) {
     auto listed = visitStore(sim.state(), r.info->plural, [&](auto& store) -> Result<Reply> {
-      for (const auto& object : store.list(options)) {
-        std::string json = api::encodeObjectJson(object);
-        if (fieldsMatch(fields, json)) items.push_back(std::move(json));
-      }
-      resourceVersion = store.resourceVersion();
+      store.forEach([&](const auto& object) {
+        if (!listMatches(options, object.metadata)) return;
+        std::string json = oneLineJson(object);
+        if (fieldsMatch(fields, json)) {
+          items.push_back({object.metadata.namespace_, object.metadata.name, std::move(json)});
+        }
+      });
       return Reply{};
     });
     if (!listed) return std::unexpected(listed.error());
   }
+  const std::size_t typedCount = items.size();
   for (std::string& json : opaque.list(opaqueKey(r), r.ns)) {
     const Json meta = Json::parse(json)["metadata"];
-    api::StringMap objectLabels;
-    const Json labelsJson = meta.value("labels", Json::object());
-    for (const auto& [key, value] : labelsJson.items()) {
-      if (value.is_string()) objectLabels[key] = value.get<std::string>();
-    }
-    if (api::selectorMatches(labels, objectLabels) && fieldsMatch(fields, json)) {
-      items.push_back(std::move(json));
-    }
+    if (!api::selectorMatches(labels, labelsOf(meta)) || !fieldsMatch(fields, json)) continue;
+    items.push_back({meta.value("namespace", std::string()), meta.value("name", std::string()),
+                     std::move(json)});
   }
-  if (!typed(r)) resourceVersion = opaque.resourceVersion();
-  const std::string listKind = std::string(r.info->kind) + "List";
-  return Reply{200, api::encodeListJson(r.info->apiVersion(), listKind, items, resourceVersion)};
+  if (typedCount != 0 && typedCount != items.size()) {
+    std::ranges::stable_sort(items, [](const KeyedItem& a, const KeyedItem& b) {
+      return std::tie(a.ns, a.name) < std::tie(b.ns, b.name);
+    });
+  }
+  return items;
+}
+
+std::string encodeList(const ResourceInfo& info, const ListPage& page,
+                       std::uint64_t resourceVersion) {
+  Json metadata = {{"resourceVersion", std::to_string(resourceVersion)}};
+  if (!page.continueToken.empty()) {
+    metadata["continue"] = page.continueToken;
+    metadata["remainingItemCount"] = page.remainingItemCount;
+  }
+  std::string out = dump(Json{{"apiVersion", info.apiVersion()},
+                              {"kind", std::string(info.kind) + "List"},
+                              {"metadata", std::move(metadata)}});
+  out.pop_back();  // the closing brace: the pre-encoded items are spliced in
+  out += ",\"items\":[";
+  for (std::size_t i = 0; i < page.items.size(); ++i) {
+    if (i > 0) out += ',';
+    out += page.items[i];
+  }
+  out += "]}";
+  return out;
 }
 
 Result<Reply> createObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r,
@@ -407,6 +450,27 @@ Result<Reply> deleteObject(Simulation& sim, OpaqueStore& opaque, const ResourceR
   return fail(ErrorCode::kUnsupported,
               r.info->qualifiedName() + " \"" + r.name +
                   "\" belongs to the simulated scenario and cannot be deleted");
+}
+
+void recordChanges(ClusterState& state, WatchLog* log) {
+  for (const ResourceInfo& info : servedResources()) {
+    if (info.storage != Storage::kTyped) continue;
+    const std::string resource = info.qualifiedName();
+    (void)visitStore(state, info.plural, [&](auto& store) -> Result<Reply> {
+      using Object = std::decay_t<decltype(*store.find("", ""))>;
+      if (log == nullptr) {
+        store.setWatchObserver(nullptr);
+        return Reply{};
+      }
+      store.setWatchObserver([log, resource](api::WatchEventType type, const Object& object) {
+        const api::ObjectMeta& meta = object.metadata;
+        log->append(LoggedEvent{parseResourceVersion(meta.resourceVersion).value_or(0), resource,
+                                type, meta.namespace_, meta.name, meta.labels,
+                                oneLineJson(object)});
+      });
+      return Reply{};
+    });
+  }
 }
 
 }  // namespace attune::sim::serve

@@ -10,10 +10,12 @@
 
 #include "core/error.h"
 #include "sim/engine/simulation.h"
+#include "sim/serve/list_pager.h"
 #include "sim/serve/opaque_store.h"
 #include "sim/serve/patch_apply.h"
 #include "sim/serve/resources.h"
 #include "sim/serve/selectors.h"
+#include "sim/serve/watch_log.h"
 
 namespace attune::sim::serve {
 
@@ -34,9 +36,15 @@ struct Reply {
 // Errors follow cluster_api.h's codes; kUnsupported for what the simulator does not allow
 // (creating pods, changing a scenario workload beyond its annotations), reported as 405.
 Result<Reply> getObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r);
-Result<Reply> listObjects(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r,
-                          const api::LabelSelector& labels,
-                          const std::vector<FieldRequirement>& fields);
+// The objects of a collection that the selectors select (typed and stored ones), in
+// (namespace, name) order.
+Result<std::vector<KeyedItem>> listItems(Simulation& sim, OpaqueStore& opaque,
+                                         const ResourceRequest& r, const api::LabelSelector& labels,
+                                         const std::vector<FieldRequirement>& fields);
+// A <Kind>List of `page` at `resourceVersion`, with metadata.continue and remainingItemCount
+// when the page has a continue token.
+std::string encodeList(const ResourceInfo& info, const ListPage& page,
+                       std::uint64_t resourceVersion);
 // POST: creates the object in `body` (201), or evicts the pod (subresource "eviction", 201
 // with a Success Status).
 Result<Reply> createObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r,
@@ -49,5 +57,9 @@ Result<Reply> patchObject(Simulation& sim, OpaqueStore& opaque, const ResourceRe
                           std::string_view patch, PatchType type);
 // DELETE: returns the deleted object.
 Result<Reply> deleteObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r);
+
+// Makes every write to the simulation's typed stores of a served resource enter `log` (the
+// stores' watch observers); nullptr stops that. `log` must outlive the simulation's writes.
+void recordChanges(ClusterState& state, WatchLog* log);
 
 }  // namespace attune::sim::serve

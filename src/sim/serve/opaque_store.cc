@@ -58,12 +58,13 @@ Result<std::string> OpaqueStore::create(std::string_view resource, std::string_v
   std::snprintf(uid, sizeof uid, "00000000-0000-4000-9000-%012llx",
                 static_cast<unsigned long long>(++uids_));
   meta["uid"] = uid;
-  meta["resourceVersion"] = std::to_string(++version_);
+  meta["resourceVersion"] = std::to_string(versioner_.next());
   meta["generation"] = 1;
   meta["creationTimestamp"] = formatRfc3339(now);
   meta.erase("managedFields");
   std::string out = dump(obj);
   objects_[key] = out;
+  notify(resource, api::WatchEventType::kAdded, out);
   return out;
 }
 
@@ -98,8 +99,9 @@ Result<std::string> OpaqueStore::update(std::string_view resource, std::string_v
   }
   if (obj == stored) return it->second;
   if (before != after) meta["generation"] = storedMeta.value("generation", 1) + 1;
-  meta["resourceVersion"] = std::to_string(++version_);
+  meta["resourceVersion"] = std::to_string(versioner_.next());
   it->second = dump(obj);
+  notify(resource, api::WatchEventType::kModified, it->second);
   return it->second;
 }
 
@@ -123,8 +125,11 @@ Result<std::string> OpaqueStore::erase(std::string_view resource, std::string_vi
                                        std::string_view name) {
   auto node = objects_.extract(Key{std::string(resource), std::string(ns), std::string(name)});
   if (node.empty()) return fail(ErrorCode::kNotFound, notFound(resource, name));
-  ++version_;
-  return std::move(node.mapped());
+  Json obj = Json::parse(node.mapped());
+  obj["metadata"]["resourceVersion"] = std::to_string(versioner_.next());
+  std::string out = dump(obj);
+  notify(resource, api::WatchEventType::kDeleted, out);
+  return out;
 }
 
 bool OpaqueStore::contains(std::string_view resource, std::string_view ns,

@@ -8,6 +8,8 @@ namespace {
 
 // The longest single sleep of the ticker, so stop() is noticed quickly.
 constexpr Duration kMaxNap = std::chrono::milliseconds(50);
+// Wall time between the heartbeats that wake waitForChange().
+constexpr Duration kHeartbeat = std::chrono::seconds(1);
 
 }  // namespace
 
@@ -33,7 +35,8 @@ void SimHost::stop() {
 
 std::uint64_t SimHost::waitForChange(std::uint64_t seen) {
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return generation_ != seen || stopping_; });
+  const std::uint64_t beats = heartbeats_;
+  changed_.wait(lock, [&] { return generation_ != seen || stopping_ || heartbeats_ != beats; });
   return generation_;
 }
 
@@ -59,12 +62,21 @@ std::optional<Error> SimHost::failure() {
 
 void SimHost::run() {
   Time next = wall_.now();
+  Time beat = next + kHeartbeat;
   while (true) {
     {
       std::lock_guard lock(mutex_);
       if (stopping_ || failure_) return;
     }
     const Time now = wall_.now();
+    if (now >= beat) {
+      {
+        std::lock_guard lock(mutex_);
+        ++heartbeats_;
+      }
+      changed_.notify_all();
+      beat = now + kHeartbeat;
+    }
     if (now < next) {
       wall_.sleepFor(std::min<Duration>(next - now, kMaxNap));
       continue;

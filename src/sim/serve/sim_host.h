@@ -56,7 +56,9 @@ class SimHost {
   }
 
   // Blocks until the generation (advanced by every tick and every withSimulation call) differs
-  // from `seen`, or the host stops. Returns the current generation.
+  // from `seen`, the host stops, or a heartbeat passes (about once a second of wall time while
+  // the ticker runs, so that waiting streams can check their deadlines). Returns the current
+  // generation.
   std::uint64_t waitForChange(std::uint64_t seen);
   std::uint64_t generation();
   // True once the first tick has run and until stop(), unless a tick failed.
@@ -75,6 +77,7 @@ class SimHost {
   std::mutex mutex_;
   std::condition_variable changed_;
   std::uint64_t generation_ = 0;
+  std::uint64_t heartbeats_ = 0;
   bool stopping_ = false;
   bool ticked_ = false;
   std::optional<Error> failure_;

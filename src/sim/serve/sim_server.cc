@@ -50,6 +50,8 @@ Result<std::unique_ptr<SimServer>> SimServer::start(std::unique_ptr<Simulation> 
                                                     const ServeOptions& options, Clock& wall) {
   auto address = parseListenAddress(options.listen);
   if (!address) return std::unexpected(address.error());
+  auto faults = FaultMode::validate(options.faults);
+  if (!faults) return std::unexpected(faults.error());
   std::unique_ptr<SimServer> server(new SimServer());
   if (options.tickInterval) {
     server->tickInterval_ = *options.tickInterval;
@@ -95,8 +97,12 @@ Result<std::unique_ptr<SimServer>> SimServer::start(std::unique_ptr<Simulation> 
   if (host.find(':') != std::string::npos) host = "[" + host + "]";
   const std::string hostPort = host + ":" + std::to_string(server->http_->port());
   server->url_ = (options.tls ? "https://" : "http://") + hostPort;
-  server->api_ =
-      std::make_unique<ApiServer>(*server->host_, ApiServerOptions{server->token_, hostPort});
+  ApiServerOptions api;
+  api.token = server->token_;
+  api.serverAddress = hostPort;
+  api.watchLogCapacity = options.watchLogCapacity;
+  api.faults = *faults;
+  server->api_ = std::make_unique<ApiServer>(*server->host_, std::move(api));
   server->ready_.store(server->api_.get());
   server->host_->start();
   return server;

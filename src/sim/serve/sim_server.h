@@ -30,6 +30,10 @@ struct ServeOptions {
   double speed = 60;  // simulated seconds per wall second when tickInterval is unset (> 0)
   // The bearer token clients must send; empty: a random one.
   std::string token;
+  // Injected faults (fault_mode.h); rate 0: none.
+  FaultModeOptions faults;
+  // Changes kept for watches and continue tokens (ApiServerOptions::watchLogCapacity).
+  std::size_t watchLogCapacity = ApiServerOptions{}.watchLogCapacity;
 };
 
 // The parts of "host:port" ("[::1]:8443" for IPv6); kInvalidArgument (field "listen") when
@@ -44,7 +48,8 @@ class SimServer {
  public:
   // Starts the ticker and the server. `wall` paces the ticks and must outlive the server.
   // Errors: a bad listen address (kInvalidArgument), an address in use (kUnavailable), TLS
-  // setup (kInternal), a speed or tick interval that is not positive (kInvalidArgument).
+  // setup (kInternal), a speed or tick interval that is not positive, a fault rate outside
+  // [0, 1] (kInvalidArgument).
   static Result<std::unique_ptr<SimServer>> start(std::unique_ptr<Simulation> simulation,
                                                   const ServeOptions& options, Clock& wall);
   // stop().
@@ -59,6 +64,8 @@ class SimServer {
   // A kubeconfig (YAML) with one cluster, user and context named "attune-sim": the server URL,
   // the CA data when TLS is on, and the bearer token.
   std::string kubeconfig() const;
+  // The API server (its fault counters).
+  ApiServer& api() { return *api_; }
   // The host's failure, when a tick failed.
   std::optional<Error> failure() { return host_->failure(); }
   // Stops the HTTP server (closing streams) and the ticker. Idempotent.

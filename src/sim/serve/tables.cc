@@ -175,7 +175,14 @@ std::optional<std::string> renderTable(const ResourceInfo& resource, std::string
     addRow(doc);
   }
   Json metadata = Json::object();
-  if (isList) metadata["resourceVersion"] = str(doc, {"metadata", "resourceVersion"});
+  if (isList) {
+    metadata["resourceVersion"] = str(doc, {"metadata", "resourceVersion"});
+    const Json& listMeta = doc["metadata"];
+    if (listMeta.contains("continue")) metadata["continue"] = listMeta["continue"];
+    if (listMeta.contains("remainingItemCount")) {
+      metadata["remainingItemCount"] = listMeta["remainingItemCount"];
+    }
+  }
   Json table = {{"kind", "Table"},
                 {"apiVersion", "meta.k8s.io/v1"},
                 {"metadata", std::move(metadata)},

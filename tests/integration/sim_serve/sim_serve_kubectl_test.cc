@@ -4,6 +4,7 @@
 // Each test starts its own server on a free port with a fast tick.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <memory>
@@ -227,6 +228,36 @@ TEST_F(SimServeKubectl, RawWatchFromAResourceVersionSeesADeletion) {
             std::string::npos)
       << watch.out.substr(0, 2000);
   EXPECT_NE(watch.out.find("\"name\":\"" + pod + "\""), std::string::npos);
+}
+
+TEST_F(SimServeKubectl, WatchesDeploymentsAndAttunePolicies) {
+  auto created = apply("-f " + file("policy.yaml", kPolicy));
+  ASSERT_EQ(created.exitCode, 0) << created.err;
+  // kubectl lists, then watches until `timeout` ends it (exit 124); a refused watch makes it
+  // fail at once with the server's message.
+  auto policies = runCommand("timeout 3 kubectl --kubeconfig " + kubeconfig_ +
+                             " get attunepolicies -A -w --output-watch-events");
+  EXPECT_EQ(policies.exitCode, 124) << policies.err;
+  EXPECT_EQ(policies.err, "");
+  EXPECT_NE(policies.out.find("ADDED"), std::string::npos) << policies.out;
+  EXPECT_NE(policies.out.find("workers"), std::string::npos) << policies.out;
+  auto deployments =
+      runCommand("timeout 3 kubectl --kubeconfig " + kubeconfig_ + " get deployments -A -w");
+  EXPECT_EQ(deployments.exitCode, 124) << deployments.err;
+  EXPECT_EQ(deployments.err, "");
+  EXPECT_NE(deployments.out.find("analytics-worker"), std::string::npos) << deployments.out;
+}
+
+TEST_F(SimServeKubectl, GetInChunksListsEveryNode) {
+  auto chunked = kubectl("get nodes --chunk-size=3 --no-headers -o name");
+  ASSERT_EQ(chunked.exitCode, 0) << chunked.err;
+  EXPECT_EQ(std::count(chunked.out.begin(), chunked.out.end(), '\n'), 20) << chunked.out;
+  auto raw = kubectl("get --raw '/api/v1/nodes?limit=3'");
+  ASSERT_EQ(raw.exitCode, 0) << raw.err;
+  const auto page = nlohmann::json::parse(raw.out);
+  EXPECT_EQ(page["items"].size(), 3u);
+  EXPECT_EQ(page["metadata"]["remainingItemCount"], 17);
+  EXPECT_FALSE(page["metadata"]["continue"].get<std::string>().empty());
 }
 
 TEST_F(SimServeKubectl, ErrorsAreStatusObjects) {
