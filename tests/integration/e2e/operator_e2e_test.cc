@@ -17,7 +17,9 @@
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "core/clock.h"
 #include "core/time.h"
@@ -101,6 +103,41 @@ std::string policyYaml(const std::string& name, const std::string& memoryExtra,
          observation + "}\n";
 }
 
+// The value at `path` (object keys, or array indexes as numbers), or null when any step is
+// missing.
+json at(const json& value, std::initializer_list<json> path) {
+  const json* v = &value;
+  for (const json& step : path) {
+    if (step.is_string() && v->is_object() && v->contains(step.get<std::string>())) {
+      v = &(*v)[step.get<std::string>()];
+    } else if (step.is_number() && v->is_array() && step.get<std::size_t>() < v->size()) {
+      v = &(*v)[step.get<std::size_t>()];
+    } else {
+      return json();
+    }
+  }
+  return *v;
+}
+
+json containerResources(const json& pod) { return at(pod, {"spec", "containers", 0, "resources"}); }
+
+bool hasResizeRecord(const json& pod) {
+  return !at(pod, {"metadata", "annotations", "attune.io/resized-at"}).is_null();
+}
+
+// The history entries of `policy` with this result (and reason, when not empty).
+std::vector<json> history(const json& policy, const std::string& result,
+                          const std::string& reason = {}) {
+  std::vector<json> found;
+  const json entries = at(policy, {"status", "resizeHistory"});
+  if (!entries.is_array()) return found;
+  for (const json& e : entries) {
+    if (e.value("result", "") == result && (reason.empty() || e.value("reason", "") == reason))
+      found.push_back(e);
+  }
+  return found;
+}
+
 class OperatorEndToEnd : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -111,11 +148,19 @@ class OperatorEndToEnd : public ::testing::Test {
     kubeconfig_ = path("kubeconfig");
     write("scenario.yaml", scenarioYaml(clock_.now()));
     simPort_ = testing::freeLocalPort();
-    sim_ = std::make_unique<testing::ChildProcess>(
-        std::vector<std::string>{ATTUNE_BINARY, "sim", "serve", path("scenario.yaml"), "--listen",
-                                 "127.0.0.1:" + std::to_string(simPort_), "--tls",
-                                 "--kubeconfig-out", kubeconfig_, "--speed", "1"},
-        dir_->path() / "sim.log");
+    std::vector<std::string> argv{ATTUNE_BINARY,
+                                  "sim",
+                                  "serve",
+                                  path("scenario.yaml"),
+                                  "--listen",
+                                  "127.0.0.1:" + std::to_string(simPort_),
+                                  "--tls",
+                                  "--kubeconfig-out",
+                                  kubeconfig_,
+                                  "--speed",
+                                  "1"};
+    argv.insert(argv.end(), simExtraArgs_.begin(), simExtraArgs_.end());
+    sim_ = std::make_unique<testing::ChildProcess>(argv, dir_->path() / "sim.log");
     ASSERT_TRUE(waitFor(60s,
                         [&] {
                           return std::filesystem::exists(kubeconfig_) &&
@@ -142,8 +187,16 @@ class OperatorEndToEnd : public ::testing::Test {
   }
   std::string log(const std::string& name) const { return testing::readFile(dir_->path() / name); }
 
+  // Runs kubectl; a failed run is tried again (up to five times, a second apart), as the API
+  // server may be injecting faults.
   testing::CommandRun kubectl(const std::string& args) {
-    return runCommand("kubectl --kubeconfig " + kubeconfig_ + " --request-timeout=20s " + args);
+    testing::CommandRun run;
+    for (int attempt = 0; attempt < 5; ++attempt) {
+      run = runCommand("kubectl --kubeconfig " + kubeconfig_ + " --request-timeout=20s " + args);
+      if (run.exitCode == 0) break;
+      clock_.sleepFor(kPoll);
+    }
+    return run;
   }
   json getJson(const std::string& args) {
     const auto run = kubectl("get " + args + " -o json");
@@ -201,7 +254,60 @@ class OperatorEndToEnd : public ::testing::Test {
     return all;
   }
 
+  // The leaky pod's name and resources before any policy exists; applies both policies.
+  void readOriginalsAndApplyPolicies() {
+    const json before = getJson("pods -n apps -l app.kubernetes.io/name=leaky");
+    ASSERT_EQ(at(before, {"items"}).size(), 1u) << "cannot read the leaky pod";
+    leakyPod_ = at(before, {"items", 0, "metadata", "name"}).get<std::string>();
+    original_ = containerResources(at(before, {"items", 0}));
+    ASSERT_EQ(at(original_, {"requests", "memory"}), "512Mi");
+    write("policies.yaml", policyYaml("web", "", "1m") + "---\n" +
+                               policyYaml("leaky",
+                                          ", maxAllowed: 300Mi, controlledValues: "
+                                          "RequestsAndLimits",
+                                          "30m"));
+    const auto applied = kubectl("apply -f " + path("policies.yaml"));
+    ASSERT_EQ(applied.exitCode, 0) << applied.err;
+  }
+
+  // `web` is resized in place (both pods keep their names and get smaller requests), then
+  // `leaky` is resized and is under observation; returns the leaky pod as resized.
+  json waitForBothResized() {
+    EXPECT_TRUE(waitFor(4min, [&] {
+      const json pods = getJson("pods -n apps -l app.kubernetes.io/name=web");
+      if (at(pods, {"items"}).size() != 2) return false;
+      for (const json& pod : pods["items"]) {
+        if (at(containerResources(pod), {"requests", "cpu"}) == "1") return false;
+      }
+      return true;
+    })) << controllerLogs();
+    EXPECT_TRUE(waitFor(2min, [&] { return hasResizeRecord(getJson("pod -n apps " + leakyPod_)); }))
+        << controllerLogs();
+    const json resized = getJson("pod -n apps " + leakyPod_);
+    EXPECT_EQ(at(containerResources(resized), {"limits", "memory"}), "600Mi");
+    EXPECT_TRUE(history(getJson("attunepolicy -n apps leaky"), "Reverted").empty());
+    return resized;
+  }
+
+  // The OOM kill at the lowered limit is reverted: the policy's history says so, the record
+  // leaves the pod, and the pod has exactly its original resources again. Returns the pod.
+  json waitForOomRevert() {
+    EXPECT_TRUE(waitFor(5min, [&] {
+      return !history(getJson("attunepolicy -n apps leaky"), "Reverted", "oomkill").empty();
+    })) << controllerLogs();
+    EXPECT_TRUE(waitFor(30s, [&] {
+      const json pod = getJson("pod -n apps " + leakyPod_);
+      return pod.is_object() && !hasResizeRecord(pod);
+    })) << "the revert's record stays on the pod";
+    const json after = getJson("pod -n apps " + leakyPod_);
+    EXPECT_EQ(containerResources(after), original_) << containerResources(after).dump();
+    return after;
+  }
+
   SystemClock clock_;
+  std::vector<std::string> simExtraArgs_;  // more `attune sim serve` flags
+  std::string leakyPod_;
+  json original_;  // the leaky pod's resources before any resize
   std::unique_ptr<testing::TempDir> dir_;
   std::string kubeconfig_;
   int simPort_ = 0;
@@ -211,89 +317,17 @@ class OperatorEndToEnd : public ::testing::Test {
   int controllers_ = 0;
 };
 
-// The value at `path` (object keys, or array indexes as numbers), or null when any step is
-// missing.
-json at(const json& value, std::initializer_list<json> path) {
-  const json* v = &value;
-  for (const json& step : path) {
-    if (step.is_string() && v->is_object() && v->contains(step.get<std::string>())) {
-      v = &(*v)[step.get<std::string>()];
-    } else if (step.is_number() && v->is_array() && step.get<std::size_t>() < v->size()) {
-      v = &(*v)[step.get<std::size_t>()];
-    } else {
-      return json();
-    }
-  }
-  return *v;
-}
-
-json containerResources(const json& pod) { return at(pod, {"spec", "containers", 0, "resources"}); }
-
-bool hasResizeRecord(const json& pod) {
-  return !at(pod, {"metadata", "annotations", "attune.io/resized-at"}).is_null();
-}
-
-// The history entries of `policy` with this result (and reason, when not empty).
-std::vector<json> history(const json& policy, const std::string& result,
-                          const std::string& reason = {}) {
-  std::vector<json> found;
-  const json entries = at(policy, {"status", "resizeHistory"});
-  if (!entries.is_array()) return found;
-  for (const json& e : entries) {
-    if (e.value("result", "") == result && (reason.empty() || e.value("reason", "") == reason))
-      found.push_back(e);
-  }
-  return found;
-}
-
 TEST_F(OperatorEndToEnd, ResizesInPlaceAndARestartedControllerStillRevertsAnOomKill) {
-  const json leakyBefore = getJson("pods -n apps -l app.kubernetes.io/name=leaky");
-  ASSERT_TRUE(leakyBefore.is_object()) << "cannot read the leaky pod";
-  ASSERT_EQ(leakyBefore["items"].size(), 1u);
-  const std::string leakyPod = leakyBefore["items"][0]["metadata"]["name"];
-  const json original = containerResources(leakyBefore["items"][0]);
-  ASSERT_EQ(at(original, {"requests", "memory"}), "512Mi");
-
-  write("policies.yaml",
-        policyYaml("web", "", "1m") + "---\n" +
-            policyYaml("leaky", ", maxAllowed: 300Mi, controlledValues: RequestsAndLimits", "30m"));
-  const auto applied = kubectl("apply -f " + path("policies.yaml"));
-  ASSERT_EQ(applied.exitCode, 0) << applied.err;
+  ASSERT_NO_FATAL_FAILURE(readOriginalsAndApplyPolicies());
   startController();
-
-  // `web` is resized in place: both pods keep their names and get smaller requests.
-  ASSERT_TRUE(waitFor(4min, [&] {
-    const json pods = getJson("pods -n apps -l app.kubernetes.io/name=web");
-    if (!pods.is_object() || pods["items"].size() != 2) return false;
-    for (const json& pod : pods["items"]) {
-      if (at(containerResources(pod), {"requests", "cpu"}) == "1") return false;
-    }
-    return true;
-  })) << controllerLogs();
-  // `leaky` is resized too, and is now under observation.
-  ASSERT_TRUE(waitFor(2min, [&] {
-    const json pod = getJson("pod -n apps " + leakyPod);
-    return pod.is_object() && hasResizeRecord(pod);
-  })) << controllerLogs();
-  const json resized = getJson("pod -n apps " + leakyPod);
-  EXPECT_EQ(at(containerResources(resized), {"limits", "memory"}), "600Mi");
-  EXPECT_TRUE(history(getJson("attunepolicy -n apps leaky"), "Reverted").empty());
+  waitForBothResized();
+  if (HasFailure()) return;
 
   // The controller dies in the middle of the observation; a new one takes over.
   controller_.reset();
   startController();
-
-  ASSERT_TRUE(waitFor(5min, [&] {
-    return !history(getJson("attunepolicy -n apps leaky"), "Reverted", "oomkill").empty();
-  })) << controllerLogs();
-  ASSERT_TRUE(waitFor(30s, [&] {
-    const json pod = getJson("pod -n apps " + leakyPod);
-    return pod.is_object() && !hasResizeRecord(pod);
-  })) << "the revert's record stays on the pod";
-
-  // The originals are restored exactly, on the same pod (in place).
-  const json after = getJson("pod -n apps " + leakyPod);
-  EXPECT_EQ(containerResources(after), original) << containerResources(after).dump();
+  waitForOomRevert();
+  if (HasFailure()) return;
 
   // What a user sees: the policy's history and the events.
   const auto policyYaml = kubectl("get attunepolicy -n apps leaky -o yaml");
@@ -306,6 +340,58 @@ TEST_F(OperatorEndToEnd, ResizesInPlaceAndARestartedControllerStillRevertsAnOomK
   const json web = getJson("attunepolicy -n apps web");
   EXPECT_FALSE(history(web, "Applied").empty()) << web.dump(2);
   EXPECT_TRUE(history(web, "Reverted").empty()) << web.dump(2);
+}
+
+// The same run with the API server failing one request in ten (429 with Retry-After, 500,
+// connection resets, dropped and expired watches, 409 on conditional writes): the controller
+// keeps working, records the true originals, applies the leaky pod's resize once, and the
+// revert restores the originals exactly.
+class OperatorUnderFaults : public OperatorEndToEnd {
+ protected:
+  void SetUp() override {
+    simExtraArgs_ = {"--fault-rate", "0.1", "--fault-seed", "7"};
+    OperatorEndToEnd::SetUp();
+  }
+};
+
+TEST_F(OperatorUnderFaults, KeepsWorkingAndNeverLosesOrDoublesAResize) {
+  ASSERT_NO_FATAL_FAILURE(readOriginalsAndApplyPolicies());
+  startController();
+  const json resized = waitForBothResized();
+  if (HasFailure()) return;
+  // The record holds the resources the pod really had before the resize.
+  const json annotations = at(resized, {"metadata", "annotations"});
+  EXPECT_EQ(annotations.value("attune.io/original-cpu-request.app", ""),
+            at(original_, {"requests", "cpu"}));
+  EXPECT_EQ(annotations.value("attune.io/original-cpu-limit.app", ""),
+            at(original_, {"limits", "cpu"}));
+  EXPECT_EQ(annotations.value("attune.io/original-memory-request.app", ""),
+            at(original_, {"requests", "memory"}));
+  EXPECT_EQ(annotations.value("attune.io/original-memory-limit.app", ""),
+            at(original_, {"limits", "memory"}));
+  const std::int64_t generation = at(resized, {"metadata", "generation"}).get<std::int64_t>();
+
+  const json after = waitForOomRevert();
+  if (HasFailure()) return;
+  // One spec change since the resize: the revert. A resize applied again, or a second resize
+  // during the observation, would have changed the spec (and the generation) once more.
+  EXPECT_EQ(at(after, {"metadata", "generation"}).get<std::int64_t>(), generation + 1);
+  // Every entry of the resize (one per resource, all marked Reverted now) carries its time.
+  std::set<std::string> resizeTimes;
+  const json leaky = getJson("attunepolicy -n apps leaky");
+  for (const std::string result : {"Applied", "Reverted"}) {
+    for (const json& e : history(leaky, result)) resizeTimes.insert(e.value("timestamp", ""));
+  }
+  EXPECT_EQ(resizeTimes.size(), 1u) << "the leaky pod was resized once";
+
+  // Faults were injected while all this happened.
+  const auto metrics = kubectl("get --raw /metrics");
+  EXPECT_NE(metrics.out.find("attune_sim_faults_injected_total"), std::string::npos);
+  for (const std::string kind : {"throttle", "error", "reset"}) {
+    EXPECT_NE(metrics.out.find("attune_sim_faults_injected_total{kind=\"" + kind + "\"}"),
+              std::string::npos)
+        << kind;
+  }
 }
 
 }  // namespace
