@@ -4,17 +4,11 @@
 // the standby holds the lease within the lease duration; neither process's logs contain the
 // token, the CA or any PEM text, and every JSON log line parses.
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <fcntl.h>
 #include <chrono>
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -25,8 +19,6 @@
 #include "kube/kubeconfig.h"
 #include "support/prometheus/child_process.h"
 #include "support/shared_dir.h"
-
-extern char** environ;
 
 namespace attune {
 namespace {
@@ -39,56 +31,12 @@ constexpr std::string_view kLeaseNamespace = "platform";  // a namespace the dem
 constexpr auto kPoll = milliseconds(100);
 constexpr auto kLeaseDuration = seconds(3);
 
-// A child process we can signal and whose exit status we read; killed on destruction.
-class Process {
- public:
-  Process(const std::vector<std::string>& argv, const std::filesystem::path& log) {
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(),
-                                     O_WRONLY | O_CREAT | O_APPEND, 0644);
-    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    if (posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), environ) != 0) pid_ = -1;
-    posix_spawn_file_actions_destroy(&actions);
-  }
-  ~Process() {
-    if (pid_ > 0 && !status_) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
-  }
-  Process(const Process&) = delete;
-  Process& operator=(const Process&) = delete;
-
-  bool running() { return pid_ > 0 && !exited(); }
-  void terminate() { kill(pid_, SIGTERM); }
-  // The exit code once the process has exited normally (-1 for a signal); nullopt while it runs.
-  std::optional<int> exitCode() {
-    if (!exited()) return std::nullopt;
-    return WIFEXITED(*status_) ? WEXITSTATUS(*status_) : -1;
-  }
-
- private:
-  bool exited() {
-    if (status_) return true;
-    int status = 0;
-    if (waitpid(pid_, &status, WNOHANG) == pid_) status_ = status;
-    return status_.has_value();
-  }
-  pid_t pid_ = -1;
-  std::optional<int> status_;
-};
-
 class ControllerBinary : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto kubeconfig = dir_.path() / "kubeconfig";
     const int port = testing::freeLocalPort();
-    server_ = std::make_unique<Process>(
+    server_ = std::make_unique<testing::ChildProcess>(
         std::vector<std::string>{ATTUNE_BINARY, "sim", "serve", "--listen",
                                  "127.0.0.1:" + std::to_string(port), "--tls", "--kubeconfig-out",
                                  kubeconfig.string(), "--tick-interval", "1s", "--token",
@@ -117,8 +65,9 @@ class ControllerBinary : public ::testing::Test {
     return done();
   }
 
-  std::unique_ptr<Process> startController(const std::string& identity, int metricsPort) {
-    return std::make_unique<Process>(
+  std::unique_ptr<testing::ChildProcess> startController(const std::string& identity,
+                                                         int metricsPort) {
+    return std::make_unique<testing::ChildProcess>(
         std::vector<std::string>{
             ATTUNE_BINARY, "controller", "--kubeconfig", kubeconfig_,
             // Nothing listens there: passes fail closed, the process keeps running.
@@ -146,7 +95,7 @@ class ControllerBinary : public ::testing::Test {
 
   SystemClock clock_;
   testing::TempDir dir_;
-  std::unique_ptr<Process> server_;
+  std::unique_ptr<testing::ChildProcess> server_;
   std::string kubeconfig_;
   kube::ClusterConfig config_;
   std::unique_ptr<kube::HttpClusterApi> api_;
@@ -171,7 +120,7 @@ TEST_F(ControllerBinary, OneLeaderProbesMetricsHandoverOnSigtermAndNoSecretsInLo
   // Exactly one holds the lease; its /metrics says so and carries the controller's series.
   const std::string leaderId = holder();
   const bool aLeads = leaderId == "replica-a";
-  Process& leader = aLeads ? *a : *b;
+  testing::ChildProcess& leader = aLeads ? *a : *b;
   const int leaderPort = aLeads ? portA : portB;
   const int standbyPort = aLeads ? portB : portA;
   const std::string standbyId = aLeads ? "replica-b" : "replica-a";
@@ -193,9 +142,9 @@ TEST_F(ControllerBinary, OneLeaderProbesMetricsHandoverOnSigtermAndNoSecretsInLo
 
   // SIGTERM: the leader finishes its pass, releases the lease and exits 0; the standby takes
   // the lease well within the lease duration.
-  leader.terminate();
-  ASSERT_TRUE(waitFor(seconds(20), [&] { return leader.exitCode().has_value(); })) << logs();
-  EXPECT_EQ(leader.exitCode(), 0) << logs();
+  int leaderExit = -1;
+  ASSERT_TRUE(leader.terminate(seconds(20), &leaderExit)) << logs();
+  EXPECT_EQ(leaderExit, 0) << logs();
   const Time exited = clock_.now();
   ASSERT_TRUE(waitFor(kLeaseDuration + seconds(2), [&] { return holder() == standbyId; }))
       << logs();
@@ -204,10 +153,10 @@ TEST_F(ControllerBinary, OneLeaderProbesMetricsHandoverOnSigtermAndNoSecretsInLo
     return get(standbyPort, "/metrics").second.find("\nattune_leader 1\n") != std::string::npos;
   }));
 
-  Process& standby = aLeads ? *b : *a;
-  standby.terminate();
-  ASSERT_TRUE(waitFor(seconds(20), [&] { return standby.exitCode().has_value(); })) << logs();
-  EXPECT_EQ(standby.exitCode(), 0) << logs();
+  testing::ChildProcess& standby = aLeads ? *b : *a;
+  int standbyExit = -1;
+  ASSERT_TRUE(standby.terminate(seconds(20), &standbyExit)) << logs();
+  EXPECT_EQ(standbyExit, 0) << logs();
   EXPECT_EQ(holder(), "");  // released on the way out
 
   // The logs of the whole run: no credential, every line JSON.

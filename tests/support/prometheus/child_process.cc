@@ -8,8 +8,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <sstream>
+
+#include "core/clock.h"
 
 extern char** environ;
 
@@ -58,16 +61,33 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::file
     : pid_(spawn(argv, log)) {}
 
 ChildProcess::~ChildProcess() {
-  if (pid_ > 0) {
+  if (pid_ > 0 && !exitCode_) {
     kill(pid_, SIGKILL);
     waitpid(pid_, nullptr, 0);
   }
 }
 
-bool ChildProcess::running() {
+bool ChildProcess::running() { return pid_ > 0 && !reap(); }
+
+bool ChildProcess::terminate(Duration timeout, int* exitCode) {
   if (pid_ <= 0) return false;
-  if (waitpid(pid_, nullptr, WNOHANG) == pid_) pid_ = -1;
-  return pid_ > 0;
+  if (!reap()) kill(pid_, SIGTERM);
+  SystemClock clock;
+  const Time deadline = clock.now() + timeout;
+  while (!reap()) {
+    if (clock.now() >= deadline) return false;
+    clock.sleepFor(std::chrono::milliseconds(10));
+  }
+  if (exitCode != nullptr) *exitCode = *exitCode_;
+  return true;
+}
+
+bool ChildProcess::reap() {
+  if (exitCode_) return true;
+  int status = 0;
+  if (waitpid(pid_, &status, WNOHANG) != pid_) return false;
+  exitCode_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return true;
 }
 
 TempDir::TempDir() {

@@ -10,6 +10,7 @@
 #include <string>
 #include <utility>
 
+#include "api/forwarding_cluster_api.h"
 #include "core/clock.h"
 #include "sim/cluster/cluster.h"
 #include "sim/cluster/cluster_state.h"
@@ -21,135 +22,31 @@ using std::chrono::seconds;
 
 // Forwards to another ClusterApi; lease calls can fail (transport errors) or run a hook just
 // before an update reaches the inner api (a write racing ours).
-class LeaseHookApi final : public api::ClusterApi {
+class LeaseHookApi final : public api::ForwardingClusterApi {
  public:
-  explicit LeaseHookApi(api::ClusterApi& inner) : inner_(inner) {}
+  explicit LeaseHookApi(api::ClusterApi& inner) : ForwardingClusterApi(inner) {}
 
   bool unavailable = false;
   std::function<void()> beforeUpdateLease;
 
   Result<api::Lease> getLease(std::string_view ns, std::string_view name) override {
     if (unavailable) return down();
-    return inner_.getLease(ns, name);
+    return inner().getLease(ns, name);
   }
   Result<api::Lease> createLease(const api::Lease& lease) override {
     if (unavailable) return down();
-    return inner_.createLease(lease);
+    return inner().createLease(lease);
   }
   Result<api::Lease> updateLease(const api::Lease& lease) override {
     if (unavailable) return down();
     if (beforeUpdateLease) std::exchange(beforeUpdateLease, nullptr)();
-    return inner_.updateLease(lease);
-  }
-
-  // Everything else is passed through unchanged.
-  Result<api::Pod> getPod(std::string_view ns, std::string_view n) override {
-    return inner_.getPod(ns, n);
-  }
-  Result<api::List<api::Pod>> listPods(const api::ListOptions& o) override {
-    return inner_.listPods(o);
-  }
-  Result<api::Node> getNode(std::string_view n) override { return inner_.getNode(n); }
-  Result<api::List<api::Node>> listNodes(const api::ListOptions& o) override {
-    return inner_.listNodes(o);
-  }
-  Result<api::Namespace> getNamespace(std::string_view n) override {
-    return inner_.getNamespace(n);
-  }
-  Result<api::List<api::Namespace>> listNamespaces(const api::ListOptions& o) override {
-    return inner_.listNamespaces(o);
-  }
-  Result<api::Deployment> getDeployment(std::string_view ns, std::string_view n) override {
-    return inner_.getDeployment(ns, n);
-  }
-  Result<api::List<api::Deployment>> listDeployments(const api::ListOptions& o) override {
-    return inner_.listDeployments(o);
-  }
-  Result<api::StatefulSet> getStatefulSet(std::string_view ns, std::string_view n) override {
-    return inner_.getStatefulSet(ns, n);
-  }
-  Result<api::List<api::StatefulSet>> listStatefulSets(const api::ListOptions& o) override {
-    return inner_.listStatefulSets(o);
-  }
-  Result<api::DaemonSet> getDaemonSet(std::string_view ns, std::string_view n) override {
-    return inner_.getDaemonSet(ns, n);
-  }
-  Result<api::List<api::DaemonSet>> listDaemonSets(const api::ListOptions& o) override {
-    return inner_.listDaemonSets(o);
-  }
-  Result<api::ReplicaSet> getReplicaSet(std::string_view ns, std::string_view n) override {
-    return inner_.getReplicaSet(ns, n);
-  }
-  Result<api::List<api::ReplicaSet>> listReplicaSets(const api::ListOptions& o) override {
-    return inner_.listReplicaSets(o);
-  }
-  Result<api::Job> getJob(std::string_view ns, std::string_view n) override {
-    return inner_.getJob(ns, n);
-  }
-  Result<api::List<api::Job>> listJobs(const api::ListOptions& o) override {
-    return inner_.listJobs(o);
-  }
-  Result<api::CronJob> getCronJob(std::string_view ns, std::string_view n) override {
-    return inner_.getCronJob(ns, n);
-  }
-  Result<api::List<api::CronJob>> listCronJobs(const api::ListOptions& o) override {
-    return inner_.listCronJobs(o);
-  }
-  Result<api::List<api::LimitRange>> listLimitRanges(const api::ListOptions& o) override {
-    return inner_.listLimitRanges(o);
-  }
-  Result<api::List<api::ResourceQuota>> listResourceQuotas(const api::ListOptions& o) override {
-    return inner_.listResourceQuotas(o);
-  }
-  Result<api::List<api::HorizontalPodAutoscaler>> listHpas(const api::ListOptions& o) override {
-    return inner_.listHpas(o);
-  }
-  Result<api::List<api::Event>> listEvents(const api::ListOptions& o) override {
-    return inner_.listEvents(o);
-  }
-  Result<api::AttunePolicy> getAttunePolicy(std::string_view ns, std::string_view n) override {
-    return inner_.getAttunePolicy(ns, n);
-  }
-  Result<api::List<api::AttunePolicy>> listAttunePolicies(const api::ListOptions& o) override {
-    return inner_.listAttunePolicies(o);
-  }
-  Result<api::WatchBatch<api::Pod>> watchPods(const api::ListOptions& o,
-                                              std::string_view rv) override {
-    return inner_.watchPods(o, rv);
-  }
-  Result<api::ObjectMeta> patchPodAnnotations(std::string_view ns, std::string_view n,
-                                              const api::AnnotationChanges& c,
-                                              std::string_view rv) override {
-    return inner_.patchPodAnnotations(ns, n, c, rv);
-  }
-  Result<api::ObjectMeta> patchWorkloadAnnotations(api::WorkloadKind k, std::string_view ns,
-                                                   std::string_view n,
-                                                   const api::AnnotationChanges& c,
-                                                   std::string_view rv) override {
-    return inner_.patchWorkloadAnnotations(k, ns, n, c, rv);
-  }
-  Result<api::Pod> resizePod(std::string_view ns, std::string_view n,
-                             std::span<const api::ContainerResize> c) override {
-    return inner_.resizePod(ns, n, c);
-  }
-  Result<void> evictPod(const api::Eviction& e) override { return inner_.evictPod(e); }
-  Result<api::Event> createEvent(const api::Event& e) override { return inner_.createEvent(e); }
-  Result<api::Event> updateEvent(const api::Event& e) override { return inner_.updateEvent(e); }
-  Result<api::AttunePolicy> createAttunePolicy(const api::AttunePolicy& p) override {
-    return inner_.createAttunePolicy(p);
-  }
-  Result<api::AttunePolicy> updateAttunePolicy(const api::AttunePolicy& p) override {
-    return inner_.updateAttunePolicy(p);
-  }
-  Result<api::AttunePolicy> updateAttunePolicyStatus(const api::AttunePolicy& p) override {
-    return inner_.updateAttunePolicyStatus(p);
+    return inner().updateLease(lease);
   }
 
  private:
   static std::unexpected<Error> down() {
     return fail(ErrorCode::kUnavailable, "connection refused");
   }
-  api::ClusterApi& inner_;
 };
 
 Time startTime() { return *parseRfc3339("2026-01-05T00:00:00Z"); }

@@ -1,0 +1,76 @@
+// ForwardingClusterApi: a ClusterApi that passes every call, unchanged, to another ClusterApi.
+// The base for wrappers that change only a few calls (count them, fail them, delay them):
+// derive, override those, and reach the wrapped api through inner().
+#pragma once
+
+#include <span>
+#include <string_view>
+
+#include "api/cluster_api.h"
+
+namespace attune::api {
+
+// Every method returns exactly what the same call on inner() returns. Holds a reference to
+// `inner`, which must outlive this object. Thread-safety is that of `inner`.
+class ForwardingClusterApi : public ClusterApi {
+ public:
+  explicit ForwardingClusterApi(ClusterApi& inner) : inner_(inner) {}
+  ForwardingClusterApi(const ForwardingClusterApi&) = delete;
+  ForwardingClusterApi& operator=(const ForwardingClusterApi&) = delete;
+
+  Result<Pod> getPod(std::string_view ns, std::string_view name) override;
+  Result<List<Pod>> listPods(const ListOptions& options) override;
+  Result<Node> getNode(std::string_view name) override;
+  Result<List<Node>> listNodes(const ListOptions& options) override;
+  Result<Namespace> getNamespace(std::string_view name) override;
+  Result<List<Namespace>> listNamespaces(const ListOptions& options) override;
+  Result<Deployment> getDeployment(std::string_view ns, std::string_view name) override;
+  Result<List<Deployment>> listDeployments(const ListOptions& options) override;
+  Result<StatefulSet> getStatefulSet(std::string_view ns, std::string_view name) override;
+  Result<List<StatefulSet>> listStatefulSets(const ListOptions& options) override;
+  Result<DaemonSet> getDaemonSet(std::string_view ns, std::string_view name) override;
+  Result<List<DaemonSet>> listDaemonSets(const ListOptions& options) override;
+  Result<ReplicaSet> getReplicaSet(std::string_view ns, std::string_view name) override;
+  Result<List<ReplicaSet>> listReplicaSets(const ListOptions& options) override;
+  Result<Job> getJob(std::string_view ns, std::string_view name) override;
+  Result<List<Job>> listJobs(const ListOptions& options) override;
+  Result<CronJob> getCronJob(std::string_view ns, std::string_view name) override;
+  Result<List<CronJob>> listCronJobs(const ListOptions& options) override;
+  Result<List<LimitRange>> listLimitRanges(const ListOptions& options) override;
+  Result<List<ResourceQuota>> listResourceQuotas(const ListOptions& options) override;
+  Result<List<HorizontalPodAutoscaler>> listHpas(const ListOptions& options) override;
+  Result<List<Event>> listEvents(const ListOptions& options) override;
+  Result<AttunePolicy> getAttunePolicy(std::string_view ns, std::string_view name) override;
+  Result<List<AttunePolicy>> listAttunePolicies(const ListOptions& options) override;
+
+  Result<WatchBatch<Pod>> watchPods(const ListOptions& options,
+                                    std::string_view resourceVersion) override;
+
+  Result<ObjectMeta> patchPodAnnotations(std::string_view ns, std::string_view name,
+                                         const AnnotationChanges& changes,
+                                         std::string_view resourceVersion) override;
+  Result<ObjectMeta> patchWorkloadAnnotations(WorkloadKind kind, std::string_view ns,
+                                              std::string_view name,
+                                              const AnnotationChanges& changes,
+                                              std::string_view resourceVersion) override;
+  Result<Pod> resizePod(std::string_view ns, std::string_view name,
+                        std::span<const ContainerResize> containers) override;
+  Result<void> evictPod(const Eviction& eviction) override;
+  Result<Event> createEvent(const Event& event) override;
+  Result<Event> updateEvent(const Event& event) override;
+  Result<AttunePolicy> createAttunePolicy(const AttunePolicy& policy) override;
+  Result<AttunePolicy> updateAttunePolicy(const AttunePolicy& policy) override;
+  Result<AttunePolicy> updateAttunePolicyStatus(const AttunePolicy& policy) override;
+  Result<Lease> getLease(std::string_view ns, std::string_view name) override;
+  Result<Lease> createLease(const Lease& lease) override;
+  Result<Lease> updateLease(const Lease& lease) override;
+
+ protected:
+  // The wrapped api, for overrides that forward after (or instead of) their own work.
+  ClusterApi& inner() { return inner_; }
+
+ private:
+  ClusterApi& inner_;
+};
+
+}  // namespace attune::api
