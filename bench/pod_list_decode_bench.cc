@@ -12,6 +12,7 @@
 #include <string>
 
 #include "api/k8s/decode.h"
+#include "bench/support/mean_time_reporter.h"
 #include "support/pod_json.h"
 
 namespace {
@@ -66,44 +67,18 @@ BENCHMARK(BM_DecodePodList_Attune)->Unit(benchmark::kMillisecond)->MinTime(2.0)-
 // One nlohmann parse takes seconds; a fixed count keeps the run short yet averages some noise.
 BENCHMARK(BM_ParsePodList_Nlohmann)->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
 
-// The console reporter, also remembering each benchmark's mean real time per iteration so that
-// the ratio can be printed at the end.
-class RatioReporter : public benchmark::ConsoleReporter {
- public:
-  RatioReporter() : ConsoleReporter(isatty(fileno(stdout)) ? OO_Defaults : OO_Tabular) {}
-
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& run : runs) {
-      if (run.run_type != Run::RT_Iteration || run.error_occurred) continue;
-      Total& t = totals_[run.run_name.function_name];
-      t.seconds += run.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run.time_unit);
-      t.runs += 1;
-    }
-    ConsoleReporter::ReportRuns(runs);
-  }
-
-  void printSummary(std::size_t bytes) const {
-    auto ours = totals_.find(kOurs);
-    auto baseline = totals_.find(kBaseline);
-    if (ours == totals_.end() || baseline == totals_.end()) return;
-    double oursSeconds = ours->second.seconds / ours->second.runs;
-    double baselineSeconds = baseline->second.seconds / baseline->second.runs;
-    double mb = static_cast<double>(bytes) / (1024.0 * 1024.0);
-    std::printf(
-        "pod list: %d pods, %.1f MiB (%.1f KiB/pod)\n"
-        "decodePodList: %.1f MiB/s   nlohmann::json::parse: %.1f MiB/s\n"
-        "ratio vs nlohmann: %.1fx\n",
-        kPods, mb, mb * 1024.0 / kPods, mb / oursSeconds, mb / baselineSeconds,
-        baselineSeconds / oursSeconds);
-  }
-
- private:
-  struct Total {
-    double seconds = 0;
-    int runs = 0;
-  };
-  std::map<std::string, Total> totals_;
-};
+// The decode figure against the nlohmann baseline.
+void printSummary(const attune::bench::MeanTimeReporter& reporter, std::size_t bytes) {
+  const auto ours = reporter.meanSeconds(kOurs);
+  const auto baseline = reporter.meanSeconds(kBaseline);
+  if (!ours || !baseline) return;
+  const double mb = static_cast<double>(bytes) / (1024.0 * 1024.0);
+  std::printf(
+      "pod list: %d pods, %.1f MiB (%.1f KiB/pod)\n"
+      "decodePodList: %.1f MiB/s   nlohmann::json::parse: %.1f MiB/s\n"
+      "ratio vs nlohmann: %.1fx\n",
+      kPods, mb, mb * 1024.0 / kPods, mb / *ours, mb / *baseline, *baseline / *ours);
+}
 
 }  // namespace
 
@@ -111,9 +86,9 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   verify(attune::api::decodePodList(podListJson()));  // before any timing
-  RatioReporter reporter;
+  attune::bench::MeanTimeReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
-  reporter.printSummary(podListJson().size());
+  printSummary(reporter, podListJson().size());
   benchmark::Shutdown();
   return 0;
 }

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "api/k8s/decode.h"
+#include "bench/support/mean_time_reporter.h"
 #include "kube/compact_pod.h"
 #include "kube/informer.h"
 #include "support/pod_json.h"
@@ -225,52 +226,25 @@ BENCHMARK(BM_ParseWatchEvent_SimdjsonDom)
     ->UseRealTime();
 BENCHMARK(BM_ForEachCachedPod)->Unit(benchmark::kMillisecond)->MinTime(2.0)->UseRealTime();
 
-// The console reporter, remembering each benchmark's mean real time per iteration for the
-// summary.
-class RatioReporter : public benchmark::ConsoleReporter {
- public:
-  RatioReporter() : ConsoleReporter(isatty(fileno(stdout)) ? OO_Defaults : OO_Tabular) {}
-
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& run : runs) {
-      if (run.run_type != Run::RT_Iteration || run.error_occurred) continue;
-      Total& t = totals_[run.run_name.function_name];
-      t.seconds += run.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run.time_unit);
-      t.runs += 1;
-    }
-    ConsoleReporter::ReportRuns(runs);
+// The watch-decode figure against its baseline, and the time to read the whole cache.
+void printSummary(const bench::MeanTimeReporter& reporter) {
+  const auto ours = reporter.meanSeconds(kOurs);
+  const auto baseline = reporter.meanSeconds(kBaseline);
+  if (ours && baseline) {
+    const double mib = static_cast<double>(watchBytes()) / (1024.0 * 1024.0);
+    std::printf(
+        "watch events: %d lines, %.1f MiB (%.1f KiB/event)\n"
+        "decodeWatchEvent<Pod>: %.0f events/s, %.1f MiB/s   simdjson DOM parse: %.0f events/s, "
+        "%.1f MiB/s\n"
+        "ratio decodeWatchEvent / simdjson DOM throughput: %.2fx\n",
+        kWatchEvents, mib, mib * 1024.0 / kWatchEvents, kWatchEvents / *ours, mib / *ours,
+        kWatchEvents / *baseline, mib / *baseline, *baseline / *ours);
   }
-
-  void printSummary() const {
-    auto ours = totals_.find(kOurs);
-    auto baseline = totals_.find(kBaseline);
-    if (ours != totals_.end() && baseline != totals_.end()) {
-      const double oursSeconds = ours->second.seconds / ours->second.runs;
-      const double baselineSeconds = baseline->second.seconds / baseline->second.runs;
-      const double mib = static_cast<double>(watchBytes()) / (1024.0 * 1024.0);
-      std::printf(
-          "watch events: %d lines, %.1f MiB (%.1f KiB/event)\n"
-          "decodeWatchEvent<Pod>: %.0f events/s, %.1f MiB/s   simdjson DOM parse: %.0f events/s, "
-          "%.1f MiB/s\n"
-          "ratio decodeWatchEvent / simdjson DOM throughput: %.2fx\n",
-          kWatchEvents, mib, mib * 1024.0 / kWatchEvents, kWatchEvents / oursSeconds,
-          mib / oursSeconds, kWatchEvents / baselineSeconds, mib / baselineSeconds,
-          baselineSeconds / oursSeconds);
-    }
-    if (auto each = totals_.find("BM_ForEachCachedPod"); each != totals_.end()) {
-      const double seconds = each->second.seconds / each->second.runs;
-      std::printf("reading all %d cached pods: %.1f ms (%.2f us/pod)\n", kCachedPods, seconds * 1e3,
-                  seconds * 1e6 / kCachedPods);
-    }
+  if (const auto each = reporter.meanSeconds("BM_ForEachCachedPod")) {
+    std::printf("reading all %d cached pods: %.1f ms (%.2f us/pod)\n", kCachedPods, *each * 1e3,
+                *each * 1e6 / kCachedPods);
   }
-
- private:
-  struct Total {
-    double seconds = 0;
-    int runs = 0;
-  };
-  std::map<std::string, Total> totals_;
-};
+}
 
 }  // namespace
 
@@ -287,9 +261,9 @@ int main(int argc, char** argv) {
   fillAndMeasure(informer, packed);
 
   watchLines();  // built before any timing
-  RatioReporter reporter;
+  bench::MeanTimeReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
-  reporter.printSummary();
+  printSummary(reporter);
   benchmark::Shutdown();
   return 0;
 }
