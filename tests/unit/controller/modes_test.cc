@@ -101,7 +101,8 @@ TEST(ModesTest, AHistoryWindowShorterThanADayIsReadAsGiven) {
   ASSERT_TRUE(h.usable());
   ASSERT_TRUE(h.runUntil([&] { return !h.actions(Kind::kResized).empty(); }, 15min));
   EXPECT_TRUE(near(specResources(h.pod("apps", "web"), "app").cpuRequest, 300_m));
-  const api::Condition* ready = condition(h.policy("apps", "web"), api::kConditionReady);
+  const api::AttunePolicy policy = h.policy("apps", "web");
+  const api::Condition* ready = condition(policy, api::kConditionReady);
   ASSERT_NE(ready, nullptr);
   EXPECT_NE(ready->reason, "InvalidSpec") << ready->message;
 }
