@@ -1,23 +1,29 @@
 #include "controller/cluster_snapshot.h"
 
+#include <map>
 #include <utility>
 
 namespace attune::controller {
 namespace {
 
+// Lists `namespaces` (empty: all) into `into`; `versions`, when given, receives each LIST's
+// resourceVersion by namespace ("" for all).
 template <typename T>
 Result<void> listInto(std::vector<T>& into, const std::vector<std::string>& namespaces,
-                      const auto& list) {
+                      const auto& list,
+                      std::map<std::string, std::string, std::less<>>* versions = nullptr) {
   if (namespaces.empty()) {
     auto all = list(api::ListOptions{});
     if (!all) return std::unexpected(all.error());
     into = std::move(all->items);
+    if (versions != nullptr) (*versions)[""] = std::move(all->resourceVersion);
     return {};
   }
   for (const std::string& ns : namespaces) {
     auto some = list(api::ListOptions{.namespace_ = ns, .labelSelector = {}});
     if (!some) return std::unexpected(some.error());
     for (auto& item : some->items) into.push_back(std::move(item));
+    if (versions != nullptr) (*versions)[ns] = std::move(some->resourceVersion);
   }
   return {};
 }
@@ -31,7 +37,10 @@ Result<ClusterSnapshot> ClusterSnapshot::take(api::ClusterApi& api,
   ClusterSnapshot s;
   const auto all = std::vector<std::string>{};
   Result<void> ok = listInto(s.nodes_, all, [&](const auto& o) { return api.listNodes(o); });
-  if (ok) ok = listInto(s.pods_, namespaces, [&](const auto& o) { return api.listPods(o); });
+  if (ok) {
+    ok = listInto(
+        s.pods_, namespaces, [&](const auto& o) { return api.listPods(o); }, &s.podListVersions_);
+  }
   if (ok) {
     ok =
         listInto(s.deployments_, namespaces, [&](const auto& o) { return api.listDeployments(o); });

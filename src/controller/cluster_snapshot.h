@@ -30,6 +30,11 @@ class ClusterSnapshot {
       api::List<api::ResourceQuota> quotas, api::List<api::HorizontalPodAutoscaler> hpas);
 
   const std::vector<api::Pod>& pods() const { return pods_; }
+  // The resourceVersion of each pod LIST `take` made, by namespace ("" when it listed all): where
+  // a pod watch can start without a gap. Empty for a snapshot built fromLists.
+  const std::map<std::string, std::string, std::less<>>& podListVersions() const {
+    return podListVersions_;
+  }
   const std::vector<api::Node>& nodes() const { return nodes_; }
   const std::vector<api::Deployment>& deployments() const { return deployments_; }
   const std::vector<api::StatefulSet>& statefulSets() const { return statefulSets_; }
@@ -56,6 +61,7 @@ class ClusterSnapshot {
   void index();
 
   std::vector<api::Pod> pods_;
+  std::map<std::string, std::string, std::less<>> podListVersions_;
   std::vector<api::Node> nodes_;
   std::vector<api::Deployment> deployments_;
   std::vector<api::StatefulSet> statefulSets_;

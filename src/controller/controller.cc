@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
+#include <set>
 #include <utility>
 
 #include "api/policy/policy_defaults.h"
@@ -40,7 +42,40 @@ Controller::Controller(api::ClusterApi& api, metrics::MetricsSource& metrics, Cl
 
 Controller::~Controller() = default;
 
-Result<void> Controller::reconcileAll() {
+namespace {
+
+constexpr Duration kMinimumRequeue = std::chrono::seconds(1);
+
+std::string keyOf(const api::ObjectMeta& meta) { return meta.namespace_ + "/" + meta.name; }
+
+// The part of a pod's state whose change can change a pass's decisions: its phase, readiness,
+// restarts and OOM kills, resize conditions and spec generation (a resize, ours or anyone's).
+std::uint64_t podStateDigest(const api::Pod& pod) {
+  std::uint64_t h = std::hash<std::string>{}(pod.status.phase);
+  const auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 1099511628211ULL; };
+  mix(static_cast<std::uint64_t>(pod.metadata.generation));
+  mix(pod.metadata.deletionTimestamp ? 1 : 0);
+  for (const api::Condition& c : pod.status.conditions) {
+    mix(std::hash<std::string>{}(c.type));
+    mix(std::hash<std::string>{}(c.status));
+    mix(std::hash<std::string>{}(c.reason));
+  }
+  for (const api::ContainerStatus& c : pod.status.containerStatuses) {
+    mix(static_cast<std::uint64_t>(c.restartCount));
+    mix(c.ready ? 1 : 0);
+  }
+  return h;
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> Controller::passesOf(std::string_view policy) const {
+  auto it = policies_.find(policy);
+  if (it == policies_.end() || !it->second.state) return std::nullopt;
+  return it->second.state->passes;
+}
+
+Result<std::vector<api::AttunePolicy>> Controller::listPolicies() {
   std::vector<api::AttunePolicy> policies;
   const auto listIn = [&](const std::string& ns) -> Result<void> {
     auto list = api_.listAttunePolicies(api::ListOptions{.namespace_ = ns, .labelSelector = {}});
@@ -49,61 +84,151 @@ Result<void> Controller::reconcileAll() {
     return {};
   };
   if (options_.watchNamespaces.empty()) {
-    if (auto ok = listIn(""); !ok) return ok;
+    if (auto ok = listIn(""); !ok) return std::unexpected(ok.error());
   } else {
     for (const std::string& ns : options_.watchNamespaces) {
-      if (auto ok = listIn(ns); !ok) return ok;
+      if (auto ok = listIn(ns); !ok) return std::unexpected(ok.error());
     }
   }
-  if (policies.empty()) return {};
-  auto snapshot = ClusterSnapshot::take(api_, options_.watchNamespaces);
-  if (!snapshot) return std::unexpected(snapshot.error());
+  return policies;
+}
 
-  for (const api::AttunePolicy& stored : policies) {
-    const Time started = options_.durationClock ? options_.durationClock->now() : Time{};
-    api::AttunePolicy policy = stored;
-    api::applyDefaults(policy);
-    if (options_.modeOverride) policy.spec.updateStrategy.type = options_.modeOverride;
-    const std::string strategyName =
-        options_.strategyOverride
-            ? *options_.strategyOverride
-            : std::string(api::toString(policy.spec.strategy.value_or(api::kDefaultStrategy)));
-    const std::string key = policy.metadata.namespace_ + "/" + policy.metadata.name;
-
-    auto& state = policies_[key];
-    if (!state || state->generation != stored.metadata.generation ||
-        state->strategyName != strategyName) {
-      auto fresh = PolicyState::create(policy, strategyName, stored.metadata.generation);
-      if (!fresh) {
-        // An invalid configuration: report it in the status and touch nothing.
-        PolicyPass::reportInvalid(api_, stored, fresh.error(), clock_.now());
-        state.reset();
-        continue;
-      }
-      state = std::move(*fresh);
+void Controller::notePolicies(const std::vector<api::AttunePolicy>& policies, Time now) {
+  std::set<std::string, std::less<>> present;
+  for (const api::AttunePolicy& p : policies) {
+    const std::string key = keyOf(p.metadata);
+    present.insert(key);
+    auto [it, added] = policies_.try_emplace(key);
+    if (added || it->second.generation != p.metadata.generation) {
+      it->second.generation = p.metadata.generation;
+      it->second.namespace_ = p.metadata.namespace_;
+      queue_.add(key, now);
     }
-    PolicyPass pass(PolicyPass::Context{.api = api_,
-                                        .metrics = metrics_,
-                                        .clock = clock_,
-                                        .options = options_,
-                                        .operatorMetrics = operatorMetrics_,
-                                        .events = events_,
-                                        .observer = observer_},
-                    *snapshot, stored, policy, *state);
-    pass.run();
-    const double seconds =
-        options_.durationClock
-            ? std::chrono::duration<double>(options_.durationClock->now() - started).count()
-            : 0.0;
-    operatorMetrics_.reconcileDuration.observe({}, seconds);
   }
   // Forget the statistics of policies that are gone.
-  std::erase_if(policies_, [&](const auto& entry) {
-    return std::none_of(policies.begin(), policies.end(), [&](const api::AttunePolicy& p) {
-      return p.metadata.namespace_ + "/" + p.metadata.name == entry.first;
-    });
-  });
+  for (auto it = policies_.begin(); it != policies_.end();) {
+    if (present.contains(it->first)) {
+      ++it;
+      continue;
+    }
+    queue_.forget(it->first);
+    it = policies_.erase(it);
+  }
+}
+
+void Controller::notePodChanges(Time now) {
+  for (auto& [scope, resourceVersion] : podWatch_) {
+    auto batch =
+        api_.watchPods(api::ListOptions{.namespace_ = scope, .labelSelector = {}}, resourceVersion);
+    if (!batch) {
+      // Expired or broken: start again from the next snapshot; the resync covers the gap.
+      resourceVersion.clear();
+      continue;
+    }
+    resourceVersion = std::move(batch->resourceVersion);
+    for (const api::WatchEvent<api::Pod>& event : batch->events) {
+      const api::Pod& pod = event.object;
+      const std::string podKey = keyOf(pod.metadata);
+      if (event.type == api::WatchEventType::kDeleted) {
+        podStates_.erase(podKey);
+      } else if (event.type == api::WatchEventType::kAdded ||
+                 event.type == api::WatchEventType::kModified) {
+        const std::uint64_t digest = podStateDigest(pod);
+        auto [it, added] = podStates_.try_emplace(podKey, digest);
+        if (!added && it->second == digest) continue;  // nothing a pass would act on
+        it->second = digest;
+      } else {
+        continue;
+      }
+      for (const auto& [key, known] : policies_) {
+        if (known.namespace_ != pod.metadata.namespace_) continue;
+        for (const api::LabelSelector& selector : known.podSelectors) {
+          if (api::selectorMatches(selector, pod.metadata.labels)) {
+            queue_.add(key, now);
+            break;
+          }
+        }
+      }
+    }
+  }
+  std::erase_if(podWatch_, [](const auto& entry) { return entry.second.empty(); });
+}
+
+Result<void> Controller::reconcileAll() {
+  auto policies = listPolicies();
+  if (!policies) return std::unexpected(policies.error());
+  const Time now = clock_.now();
+  for (const api::AttunePolicy& p : *policies) queue_.add(keyOf(p.metadata), now);
+  return reconcileDue();
+}
+
+Result<void> Controller::reconcileDue() {
+  auto policies = listPolicies();
+  if (!policies) return std::unexpected(policies.error());
+  const Time now = clock_.now();
+  notePolicies(*policies, now);
+  notePodChanges(now);
+  if (!queue_.nextDue() || *queue_.nextDue() > now) return {};
+
+  auto snapshot = ClusterSnapshot::take(api_, options_.watchNamespaces);
+  if (!snapshot) return std::unexpected(snapshot.error());
+  for (const auto& [scope, version] : snapshot->podListVersions()) {
+    if (!podWatch_.contains(scope)) podWatch_[scope] = version;
+  }
+  const std::vector<std::string> due = queue_.popDue(now);
+  const std::set<std::string_view> dueKeys(due.begin(), due.end());
+  // In the order the policies were listed (namespace, then name).
+  for (const api::AttunePolicy& stored : *policies) {
+    const std::string key = keyOf(stored.metadata);
+    if (!dueKeys.contains(key)) continue;
+    queue_.add(key, reconcile(stored, *snapshot, now));
+  }
   return {};
+}
+
+Time Controller::reconcile(const api::AttunePolicy& stored, const ClusterSnapshot& snapshot,
+                           Time now) {
+  const Time started = options_.durationClock ? options_.durationClock->now() : Time{};
+  const Time resync = now + options_.resyncPeriod;
+  api::AttunePolicy policy = stored;
+  api::applyDefaults(policy);
+  if (options_.modeOverride) policy.spec.updateStrategy.type = options_.modeOverride;
+  const std::string strategyName =
+      options_.strategyOverride
+          ? *options_.strategyOverride
+          : std::string(api::toString(policy.spec.strategy.value_or(api::kDefaultStrategy)));
+
+  Known& known = policies_[keyOf(stored.metadata)];
+  auto& state = known.state;
+  if (!state || state->generation != stored.metadata.generation ||
+      state->strategyName != strategyName) {
+    auto fresh = PolicyState::create(policy, strategyName, stored.metadata.generation);
+    if (!fresh) {
+      // An invalid configuration: report it in the status and touch nothing.
+      PolicyPass::reportInvalid(api_, stored, fresh.error(), clock_.now());
+      state.reset();
+      known.podSelectors.clear();
+      return resync;
+    }
+    state = std::move(*fresh);
+  }
+  PolicyPass pass(PolicyPass::Context{.api = api_,
+                                      .metrics = metrics_,
+                                      .clock = clock_,
+                                      .options = options_,
+                                      .operatorMetrics = operatorMetrics_,
+                                      .events = events_,
+                                      .observer = observer_},
+                  snapshot, stored, policy, *state);
+  const PassResult result = pass.run();
+  known.podSelectors = pass.podSelectors();
+  const double seconds =
+      options_.durationClock
+          ? std::chrono::duration<double>(options_.durationClock->now() - started).count()
+          : 0.0;
+  operatorMetrics_.reconcileDuration.observe({}, seconds);
+  if (!result.requeueAfter) return resync;
+  return std::min(resync, now + std::max(*result.requeueAfter, kMinimumRequeue));
 }
 
 }  // namespace attune::controller

@@ -1,10 +1,13 @@
-// The controller: one reconcile pass over every AttunePolicy, level-based and idempotent. Per
-// policy: resolve its targets, refresh usage statistics from the MetricsSource, compute
-// recommendations, judge every pod under observation (safety monitor: keep, or revert to the
-// originals read from the pod's annotations), plan the next resizes (rollout), carry the plan
-// out, and write the policy status. Talks only to ClusterApi, MetricsSource and Clock; every
-// piece of state a later pass needs lives in the cluster (pod and workload annotations, policy
-// status), so a new Controller resumes where another stopped.
+// The controller: policies reconciled from a work queue, level-based and idempotent, in the
+// controller-runtime pattern. A policy is queued when it is new or its spec changes, when a pod
+// its targets select is added, deleted or changes state (a pod watch), when its last pass asked
+// to come back (a cooldown or an observation period ending: Plan::requeueAfter), and by the
+// periodic resync. A pass (policy_pass.h) resolves the policy's targets, refreshes usage
+// statistics from the MetricsSource, computes recommendations, judges every pod under
+// observation, plans (reverts, restores, resizes, skips, deferrals), carries the plan out and
+// records it, and writes the policy status. Talks only to ClusterApi, MetricsSource and Clock;
+// every piece of state a later pass needs lives in the cluster (pod and workload annotations,
+// policy status), so a new Controller resumes where another stopped.
 #pragma once
 
 #include <functional>
@@ -19,6 +22,7 @@
 #include "controller/event_recorder.h"
 #include "controller/operator_metrics.h"
 #include "controller/usage_tracker.h"
+#include "controller/work_queue.h"
 #include "core/clock.h"
 #include "core/error.h"
 #include "metrics/exposition/registry.h"
@@ -39,6 +43,8 @@ struct ControllerOptions {
   std::size_t historyLimit = 100;
   // Measures reconcile durations for attune_reconcile_duration_seconds; nullptr records 0.
   Clock* durationClock = nullptr;
+  // Every policy is reconciled at least this often, even when nothing asked for it.
+  Duration resyncPeriod = std::chrono::minutes(1);
 };
 
 // One thing the controller did, for reports and tests.
@@ -58,6 +64,7 @@ std::string_view toString(ActionRecord::Kind kind);
 using ActionObserver = std::function<void(const ActionRecord&)>;
 
 struct PolicyState;
+class ClusterSnapshot;
 
 class Controller {
  public:
@@ -66,16 +73,45 @@ class Controller {
              metrics::Registry& registry, ControllerOptions options = {});
   ~Controller();
 
-  // One pass over every policy in the watched namespaces. A failure of one policy is reported
-  // in its status and does not stop the others; the error returned is the first failure to
-  // read the cluster itself (list policies, snapshot).
+  // Reads what changed since the last call (the policies, listed; the pods, from a watch),
+  // queues the policies it concerns, then reconciles every policy due at clock.now(), over one
+  // snapshot of the cluster. A failure of one policy is reported in its status and does not stop
+  // the others; the error returned is the first failure to read the cluster itself (list
+  // policies, snapshot), after which the due policies stay queued.
+  Result<void> reconcileDue();
+  // Queues every policy for now (a full resync), then reconcileDue().
   Result<void> reconcileAll();
+  // When the soonest queued policy is due (nullopt before the first call or with no policy):
+  // drivers call reconcileDue() then.
+  std::optional<Time> nextDue() const { return queue_.nextDue(); }
+  // Passes run for `policy` ("namespace/name") since its state was created; nullopt when it is
+  // unknown.
+  std::optional<std::uint64_t> passesOf(std::string_view policy) const;
 
   void setObserver(ActionObserver observer) { observer_ = std::move(observer); }
   const ControllerOptions& options() const { return options_; }
   EventRecorder& events() { return events_; }
 
  private:
+  // What the controller knows of a policy between passes.
+  struct Known {
+    std::int64_t generation = 0;
+    std::string namespace_;
+    // The pod selectors of its targets at its last pass: a pod event they match queues it.
+    std::vector<api::LabelSelector> podSelectors;
+    // Usage statistics (a cache of the metrics history); null while the spec is invalid.
+    std::unique_ptr<PolicyState> state;
+  };
+
+  Result<std::vector<api::AttunePolicy>> listPolicies();
+  // Queues new and changed policies; forgets those that are gone.
+  void notePolicies(const std::vector<api::AttunePolicy>& policies, Time now);
+  // Drains the pod watch of every watched scope and queues the policies whose targets select
+  // a pod that was added, deleted or changed state.
+  void notePodChanges(Time now);
+  // Runs one pass of `stored` over `snapshot`; returns when the policy is due again.
+  Time reconcile(const api::AttunePolicy& stored, const ClusterSnapshot& snapshot, Time now);
+
   api::ClusterApi& api_;
   metrics::MetricsSource& metrics_;
   Clock& clock_;
@@ -83,8 +119,13 @@ class Controller {
   OperatorMetrics operatorMetrics_;
   EventRecorder events_;
   ActionObserver observer_;
-  // Per policy ("namespace/name"): usage statistics (a cache of the metrics history).
-  std::map<std::string, std::unique_ptr<PolicyState>, std::less<>> policies_;
+  WorkQueue queue_;
+  std::map<std::string, Known, std::less<>> policies_;  // by "namespace/name"
+  // Where each watched scope's pod watch resumes ("" = all namespaces); absent: not watching
+  // (started from the next snapshot's pod LIST).
+  std::map<std::string, std::string, std::less<>> podWatch_;
+  // Per "namespace/name": a digest of the pod state whose change is worth a pass.
+  std::map<std::string, std::uint64_t, std::less<>> podStates_;
 };
 
 }  // namespace attune::controller

@@ -1,17 +1,18 @@
-// One reconcile of one policy (see controller.h for the sequence), and the per-policy state the
-// controller caches between passes (usage statistics only: everything else is read from the
-// cluster each time).
+// One reconcile of one policy, as the data flow: snapshot → usage → recommend → verdicts →
+// plan → actuate → status (see controller.h), and the per-policy state the controller caches
+// between passes (usage statistics and what it already recorded: everything else is read from
+// the cluster each time).
 #pragma once
 
-#include <map>
+#include <cstdint>
 #include <memory>
 #include <optional>
-#include <span>
 #include <string>
 #include <vector>
 
 #include "api/cluster_api.h"
 #include "api/policy/attune_policy.h"
+#include "controller/action_recorder.h"
 #include "controller/cluster_snapshot.h"
 #include "controller/controller.h"
 #include "controller/event_recorder.h"
@@ -20,8 +21,8 @@
 #include "controller/targets.h"
 #include "controller/usage_tracker.h"
 #include "recommend/strategy.h"
+#include "rollout/observation_plan.h"
 #include "rollout/plan.h"
-#include "safety/resize_record.h"
 #include "safety/safety_monitor.h"
 
 namespace attune::controller {
@@ -44,10 +45,15 @@ struct PolicyState {
   recommend::StrategyPtr strategy;
   UsageTracker tracker;
   AdviceCache advice;
-  // The skip last recorded per "workload/pod" (pod empty: the whole workload), so that a skip
-  // repeated pass after pass is recorded once. Memory only: after a restart the history's
-  // latest entry serves the same purpose.
-  std::map<std::string, std::string, std::less<>> lastSkip;
+  SkipMemory lastSkip;
+  std::uint64_t passes = 0;  // passes run since the state was created
+};
+
+// What a pass asks of the work queue.
+struct PassResult {
+  // When the policy should be reconciled again, if sooner than the periodic resync (a cooldown
+  // or an observation period ending, a deferral).
+  std::optional<Duration> requeueAfter;
 };
 
 class PolicyPass {
@@ -67,53 +73,27 @@ class PolicyPass {
              const api::AttunePolicy& policy, PolicyState& state);
 
   // Runs the whole reconcile; failures are recorded in the status, never thrown.
-  void run();
+  PassResult run();
+
+  // After run(): the pod selectors of the policy's targets (a pod they match concerns it).
+  std::vector<api::LabelSelector> podSelectors() const;
 
   // Writes a Ready=False condition (reason InvalidSpec) for a policy that cannot be reconciled.
   static void reportInvalid(api::ClusterApi& api, const api::AttunePolicy& stored,
                             const Error& error, Time now);
 
  private:
-  // Safety: judge each pod carrying a resize record.
-  void observeResizedPods();
-  void judge(const TargetWorkload& target, const api::Pod& pod, const safety::ResizeRecord& record,
-             const safety::SafetyMonitor& monitor);
-  // Restores the originals of `record` on `pod`; true when the resize request was accepted.
-  bool restoreOriginals(const api::Pod& pod, const safety::ResizeRecord& record);
-  void clearRecord(const api::Pod& pod);
-  // After a resize request failed with kUnavailable (its outcome unknown): whether the pod, read
-  // again, has the requested cpu and memory values in its spec. False when it cannot be read.
-  bool resizeLanded(const std::string& ns, const std::string& name,
-                    std::span<const api::ContainerResize> containers);
-  // Patches the workload's annotations and remembers the change for the rest of the pass.
-  void patchWorkload(const TargetWorkload& target, const api::AnnotationChanges& changes);
-  // The workload's metadata as the snapshot shows it, with this pass's annotation changes
-  // applied (a revert judged earlier in the pass must hold back the plan that follows).
-  api::ObjectMeta workloadMetadata(const TargetWorkload& target) const;
+  // Usage: refreshes the tracker with the target pods' containers the policy does not exclude.
+  void readUsage();
+  // Verdicts: every target pod carrying a resize record, with the safety monitor's verdict
+  // where the record is still to be judged (rollout::recordState).
+  std::vector<rollout::ObservedPod> judgeResizedPods();
   safety::SafetySignals throttleSignals();
-
-  // Rollout: plan and carry out.
-  void planAndExecute();
-  void execute(const rollout::ResizeAction& action);
-  void execute(const rollout::SkipAction& action);
-  void execute(const rollout::EventAction& action);
-  // One history entry and one attune_resize_total increment per changed resource of `action`.
-  void recordChanges(const TargetWorkload& target, const rollout::ResizeAction& action,
-                     api::ResizeResult result, const std::string& reason);
-
-  // Status.
-  void updateRecommendations();
-  void writeStatus();
-  void addHistory(api::ResizeHistoryEntry entry);
-  // After a resize or a revert the next skip of the workload or pod is news again.
-  void forgetSkips(const std::string& workload, const std::string& pod);
-  void markReverted(const api::Pod& pod, const safety::ResizeRecord& record,
-                    std::string_view reason);
-  // Tells the observer, if any, what this pass did (time and policy are the pass's).
-  void notify(ActionRecord::Kind kind, const metrics::WorkloadRef& workload, std::string pod,
-              std::string container, std::string reason, std::string detail);
-  const TargetWorkload* targetOf(const rollout::WorkloadId& id) const;
-  api::ObjectReference workloadReference(const TargetWorkload& target) const;
+  // Plan: the observations ended, then (with fresh metrics only: fail closed) the rollout,
+  // planned over the workloads as the observation entries leave them.
+  rollout::Plan makePlan(const std::vector<rollout::ObservedPod>& observed);
+  // Actuate: each entry carried out, then booked.
+  void actuate(const rollout::Plan& plan);
 
   Context ctx_;
   const ClusterSnapshot& snapshot_;
@@ -121,16 +101,11 @@ class PolicyPass {
   const api::AttunePolicy& policy_;
   PolicyState& state_;
   Time now_;
-  std::string key_;  // "namespace/name"
   std::vector<TargetWorkload> targets_;
   std::vector<WorkloadAdvice> advice_;
   api::AttunePolicyStatus status_;
-  bool metricsOk_ = false;
-  std::string metricsError_;
+  std::optional<std::string> metricsError_;       // set when the usage read failed
   std::optional<safety::SafetySignals> signals_;  // queried once, when first needed
-  std::optional<api::Condition> resizeBlocked_;
-  int resizesThisPass_ = 0;
-  std::map<metrics::WorkloadRef, api::AnnotationChanges> workloadChanges_;
 };
 
 }  // namespace attune::controller

@@ -39,12 +39,13 @@ std::vector<TargetWorkload> resolveTargets(const ClusterSnapshot& snapshot,
   if (!ref.kind) return out;
   const std::string& ns = policy.metadata.namespace_;
   const std::string kindName(api::toString(*ref.kind));
-  const auto add = [&](const api::ObjectMeta& meta, std::int32_t replicas,
-                       std::int32_t updatedReplicas) {
+  const auto add = [&](const api::ObjectMeta& meta, const api::LabelSelector* podSelector,
+                       std::int32_t replicas, std::int32_t updatedReplicas) {
     if (meta.namespace_ != ns || !selected(ref, meta)) return;
     TargetWorkload t{.ref = {ns, kindName, meta.name},
                      .kind = workloadKind(*ref.kind),
                      .metadata = &meta,
+                     .podSelector = podSelector,
                      .replicas = replicas,
                      .updatedReplicas = updatedReplicas,
                      .pods = {}};
@@ -65,7 +66,7 @@ std::vector<TargetWorkload> resolveTargets(const ClusterSnapshot& snapshot,
           daemonSet ? w.status.updatedNumberScheduled : w.status.updatedReplicas;
       // A workload whose controller has not observed its latest spec is rolling out too.
       const bool stale = w.status.observedGeneration < w.metadata.generation;
-      add(w.metadata, desired, stale ? std::min(updated, desired - 1) : updated);
+      add(w.metadata, &w.spec.selector, desired, stale ? std::min(updated, desired - 1) : updated);
     }
   };
   switch (*ref.kind) {
@@ -82,10 +83,10 @@ std::vector<TargetWorkload> resolveTargets(const ClusterSnapshot& snapshot,
       addApps(snapshot.replicaSets(), false);
       break;
     case api::TargetKind::kJob:
-      for (const auto& j : snapshot.jobs()) add(j.metadata, 0, 0);
+      for (const auto& j : snapshot.jobs()) add(j.metadata, &j.spec.selector, 0, 0);
       break;
     case api::TargetKind::kCronJob:
-      for (const auto& c : snapshot.cronJobs()) add(c.metadata, 0, 0);
+      for (const auto& c : snapshot.cronJobs()) add(c.metadata, nullptr, 0, 0);
       break;
   }
   return out;

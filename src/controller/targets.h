@@ -16,6 +16,9 @@ struct TargetWorkload {
   metrics::WorkloadRef ref;
   api::WorkloadKind kind = api::WorkloadKind::kDeployment;
   const api::ObjectMeta* metadata = nullptr;
+  // The selector of its pods (the workload's spec.selector); nullptr for a CronJob, whose pods
+  // belong to Jobs made later.
+  const api::LabelSelector* podSelector = nullptr;
   // Desired and updated replicas; a workload with fewer updated replicas than desired is in the
   // middle of a rollout. Jobs and CronJobs never roll out (both 0).
   std::int32_t replicas = 0;

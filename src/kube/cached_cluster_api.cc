@@ -206,7 +206,11 @@ Result<api::List<api::AttunePolicy>> CachedClusterApi::listAttunePolicies(
 
 Result<api::WatchBatch<api::Pod>> CachedClusterApi::watchPods(const api::ListOptions& options,
                                                               std::string_view resourceVersion) {
-  return inner_.watchPods(options, resourceVersion);
+  // The informer owns the one watch on the inner api; a second reader follows its log.
+  if (!covers(pods_.synced(), options.namespace_)) {
+    return inner_.watchPods(options, resourceVersion);
+  }
+  return pods_.recentEvents(options, resourceVersion);
 }
 
 // --- Writes

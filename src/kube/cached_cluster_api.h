@@ -11,7 +11,10 @@
 //   the watch stands); get* answer kNotFound (`<resource> "<name>" not found`) when the object
 //   is not cached. A read is passed to the inner api instead while its informer has never
 //   synced, and when it asks for a namespace outside options().namespace_.
-// - Uncached, passed through: namespaces, events, leases, watchPods.
+// - watchPods follows the pod informer's log of recent changes (PodInformer::recentEvents): the
+//   informer holds the only watch on the inner api, and a reader sees what sync() brought in.
+//   Passed through while the pod informer has never synced or for a namespace it does not cover.
+// - Uncached, passed through: namespaces, events, leases.
 // - Writes go to the inner api; on success the object returned is recorded in the cache
 //   (resizePod and the AttunePolicy writes return the whole object; the annotation patches
 //   return metadata, which replaces the cached object's metadata), so the next read sees the

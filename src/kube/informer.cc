@@ -50,9 +50,49 @@ Result<void> PodInformer::sync() {
     ++stats_.expired;
     return relist();
   }
-  for (const api::WatchEvent<api::Pod>& event : batch->events) apply(event);
+  for (const api::WatchEvent<api::Pod>& event : batch->events) {
+    apply(event);
+    if (event.type == api::WatchEventType::kBookmark || event.type == api::WatchEventType::kError) {
+      continue;
+    }
+    recent_.push_back({event.object.metadata.resourceVersion, event});
+  }
   resourceVersion_ = std::move(batch->resourceVersion);
+  logMark();
   return {};
+}
+
+void PodInformer::logMark() {
+  if (recent_.empty() || recent_.back().resourceVersion != resourceVersion_) {
+    recent_.push_back({resourceVersion_, std::nullopt});
+  }
+  while (recent_.size() > kRecentEvents) recent_.pop_front();
+}
+
+Result<api::WatchBatch<api::Pod>> PodInformer::recentEvents(
+    const api::ListOptions& options, std::string_view resourceVersion) const {
+  auto from = recent_.begin();
+  if (!resourceVersion.empty()) {
+    auto it = std::find_if(recent_.rbegin(), recent_.rend(), [&](const LoggedEvent& e) {
+      return e.resourceVersion == resourceVersion;
+    });
+    if (it == recent_.rend()) {
+      return std::unexpected(Error{ErrorCode::kConflict,
+                                   "too old resource version: " + std::string(resourceVersion),
+                                   "resourceVersion"});
+    }
+    from = it.base();
+  }
+  api::WatchBatch<api::Pod> batch;
+  for (auto it = from; it != recent_.end(); ++it) {
+    if (!it->event) continue;
+    const api::ObjectMeta& meta = it->event->object.metadata;
+    if (!options.namespace_.empty() && meta.namespace_ != options.namespace_) continue;
+    if (!api::selectorMatches(options.labelSelector, meta.labels)) continue;
+    batch.events.push_back(*it->event);
+  }
+  batch.resourceVersion = resourceVersion_;
+  return batch;
 }
 
 Result<void> PodInformer::relist() {
@@ -69,6 +109,8 @@ Result<void> PodInformer::relist() {
   // small packed pods scattered through it.
   for (const api::Pod& pod : list->items) store(pod);
   resourceVersion_ = std::move(list->resourceVersion);
+  recent_.clear();
+  logMark();
   schedule_.listed();
   ++stats_.relists;
   return {};

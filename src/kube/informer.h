@@ -27,6 +27,7 @@
 #include <compare>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -137,6 +138,16 @@ class PodInformer {
   // The resourceVersion the next watch resumes from.
   const std::string& resourceVersion() const { return resourceVersion_; }
   std::size_t size() const { return pods_.size(); }
+
+  // The most recent pod changes the cache applied, for a reader that follows the cache instead
+  // of opening a watch of its own (ClusterApi::watchPods semantics): the ADDED, MODIFIED and
+  // DELETED events after `resourceVersion` that `options` selects, and the cache's
+  // resourceVersion. The log keeps the last kRecentEvents events and starts again at every
+  // relist; a resourceVersion it no longer covers fails with kConflict (field
+  // "resourceVersion"), as a 410 Gone would.
+  static constexpr std::size_t kRecentEvents = 2048;
+  Result<api::WatchBatch<api::Pod>> recentEvents(const api::ListOptions& options,
+                                                 std::string_view resourceVersion) const;
   const InformerStats& stats() const { return stats_; }
   const InformerOptions& options() const { return options_; }
 
@@ -199,6 +210,14 @@ class PodInformer {
   mutable std::map<ObjectKey, std::unique_ptr<api::Pod>, ObjectKeyLess> unpacked_;
   std::vector<std::unique_ptr<api::Pod>> retired_;
   InformerStats stats_;
+  // recentEvents' log: each applied event with its resourceVersion, and a mark (no event) with
+  // the resourceVersion where each sync left the cache.
+  struct LoggedEvent {
+    std::string resourceVersion;
+    std::optional<api::WatchEvent<api::Pod>> event;
+  };
+  std::deque<LoggedEvent> recent_;
+  void logMark();
 };
 
 // One kind that ClusterApi can only list, relisted by sync() when its resync period has passed.

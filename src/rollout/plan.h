@@ -1,21 +1,40 @@
-// The Plan: what one rollout pass decided for a policy, as an ordered list of actions for the
-// controller to carry out. Plain values; nothing here talks to the cluster.
+// The Plan: everything one reconcile pass of a policy decided, as an ordered list of actions for
+// the controller's Actuator to carry out and its recorder to book. Plain values; nothing here
+// talks to the cluster. Every action a pass takes is an entry here: a new kind of action (evict
+// a pod, taint a node, patch an HPA) is a new alternative of `Action`, one case in the
+// Actuator and one in the recorder.
 //
-// How the controller carries out each action (in plan order):
+// How the Actuator carries out each action (in plan order), and what the recorder books:
+//  - RevertAction (a safety verdict): resize the pod back to `restore` (the originals from its
+//    record; a transport failure is read back, the request may have landed), then remove the
+//    record (`clearRecord`) and write `workloadAnnotations` on the workload (the cooldown after a
+//    revert). Booked: the Applied history entries of the resize marked Reverted, a `Reverted`
+//    Warning event, attune_reverts_total and attune_resize_total{result="reverted"}. When the
+//    restore fails the record stays (retried next pass) and a `ResizeFailed` Warning says so.
+//  - RestoreAction (the kubelet answered Infeasible or Error): as a revert, without the workload
+//    annotations: a failed resize, not a revert. Booked: Failed history entries, a
+//    `ResizeFailed` Warning, attune_resize_total{result="failed"}.
+//  - EndObservationAction: remove the record; for a Safe verdict also write
+//    `workloadAnnotations` (the last safe time). Booked: a `SafetyViolation` Warning for a
+//    violation kept (autoRevert off); nothing for a record whose resize never reached the pod.
 //  - ResizeAction: patch the pod's annotations with `annotations` (the resize record, written
-//    BEFORE the pod is touched); then ClusterApi::resizePod(pod, containers); on success a
-//    `Resized` Normal event, one history entry per `changes` element (result Applied), and the
-//    workload annotations safety::annotationsAfterResize(now); on an API error a `ResizeFailed`
-//    Warning, history result Failed, and the record annotations cleared again.
-//  - SkipAction: a `ResizeSkipped` Warning event (reason code and message) and a history entry
-//    with result Skipped and `reason` = toString(reason); requeue after `requeueAfter` if set.
-//  - DeferAction: nothing is written; requeue after `requeueAfter` if set (else the controller's
-//    regular resync).
-//  - EventAction: emit the event as given (e.g. the informational HPAConflict warning).
-// Plan::requeueAfter is the soonest of all requeues; Plan::resizeBlocked is the ResizeBlocked
-// condition to set (nullopt: remove it).
+//    BEFORE the pod is touched, with the pod's resourceVersion as precondition: a pod changed
+//    since the snapshot is left for the next pass); then ClusterApi::resizePod(pod, containers)
+//    (a transport failure is read back); on success `workloadAnnotations` on the workload
+//    (safety::annotationsAfterResize). Booked: a `Resized` Normal event and one Applied history
+//    entry and attune_resize_total increment per `changes` element; on a refusal the record is
+//    cleared again, a `ResizeFailed` Warning and Failed entries (after a transport failure the
+//    record stays, so the originals are never lost).
+//  - SkipAction: nothing is written to the pod. Booked: a `ResizeSkipped` Warning event (reason
+//    code and message) and a history entry with result Skipped and `reason` = toString(reason),
+//    once while the same skip repeats.
+//  - DeferAction: nothing is written or booked; the policy is requeued after `requeueAfter`.
+//  - EventAction: the event as given (e.g. the informational HPAConflict warning).
+// Plan::requeueAfter is the soonest time any entry asks the policy to be reconciled again;
+// Plan::resizeBlocked is the ResizeBlocked condition to set (nullopt: remove it).
 #pragma once
 
+#include <compare>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,6 +47,7 @@
 #include "api/policy/attune_policy.h"
 #include "core/time.h"
 #include "safety/resize_record.h"
+#include "safety/safety_monitor.h"
 
 namespace attune::rollout {
 
@@ -36,7 +56,7 @@ struct WorkloadId {
   api::WorkloadKind kind = api::WorkloadKind::kDeployment;
   std::string namespace_;
   std::string name;
-  bool operator==(const WorkloadId&) const = default;
+  auto operator<=>(const WorkloadId&) const = default;
 };
 
 // "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob".
@@ -81,12 +101,15 @@ struct ResourceChange {
 struct ResizeAction {
   WorkloadId workload;
   std::string pod;
+  std::string podResourceVersion;  // the precondition of the record's annotation patch
   // The desired resources of every changed container, for ClusterApi::resizePod.
   std::vector<api::ContainerResize> containers;
   std::vector<ResourceChange> changes;
   safety::ResizeRecord record;  // resizedAt = the plan's `now`
   // replaceResizeAnnotations(pod, record): write these before the resize.
   api::AnnotationChanges annotations;
+  // safety::annotationsAfterResize(now): written on the workload once the resize is applied.
+  api::AnnotationChanges workloadAnnotations;
   bool canary = false;  // one of the first canary.percentage of the workload's pods
   std::string message;  // "app: cpu 500m -> 250m, memory 512Mi -> 384Mi"
 };
@@ -117,7 +140,48 @@ struct EventAction {
   std::string message;
 };
 
-using Action = std::variant<ResizeAction, SkipAction, DeferAction, EventAction>;
+// Restores the original resources of a resized pod after a safety violation.
+struct RevertAction {
+  WorkloadId workload;
+  std::string pod;
+  safety::ResizeRecord record;
+  std::vector<api::ContainerResize> restore;   // the recorded originals, for resizePod
+  api::AnnotationChanges clearRecord;          // removes the record from the pod
+  api::AnnotationChanges workloadAnnotations;  // safety::annotationsAfterRevert
+  safety::RevertReason reason = safety::RevertReason::kOomKill;
+  std::string container;  // the container that violated; empty for notready
+  std::string message;    // the verdict's sentence
+};
+
+// Restores the original resources of a pod whose resize the kubelet refused.
+struct RestoreAction {
+  WorkloadId workload;
+  std::string pod;
+  safety::ResizeRecord record;
+  std::vector<api::ContainerResize> restore;
+  api::AnnotationChanges clearRecord;
+  std::string refusal;  // "Infeasible" (PodResizePending) or "Error" (PodResizeInProgress)
+};
+
+// Ends the observation of a resized pod without touching its resources.
+struct EndObservationAction {
+  enum class Outcome {
+    kSafe,           // the observation period passed without a violation
+    kViolationKept,  // a violation, kept because autoRevert is off
+    kNeverApplied,   // the pod is at its recorded originals and no request can still land
+  };
+  WorkloadId workload;
+  std::string pod;
+  Outcome outcome = Outcome::kSafe;
+  api::AnnotationChanges clearRecord;
+  api::AnnotationChanges workloadAnnotations;  // kSafe: safety::annotationsAfterSafe
+  std::optional<safety::RevertReason> reason;  // kViolationKept
+  std::string container;
+  std::string message;
+};
+
+using Action = std::variant<RevertAction, RestoreAction, EndObservationAction, ResizeAction,
+                            SkipAction, DeferAction, EventAction>;
 
 struct Plan {
   std::vector<Action> actions;
@@ -130,6 +194,11 @@ struct Plan {
   // PodsDeferredAndInfeasible) when pods report a Deferred or Infeasible resize; nullopt means
   // the condition should be removed. lastTransitionTime is left for safety::setCondition.
   std::optional<api::Condition> resizeBlocked;
+
+  // Asks for the policy to be reconciled again `after` from now (the soonest request wins).
+  void requeue(std::optional<Duration> after) {
+    if (after && (!requeueAfter || *after < *requeueAfter)) requeueAfter = after;
+  }
 
   // The actions of one type, in plan order.
   template <typename T>

@@ -4,6 +4,7 @@
 #include <map>
 #include <string>
 
+#include "api/policy/policy_defaults.h"
 #include "core/quantity.h"
 #include "rollout/prechecks.h"
 #include "safety/cooldown.h"
@@ -12,8 +13,6 @@
 namespace attune::rollout {
 namespace {
 
-constexpr int kDefaultCanaryPercentage = 10;
-constexpr Duration kDefaultCooldown = std::chrono::hours(1);
 constexpr std::string_view kResizeDeferred = "Deferred";
 constexpr std::string_view kResizeInfeasible = "Infeasible";
 
@@ -69,8 +68,8 @@ class Pass {
         ledger_(input.quotas),
         period_(safety::observationPeriod(policy.spec, options.observation)) {
     const api::UpdateStrategy& u = policy.spec.updateStrategy;
-    mode_ = u.type.value_or(api::UpdateMode::kRecommend);
-    cooldown_ = u.cooldown.value_or(kDefaultCooldown);
+    mode_ = u.type.value_or(api::kDefaultUpdateMode);
+    cooldown_ = u.cooldown.value_or(api::kDefaultCooldown);
     for (const api::Node& n : input.nodes) nodes_[n.metadata.name] = &n;
   }
 
@@ -82,7 +81,9 @@ class Pass {
     }
     tally();
     const int inFlight = std::max(input_.resizesInFlight, plan_.underObservation);
-    slots_ = std::max(0, std::max(1, u.maxConcurrentResizes.value_or(1)) - inFlight);
+    slots_ = std::max(
+        0,
+        std::max(1, u.maxConcurrentResizes.value_or(api::kDefaultMaxConcurrentResizes)) - inFlight);
     if (mode_ == api::UpdateMode::kOneShot) slots_ = std::min(slots_, 1);
     for (const WorkloadInput& w : input_.workloads) planWorkload(w);
     return std::move(plan_);
@@ -94,10 +95,7 @@ class Pass {
     std::vector<ContainerChange> changes;
   };
 
-  void requeue(std::optional<Duration> after) {
-    if (!after) return;
-    if (!plan_.requeueAfter || *after < *plan_.requeueAfter) plan_.requeueAfter = after;
-  }
+  void requeue(std::optional<Duration> after) { plan_.requeue(after); }
   void skip(const WorkloadInput& w, std::string pod, SkipReason reason, std::string message,
             std::optional<Duration> after = std::nullopt) {
     requeue(after);
@@ -222,7 +220,7 @@ class Pass {
     if (mode_ == api::UpdateMode::kCanary && needing > 0) {
       const auto& c = policy_.spec.updateStrategy.canary;
       const int pct =
-          std::clamp(c && c->percentage ? *c->percentage : kDefaultCanaryPercentage, 0, 100);
+          std::clamp(c && c->percentage ? *c->percentage : api::kDefaultCanaryPercentage, 0, 100);
       const int n = static_cast<int>(pods.size());
       const int canaries = std::max(1, (pct * n + 99) / 100);
       if (atTarget < canaries) {
@@ -315,6 +313,8 @@ class Pass {
     ResizeAction resize;
     resize.workload = w.id();
     resize.pod = name;
+    resize.podResourceVersion = pod.metadata.resourceVersion;
+    resize.workloadAnnotations = safety::annotationsAfterResize(now_);
     resize.canary = canary;
     resize.record.resizedAt = now_;
     resize.record.workload = w.metadata.name;
@@ -345,8 +345,8 @@ class Pass {
   Time now_;
   QuotaLedger ledger_;
   Duration period_;
-  api::UpdateMode mode_ = api::UpdateMode::kRecommend;
-  Duration cooldown_ = kDefaultCooldown;
+  api::UpdateMode mode_ = api::kDefaultUpdateMode;
+  Duration cooldown_ = api::kDefaultCooldown;
   std::map<std::string, const api::Node*, std::less<>> nodes_;
   int slots_ = 0;
   Plan plan_;

@@ -33,6 +33,7 @@ inline constexpr bool kDefaultAutoRevert = true;
 inline constexpr Duration kDefaultSafetyObservationPeriod = std::chrono::minutes(5);
 inline constexpr int kDefaultMaxConcurrentResizes = 1;
 inline constexpr bool kDefaultCanaryAutoPromote = false;
+inline constexpr int kDefaultCanaryPercentage = 10;
 
 inline constexpr bool kDefaultExcludeKnownSidecars = true;
 inline constexpr bool kDefaultPaused = false;

@@ -1,0 +1,257 @@
+#include "controller/action_recorder.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "core/quantity.h"
+
+namespace attune::controller {
+namespace {
+
+constexpr std::string_view kPodApiVersion = "v1";
+
+// "cpu 500m -> 250m, memory 512Mi -> 384Mi": the requests that differ.
+std::string describe(const api::ResourceValues& from, const api::ResourceValues& to) {
+  std::vector<std::string> parts;
+  if (from.cpuRequest != to.cpuRequest && from.cpuRequest && to.cpuRequest) {
+    parts.push_back(
+        fmt::format("cpu {} -> {}", formatCpu(*from.cpuRequest), formatCpu(*to.cpuRequest)));
+  }
+  if (from.memoryRequest != to.memoryRequest && from.memoryRequest && to.memoryRequest) {
+    parts.push_back(fmt::format("memory {} -> {}", formatMemory(*from.memoryRequest),
+                                formatMemory(*to.memoryRequest)));
+  }
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+// A history entry about a whole pod's containers (cpu and memory at once).
+api::ResizeHistoryEntry podEntry(Time timestamp, std::string workload, std::string pod,
+                                 std::string container, std::string from, api::ResizeResult result,
+                                 std::string reason) {
+  return {.timestamp = timestamp,
+          .workload = std::move(workload),
+          .pod = std::move(pod),
+          .container = std::move(container),
+          .resource = api::ResizedResource::kCpuAndMemory,
+          .from = std::move(from),
+          .to = {},
+          .method = api::ResizeMethod::kInPlace,
+          .result = result,
+          .reason = std::move(reason)};
+}
+
+}  // namespace
+
+void ActionRecorder::record(const rollout::Action& action, const ActionOutcome& outcome) {
+  if (outcome.status == ActionOutcome::Status::kNotAttempted) return;
+  std::visit([&](const auto& a) { record(a, outcome); }, action);
+}
+
+void ActionRecorder::record(const rollout::RevertAction& action, const ActionOutcome& outcome) {
+  if (!outcome.applied()) {
+    restoreFailed(action.workload, action.pod, outcome);
+    return;
+  }
+  const std::string reason(safety::toString(action.reason));
+  markReverted(action.pod, action.record, reason);
+  forgetSkips(action.workload.name, action.pod);
+  event(action.workload, action.pod, "Warning", "Reverted", action.message);
+  ctx_.metrics.reverts.inc({reason});
+  countResize(action.workload, "cpu+memory", "reverted");
+  status_.lastResizeTime = ctx_.now;
+  notify(ActionRecord::Kind::kReverted, action.workload, action.pod, action.container, reason,
+         action.message);
+}
+
+void ActionRecorder::record(const rollout::RestoreAction& action, const ActionOutcome& outcome) {
+  if (!outcome.applied()) {
+    restoreFailed(action.workload, action.pod, outcome);
+    return;
+  }
+  for (const auto& c : action.record.containers) {
+    addHistory(podEntry(ctx_.now, action.workload.name, action.pod, c.name,
+                        describe(c.target, c.original), api::ResizeResult::kFailed,
+                        action.refusal));
+  }
+  event(action.workload, action.pod, "Warning", "ResizeFailed",
+        fmt::format("kubelet reported the resize {}; original resources restored", action.refusal));
+  countResize(action.workload, "cpu+memory", "failed");
+  notify(ActionRecord::Kind::kResizeFailed, action.workload, action.pod, {}, action.refusal, {});
+}
+
+void ActionRecorder::record(const rollout::EndObservationAction& action,
+                            const ActionOutcome& /*outcome*/) {
+  using Outcome = rollout::EndObservationAction::Outcome;
+  switch (action.outcome) {
+    case Outcome::kNeverApplied:
+      return;
+    case Outcome::kSafe:
+      notify(ActionRecord::Kind::kSafe, action.workload, action.pod, {}, {}, action.message);
+      return;
+    case Outcome::kViolationKept:
+      event(action.workload, action.pod, "Warning", "SafetyViolation",
+            action.message + " (autoRevert is off: resize kept)");
+      notify(ActionRecord::Kind::kViolationKept, action.workload, action.pod, action.container,
+             action.reason ? std::string(safety::toString(*action.reason)) : std::string(),
+             action.message);
+      return;
+  }
+}
+
+void ActionRecorder::record(const rollout::ResizeAction& action, const ActionOutcome& outcome) {
+  const bool applied = outcome.applied();
+  const api::ResizeResult result =
+      applied ? api::ResizeResult::kApplied : api::ResizeResult::kFailed;
+  for (const auto& change : action.changes) {
+    addHistory({.timestamp = ctx_.now,
+                .workload = action.workload.name,
+                .pod = action.pod,
+                .container = change.container,
+                .resource = change.resource,
+                .from = change.from,
+                .to = change.to,
+                .method = api::ResizeMethod::kInPlace,
+                .result = result,
+                .reason = applied ? std::string() : outcome.error});
+    countResize(action.workload, api::toString(change.resource), applied ? "applied" : "failed");
+  }
+  if (!applied) {
+    event(action.workload, action.pod, "Warning", "ResizeFailed",
+          "resize failed: " + outcome.error);
+    notify(ActionRecord::Kind::kResizeFailed, action.workload, action.pod, {}, outcome.error,
+           action.message);
+    return;
+  }
+  event(action.workload, action.pod, "Normal", "Resized", action.message);
+  forgetSkips(action.workload.name, action.pod);
+  status_.lastResizeTime = ctx_.now;
+  notify(ActionRecord::Kind::kResized, action.workload, action.pod, {}, {}, action.message);
+}
+
+void ActionRecorder::record(const rollout::SkipAction& action, const ActionOutcome& /*outcome*/) {
+  const std::string reason(rollout::toString(action.reason));
+  // A skip repeated pass after pass is recorded once: when it is the skip last recorded for the
+  // same workload and pod (remembered, or the latest history entry of both), nothing new is
+  // written.
+  std::string& last = skips_[action.workload.name + "/" + action.pod];
+  if (last == reason) return;
+  last = reason;
+  for (auto it = status_.resizeHistory.rbegin(); it != status_.resizeHistory.rend(); ++it) {
+    if (it->workload != action.workload.name || it->pod != action.pod) continue;
+    if (it->result == api::ResizeResult::kSkipped && it->reason == reason) return;
+    break;
+  }
+  addHistory({.timestamp = ctx_.now,
+              .workload = action.workload.name,
+              .pod = action.pod,
+              .container = {},
+              .resource = std::nullopt,
+              .from = {},
+              .to = {},
+              .method = std::nullopt,
+              .result = api::ResizeResult::kSkipped,
+              .reason = reason});
+  event(action.workload, action.pod, "Warning", "ResizeSkipped",
+        fmt::format("{}: {}", reason, action.message));
+  countResize(action.workload, "cpu+memory", "skipped");
+  notify(ActionRecord::Kind::kResizeSkipped, action.workload, action.pod, {}, reason,
+         action.message);
+}
+
+void ActionRecorder::record(const rollout::DeferAction& /*action*/,
+                            const ActionOutcome& /*outcome*/) {
+  // A deferral is only a requeue time (Plan::requeueAfter).
+}
+
+void ActionRecorder::record(const rollout::EventAction& action, const ActionOutcome& /*outcome*/) {
+  event(action.workload, {}, action.type, action.reason, action.message);
+}
+
+void ActionRecorder::restoreFailed(const rollout::WorkloadId& workload, const std::string& pod,
+                                   const ActionOutcome& outcome) {
+  event(workload, pod, "Warning", "ResizeFailed",
+        "restoring the original resources failed: " + outcome.error +
+            "; the originals stay in the pod's annotations and the restore is retried");
+}
+
+void ActionRecorder::markReverted(const std::string& pod, const safety::ResizeRecord& record,
+                                  std::string_view reason) {
+  bool marked = false;
+  for (auto& entry : status_.resizeHistory) {
+    if (entry.pod == pod && entry.timestamp == record.resizedAt &&
+        entry.result == api::ResizeResult::kApplied) {
+      entry.result = api::ResizeResult::kReverted;
+      entry.reason = std::string(reason);
+      marked = true;
+    }
+  }
+  if (marked) return;
+  for (const auto& c : record.containers) {
+    addHistory(podEntry(record.resizedAt, record.workload, pod, c.name,
+                        describe(c.original, c.target), api::ResizeResult::kReverted,
+                        std::string(reason)));
+  }
+}
+
+void ActionRecorder::addHistory(api::ResizeHistoryEntry entry) {
+  auto& history = status_.resizeHistory;
+  history.push_back(std::move(entry));
+  const std::size_t limit = std::max<std::size_t>(ctx_.historyLimit, 5);
+  if (history.size() > limit) {
+    history.erase(history.begin(),
+                  history.begin() + static_cast<std::ptrdiff_t>(history.size() - limit));
+  }
+}
+
+void ActionRecorder::countResize(const rollout::WorkloadId& workload, std::string_view resource,
+                                 std::string_view result) {
+  ctx_.metrics.resizes.inc(
+      {workload.namespace_, workload.name, std::string(resource), std::string(result)});
+}
+
+void ActionRecorder::event(const rollout::WorkloadId& workload, const std::string& pod,
+                           std::string_view type, std::string_view reason,
+                           std::string_view message) {
+  const api::Pod* p = pod.empty() ? nullptr : ctx_.snapshot.pod(workload.namespace_, pod);
+  if (p != nullptr) {
+    (void)ctx_.events.record(referenceTo(kPodApiVersion, "Pod", p->metadata), type, reason,
+                             message);
+    return;
+  }
+  for (const TargetWorkload& t : ctx_.targets) {
+    if (t.kind != workload.kind || t.ref.ns != workload.namespace_ || t.ref.name != workload.name) {
+      continue;
+    }
+    const bool batch = t.kind == api::WorkloadKind::kJob || t.kind == api::WorkloadKind::kCronJob;
+    (void)ctx_.events.record(referenceTo(batch ? "batch/v1" : "apps/v1", t.ref.kind, *t.metadata),
+                             type, reason, message);
+    return;
+  }
+}
+
+void ActionRecorder::notify(ActionRecord::Kind kind, const rollout::WorkloadId& workload,
+                            std::string pod, std::string container, std::string reason,
+                            std::string detail) {
+  if (!ctx_.observer) return;
+  ctx_.observer({.kind = kind,
+                 .time = ctx_.now,
+                 .policy = ctx_.policy,
+                 .workload = {workload.namespace_,
+                              std::string(rollout::workloadKindName(workload.kind)), workload.name},
+                 .pod = std::move(pod),
+                 .container = std::move(container),
+                 .reason = std::move(reason),
+                 .detail = std::move(detail)});
+}
+
+void ActionRecorder::forgetSkips(const std::string& workload, const std::string& pod) {
+  skips_.erase(workload + "/");
+  skips_.erase(workload + "/" + pod);
+}
+
+}  // namespace attune::controller

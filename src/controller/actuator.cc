@@ -1,0 +1,123 @@
+#include "controller/actuator.h"
+
+#include <type_traits>
+#include <variant>
+
+#include "safety/resize_record.h"
+
+namespace attune::controller {
+namespace {
+
+ActionOutcome failed(const Error& error, bool recordCleared = false) {
+  return {.status = ActionOutcome::Status::kFailed,
+          .error = error.toString(),
+          .recordCleared = recordCleared};
+}
+
+}  // namespace
+
+ActionOutcome Actuator::carryOut(const rollout::Action& action) {
+  return std::visit(
+      [&](const auto& a) -> ActionOutcome {
+        using T = std::decay_t<decltype(a)>;
+        if constexpr (std::is_same_v<T, rollout::SkipAction> ||
+                      std::is_same_v<T, rollout::DeferAction> ||
+                      std::is_same_v<T, rollout::EventAction>) {
+          return {};  // nothing to write: the recorder books them
+        } else {
+          return carryOut(a);
+        }
+      },
+      action);
+}
+
+ActionOutcome Actuator::carryOut(const rollout::RevertAction& action) {
+  ActionOutcome outcome = restore(action.workload, action.pod, action.restore, action.clearRecord);
+  if (outcome.applied()) patchWorkload(action.workload, action.workloadAnnotations);
+  return outcome;
+}
+
+ActionOutcome Actuator::carryOut(const rollout::RestoreAction& action) {
+  return restore(action.workload, action.pod, action.restore, action.clearRecord);
+}
+
+ActionOutcome Actuator::carryOut(const rollout::EndObservationAction& action) {
+  patchPod(action.workload, action.pod, action.clearRecord);
+  patchWorkload(action.workload, action.workloadAnnotations);
+  return {};
+}
+
+ActionOutcome Actuator::carryOut(const rollout::ResizeAction& action) {
+  const std::string& ns = action.workload.namespace_;
+  // 1. The originals first: a pod is never touched before its record is stored.
+  auto annotated =
+      api_.patchPodAnnotations(ns, action.pod, action.annotations, action.podResourceVersion);
+  if (!annotated) {
+    // Changed since the snapshot (or gone): the next pass decides again.
+    return {.status = ActionOutcome::Status::kNotAttempted,
+            .error = annotated.error().toString(),
+            .recordCleared = false};
+  }
+  // 2. The resize.
+  auto resized = resize(ns, action.pod, action.containers);
+  if (!resized) {
+    // A refused resize changed nothing: its record goes. After a transport failure the resize
+    // may have been applied all the same (or may still be): the record stays, so that the
+    // originals are never lost, and the observation planner watches the pod (or, once no
+    // request can still land and the pod is at its originals, removes the record).
+    if (resized.error().code == ErrorCode::kUnavailable) return failed(resized.error());
+    api::AnnotationChanges undo;
+    for (const auto& [key, value] : action.annotations) {
+      if (value) undo[key] = std::nullopt;
+    }
+    patchPod(action.workload, action.pod, undo);
+    return failed(resized.error(), /*recordCleared=*/true);
+  }
+  // 3. The workload's cooldown.
+  patchWorkload(action.workload, action.workloadAnnotations);
+  return {};
+}
+
+Result<void> Actuator::resize(const std::string& ns, const std::string& pod,
+                              std::span<const api::ContainerResize> containers) {
+  auto resized = api_.resizePod(ns, pod, containers);
+  if (resized) return {};
+  if (resized.error().code != ErrorCode::kUnavailable) return std::unexpected(resized.error());
+  // After a transport failure the request may have been applied with only its answer lost.
+  auto current = api_.getPod(ns, pod);
+  if (!current) return std::unexpected(resized.error());
+  for (const api::ContainerResize& c : containers) {
+    const api::Container* spec = current->spec.findContainer(c.name);
+    if (spec == nullptr ||
+        safety::resourceValuesOf(spec->resources) != safety::resourceValuesOf(c.resources)) {
+      return std::unexpected(resized.error());
+    }
+  }
+  return {};
+}
+
+ActionOutcome Actuator::restore(const rollout::WorkloadId& workload, const std::string& pod,
+                                std::span<const api::ContainerResize> originals,
+                                const api::AnnotationChanges& clearRecord) {
+  if (!originals.empty()) {
+    auto restored = resize(workload.namespace_, pod, originals);
+    if (!restored) return failed(restored.error());  // retried next pass; the record stays
+  }
+  patchPod(workload, pod, clearRecord);
+  return {};
+}
+
+void Actuator::patchPod(const rollout::WorkloadId& workload, const std::string& pod,
+                        const api::AnnotationChanges& changes) {
+  if (changes.empty()) return;
+  (void)api_.patchPodAnnotations(workload.namespace_, pod, changes, "");
+}
+
+void Actuator::patchWorkload(const rollout::WorkloadId& workload,
+                             const api::AnnotationChanges& changes) {
+  if (changes.empty()) return;
+  (void)api_.patchWorkloadAnnotations(workload.kind, workload.namespace_, workload.name, changes,
+                                      "");
+}
+
+}  // namespace attune::controller

@@ -1,0 +1,61 @@
+// The Actuator: the one place a Plan is written to the cluster. Each action is carried out
+// with the crash-safe ordering rollout/plan.h describes (a pod's originals annotated before its
+// resize; a lost answer read back before anything else; a record kept while a request may
+// still land). It writes and reports what happened; it books nothing (see ActionRecorder).
+#pragma once
+
+#include <span>
+#include <string>
+
+#include "api/cluster_api.h"
+#include "rollout/plan.h"
+
+namespace attune::controller {
+
+// What carrying out one action came to.
+struct ActionOutcome {
+  enum class Status {
+    kApplied,       // the action's main write was made (or needed none)
+    kFailed,        // the main write failed; `error` says why
+    kNotAttempted,  // a precondition failed before anything was written (e.g. the pod changed
+                    // since the snapshot): the next pass decides again, nothing is booked
+  };
+  Status status = Status::kApplied;
+  std::string error;
+  // For a failed resize: the record was removed again (a refusal). After a transport failure
+  // the record stays, so the originals are never lost.
+  bool recordCleared = false;
+
+  bool applied() const { return status == Status::kApplied; }
+};
+
+class Actuator {
+ public:
+  // `api` must outlive the actuator. Not thread-safe.
+  explicit Actuator(api::ClusterApi& api) : api_(api) {}
+
+  ActionOutcome carryOut(const rollout::Action& action);
+
+ private:
+  ActionOutcome carryOut(const rollout::RevertAction& action);
+  ActionOutcome carryOut(const rollout::RestoreAction& action);
+  ActionOutcome carryOut(const rollout::EndObservationAction& action);
+  ActionOutcome carryOut(const rollout::ResizeAction& action);
+
+  // resizePod, counting a transport failure whose request did land (the pod, read again, has
+  // the requested values) as success.
+  Result<void> resize(const std::string& ns, const std::string& pod,
+                      std::span<const api::ContainerResize> containers);
+  // Puts the recorded originals back and removes the record; the record stays when the restore
+  // fails.
+  ActionOutcome restore(const rollout::WorkloadId& workload, const std::string& pod,
+                        std::span<const api::ContainerResize> originals,
+                        const api::AnnotationChanges& clearRecord);
+  void patchPod(const rollout::WorkloadId& workload, const std::string& pod,
+                const api::AnnotationChanges& changes);
+  void patchWorkload(const rollout::WorkloadId& workload, const api::AnnotationChanges& changes);
+
+  api::ClusterApi& api_;
+};
+
+}  // namespace attune::controller

@@ -1,0 +1,131 @@
+#include "controller/policy_status.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "api/policy/policy_defaults.h"
+#include "safety/conditions.h"
+
+namespace attune::controller {
+namespace {
+
+bool observing(const api::AttunePolicy& policy) {
+  return policy.spec.updateStrategy.type.value_or(api::kDefaultUpdateMode) ==
+         api::UpdateMode::kObserve;
+}
+
+}  // namespace
+
+void publishRecommendations(const std::vector<WorkloadAdvice>& advice,
+                            const std::map<metrics::WorkloadRef, std::size_t>& replicas,
+                            const api::AttunePolicy& policy, Time now, OperatorMetrics& metrics,
+                            api::AttunePolicyStatus& status) {
+  status.recommendations.clear();
+  if (observing(policy)) return;  // Observe tracks data points only; no recommendations
+  for (const WorkloadAdvice& a : advice) {
+    status.recommendations.push_back(toStatus(a, policy, now));
+    double cpuSaved = 0;
+    double memorySaved = 0;
+    auto running = replicas.find(a.ref);
+    const double pods = running == replicas.end() ? 0.0 : static_cast<double>(running->second);
+    for (const ContainerAdvice& c : a.containers) {
+      const std::vector<std::string> labels{a.ref.ns, a.ref.name, c.name};
+      const auto& r = c.recommendation.resources;
+      if (!c.recommendation.enoughData) continue;
+      if (r.cpuRequest) {
+        metrics.recommendationCpu.set(labels, toCores(*r.cpuRequest));
+        if (c.current.cpuRequest) {
+          cpuSaved += toCores(*c.current.cpuRequest) - toCores(*r.cpuRequest);
+        }
+      }
+      if (r.memoryRequest) {
+        metrics.recommendationMemory.set(labels, static_cast<double>(r.memoryRequest->value()));
+        if (c.current.memoryRequest) {
+          memorySaved +=
+              static_cast<double>(c.current.memoryRequest->value() - r.memoryRequest->value());
+        }
+      }
+    }
+    metrics.savingsCpu.set({a.ref.ns, a.ref.name}, cpuSaved * pods);
+    metrics.savingsMemory.set({a.ref.ns, a.ref.name}, memorySaved * pods);
+  }
+}
+
+void settleStatus(api::AttunePolicyStatus& status, const api::AttunePolicy& stored,
+                  const api::AttunePolicy& policy, const std::vector<WorkloadAdvice>& advice,
+                  const PassOutcome& outcome, Time now) {
+  const std::int64_t generation = stored.metadata.generation;
+  // Ready: whether the policy could be evaluated this pass, and its data-point progress.
+  const int minimum =
+      policy.spec.metricsSource.minimumDataPoints.value_or(api::kDefaultMinimumDataPoints);
+  std::int64_t fewest = -1;
+  int containers = 0;
+  for (const WorkloadAdvice& a : advice) {
+    for (const ContainerAdvice& c : a.containers) {
+      fewest = fewest < 0 ? c.dataPoints : std::min(fewest, c.dataPoints);
+      ++containers;
+    }
+  }
+  api::Condition ready{.type = std::string(api::kConditionReady),
+                       .status = "True",
+                       .reason = "Reconciled",
+                       .message = {},
+                       .lastTransitionTime = std::nullopt,
+                       .observedGeneration = generation};
+  if (outcome.metricsError) {
+    ready.status = "False";
+    ready.reason = "MetricsUnavailable";
+    ready.message = "no resize while metrics are unavailable: " + *outcome.metricsError;
+  } else if (outcome.targets == 0) {
+    ready.status = "False";
+    ready.reason = "NoTargets";
+    ready.message = "spec.targetRef matches no workload";
+  } else if (fewest >= 0 && fewest < minimum) {
+    ready.reason = "CollectingData";
+    ready.message = fmt::format("{} of {} data points (fewest over {} containers)", fewest, minimum,
+                                containers);
+  } else if (observing(policy) && fewest >= 0) {
+    // Observe has no recommendations in the status: the condition is where progress shows.
+    ready.message = fmt::format(
+        "{} data points (fewest over {} containers, {} needed); Observe writes no recommendations",
+        fewest, containers, minimum);
+  } else {
+    ready.message = fmt::format("{} workloads, {} containers", outcome.targets, containers);
+  }
+  safety::setCondition(status.conditions, ready, now);
+  safety::updateDegradedCondition(status.conditions, status.resizeHistory, now, generation);
+  if (outcome.resizeBlocked) {
+    api::Condition blocked = *outcome.resizeBlocked;
+    blocked.observedGeneration = generation;
+    safety::setCondition(status.conditions, blocked, now);
+  } else {
+    safety::removeCondition(status.conditions, api::kConditionResizeBlocked);
+  }
+  status.observedGeneration = generation;
+  int reverts = 0;
+  for (auto it = status.resizeHistory.rbegin(); it != status.resizeHistory.rend(); ++it) {
+    if (!safety::isResizeOperation(*it)) continue;
+    if (it->result != api::ResizeResult::kReverted) break;
+    ++reverts;
+  }
+  status.consecutiveReverts = reverts;
+}
+
+void writeStatus(api::ClusterApi& api, const api::AttunePolicy& stored,
+                 const api::AttunePolicyStatus& status) {
+  if (status == stored.status) return;
+  api::AttunePolicy update = stored;
+  update.status = status;
+  auto written = api.updateAttunePolicyStatus(update);
+  if (!written && written.error().code == ErrorCode::kConflict) {
+    // Someone else wrote the policy since it was read: the status is ours alone, so write it
+    // over the latest version.
+    if (auto latest = api.getAttunePolicy(stored.metadata.namespace_, stored.metadata.name)) {
+      latest->status = status;
+      (void)api.updateAttunePolicyStatus(*latest);
+    }
+  }
+}
+
+}  // namespace attune::controller
