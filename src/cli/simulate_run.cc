@@ -269,31 +269,31 @@ Result<report::SimulationRun> runOne(const SimulateRequest& request, const std::
   if (!sim) return std::unexpected(sim.error());
   sim::Simulation& s = **sim;
   metrics::Registry registry;
-  controller::Controller controller(s.api(), s.metrics(), s.clock(), registry,
-                                    controller::ControllerOptions{.watchNamespaces = {},
-                                                                  .strategyOverride = strategy,
-                                                                  .modeOverride = request.mode,
-                                                                  .observation = {},
-                                                                  .throttleThreshold = 0.5,
-                                                                  .historyLimit = 100,
-                                                                  .durationClock = nullptr});
+  controller::Controller controller(
+      s.api(), s.metrics(), s.clock(), registry,
+      controller::ControllerOptions{.watchNamespaces = {},
+                                    .strategyOverride = strategy,
+                                    .modeOverride = request.mode,
+                                    .observation = {},
+                                    .throttleThreshold = 0.5,
+                                    .historyLimit = 100,
+                                    .durationClock = nullptr,
+                                    .resyncPeriod = request.reconcileInterval});
   Duration step = request.timelineStep;
   if (step <= Duration::zero()) {
     step = std::max<Duration>(request.scenario.tick, request.scenario.duration / 1000);
   }
   RunMeter meter(s, step);
   controller.setObserver([&](const controller::ActionRecord& a) { meter.onAction(a); });
-  Time nextReconcile = s.clock().now() + request.reconcileInterval;
   const Time end = s.end();
   const Duration tick = request.scenario.tick;
   std::int64_t lastDay = -1;
   while (s.clock().now() + tick <= end) {
     if (auto ok = s.step(); !ok) return std::unexpected(ok.error());
     meter.afterTick(tick);
-    if (s.clock().now() >= nextReconcile) {
-      if (auto ok = controller.reconcileAll(); !ok) return std::unexpected(ok.error());
-      while (nextReconcile <= s.clock().now()) nextReconcile += request.reconcileInterval;
-    }
+    // The controller's work queue on the simulated clock: whatever is due by now (the resync
+    // every reconcile interval, requeues, pod changes) is reconciled after each tick.
+    if (auto ok = controller.reconcileDue(); !ok) return std::unexpected(ok.error());
     const auto day =
         std::chrono::duration_cast<std::chrono::hours>(s.clock().now() - request.scenario.start)
             .count() /

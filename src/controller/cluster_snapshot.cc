@@ -1,5 +1,6 @@
 #include "controller/cluster_snapshot.h"
 
+#include <algorithm>
 #include <map>
 #include <utility>
 
@@ -33,31 +34,39 @@ using Key = std::pair<std::string, std::string>;
 }  // namespace
 
 Result<ClusterSnapshot> ClusterSnapshot::take(api::ClusterApi& api,
-                                              const std::vector<std::string>& namespaces) {
+                                              const std::vector<std::string>& namespaces,
+                                              const std::set<api::TargetKind>& kinds) {
   ClusterSnapshot s;
   const auto all = std::vector<std::string>{};
+  const auto wants = [&](std::initializer_list<api::TargetKind> any) {
+    return std::any_of(any.begin(), any.end(),
+                       [&](api::TargetKind k) { return kinds.contains(k); });
+  };
+  using K = api::TargetKind;
   Result<void> ok = listInto(s.nodes_, all, [&](const auto& o) { return api.listNodes(o); });
   if (ok) {
     ok = listInto(
         s.pods_, namespaces, [&](const auto& o) { return api.listPods(o); }, &s.podListVersions_);
   }
-  if (ok) {
+  if (ok && wants({K::kDeployment})) {
     ok =
         listInto(s.deployments_, namespaces, [&](const auto& o) { return api.listDeployments(o); });
   }
-  if (ok) {
+  if (ok && wants({K::kStatefulSet})) {
     ok = listInto(s.statefulSets_, namespaces,
                   [&](const auto& o) { return api.listStatefulSets(o); });
   }
-  if (ok) {
+  if (ok && wants({K::kDaemonSet})) {
     ok = listInto(s.daemonSets_, namespaces, [&](const auto& o) { return api.listDaemonSets(o); });
   }
-  if (ok) {
+  if (ok && wants({K::kDeployment, K::kReplicaSet})) {
     ok =
         listInto(s.replicaSets_, namespaces, [&](const auto& o) { return api.listReplicaSets(o); });
   }
-  if (ok) ok = listInto(s.jobs_, namespaces, [&](const auto& o) { return api.listJobs(o); });
-  if (ok) {
+  if (ok && wants({K::kJob, K::kCronJob})) {
+    ok = listInto(s.jobs_, namespaces, [&](const auto& o) { return api.listJobs(o); });
+  }
+  if (ok && wants({K::kCronJob})) {
     ok = listInto(s.cronJobs_, namespaces, [&](const auto& o) { return api.listCronJobs(o); });
   }
   if (ok) {

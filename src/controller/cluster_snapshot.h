@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -17,10 +18,13 @@ namespace attune::controller {
 
 class ClusterSnapshot {
  public:
-  // Lists every kind the controller reads, in `namespaces` (empty = all namespaces), plus all
-  // nodes. The first failing list is returned as the error.
+  // Lists, in `namespaces` (empty = all namespaces): pods, LimitRanges, ResourceQuotas, HPAs,
+  // and the workload kinds policies targeting `kinds` resolve through (a Deployment's
+  // ReplicaSets, a CronJob's Jobs), plus all nodes. Kinds no policy targets are not listed and
+  // stay empty. The first failing list is returned as the error.
   static Result<ClusterSnapshot> take(api::ClusterApi& api,
-                                      const std::vector<std::string>& namespaces);
+                                      const std::vector<std::string>& namespaces,
+                                      const std::set<api::TargetKind>& kinds);
   // Builds a snapshot from lists already read (tests, and callers with their own caches).
   static ClusterSnapshot fromLists(
       api::List<api::Pod> pods, api::List<api::Node> nodes, api::List<api::Deployment> deployments,

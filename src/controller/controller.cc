@@ -170,13 +170,22 @@ Result<void> Controller::reconcileDue() {
   notePodChanges(now);
   if (!queue_.nextDue() || *queue_.nextDue() > now) return {};
 
-  auto snapshot = ClusterSnapshot::take(api_, options_.watchNamespaces);
-  if (!snapshot) return std::unexpected(snapshot.error());
+  const std::vector<std::string> due = queue_.popDue(now);
+  const std::set<std::string_view> dueKeys(due.begin(), due.end());
+  std::set<api::TargetKind> kinds;
+  for (const api::AttunePolicy& p : *policies) {
+    if (dueKeys.contains(keyOf(p.metadata)) && p.spec.targetRef.kind) {
+      kinds.insert(*p.spec.targetRef.kind);
+    }
+  }
+  auto snapshot = ClusterSnapshot::take(api_, options_.watchNamespaces, kinds);
+  if (!snapshot) {
+    for (const std::string& key : due) queue_.add(key, now);  // due again at the next call
+    return std::unexpected(snapshot.error());
+  }
   for (const auto& [scope, version] : snapshot->podListVersions()) {
     if (!podWatch_.contains(scope)) podWatch_[scope] = version;
   }
-  const std::vector<std::string> due = queue_.popDue(now);
-  const std::set<std::string_view> dueKeys(due.begin(), due.end());
   // In the order the policies were listed (namespace, then name).
   for (const api::AttunePolicy& stored : *policies) {
     const std::string key = keyOf(stored.metadata);

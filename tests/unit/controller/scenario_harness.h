@@ -1,7 +1,8 @@
 // End-to-end harness for the controller: a simulated cluster built from an inline scenario, the
 // operator metrics registry and a controller::Controller on the simulation's ClusterApi,
-// MetricsSource and clock. run() steps the simulation tick by tick and reconciles every
-// reconcile interval (one minute by default), as `attune simulate` does; the accessors read the
+// MetricsSource and clock. run() steps the simulation tick by tick and lets the controller's work
+// queue reconcile what is due after each tick (a resync every reconcile interval, one minute by
+// default, plus requeues and pod changes), as `attune simulate` does; the accessors read the
 // end state from the cluster (pods, the policy's status, events), the registry and the
 // ActionRecords the controller reported.
 //
@@ -77,12 +78,13 @@ struct HarnessOptions {
   // Applied to the decoded scenario before the simulation is built (fields the YAML has no
   // key for, e.g. kubelet.cpuBurstiness).
   std::function<void(sim::Scenario&)> tweak;
+  // The controller's periodic resync (ControllerOptions::resyncPeriod).
   Duration reconcileInterval = std::chrono::minutes(1);
   // When set, the controller talks to the cluster through the api this returns (e.g. a
   // sim::FaultClusterApi around `cluster`); the simulation and the accessors below keep using the
   // simulation's own api. Called once; a restarted controller gets the same api.
   std::function<std::unique_ptr<api::ClusterApi>(api::ClusterApi& cluster)> wrapApi;
-  // Count reconcileAll() failures (reconcileErrors()) instead of failing the test on them.
+  // Count reconcileDue() failures (reconcileErrors()) instead of failing the test on them.
   bool tolerateReconcileErrors = false;
 };
 
@@ -170,8 +172,9 @@ class ScenarioHarness {
 
   bool usable() const { return sim_ != nullptr && controller_ != nullptr; }
 
-  // Steps the simulation for `d` (whole ticks), calling reconcileAll() after every tick that
-  // reaches the next reconcile time. A simulation or controller error is a test failure.
+  // Steps the simulation for `d` (whole ticks), calling the controller's reconcileDue() after
+  // every tick (its work queue decides which policies are due). A simulation or controller error is
+  // a test failure.
   void run(Duration d);
   void runMinutes(int minutes) { run(std::chrono::minutes(minutes)); }
   // Runs tick by tick until `done` holds (checked after each tick) or `limit` has passed;
@@ -203,7 +206,7 @@ class ScenarioHarness {
   std::optional<double> metric(std::string_view series) const;
   const std::vector<ActionRecord>& actions() const { return actions_; }
   std::vector<ActionRecord> actions(ActionRecord::Kind kind) const;
-  // reconcileAll() calls that failed (only with HarnessOptions::tolerateReconcileErrors).
+  // reconcileDue() calls that failed (only with HarnessOptions::tolerateReconcileErrors).
   int reconcileErrors() const { return reconcileErrors_; }
 
  private:
@@ -216,7 +219,6 @@ class ScenarioHarness {
   metrics::Registry registry_;
   std::unique_ptr<Controller> controller_;
   std::vector<ActionRecord> actions_;
-  Time nextReconcile_{};
 };
 
 // ---- Small readers used by the tests.
