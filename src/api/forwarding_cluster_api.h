@@ -1,8 +1,10 @@
 // ForwardingClusterApi: a ClusterApi that passes every call, unchanged, to another ClusterApi.
 // The base for wrappers that change only a few calls (count them, fail them, delay them):
-// derive, override those, and reach the wrapped api through inner().
+// derive, override those, and reach the wrapped api through inner(). A wrapper that acts on
+// every call alike (fails any of them, logs every write) overrides the two hooks instead.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -10,8 +12,29 @@
 
 namespace attune::api {
 
-// Every method returns exactly what the same call on inner() returns. Holds a reference to
-// `inner`, which must outlive this object. Thread-safety is that of `inner`.
+// One call as ForwardingClusterApi's hooks see it. Views into the caller's arguments: valid
+// only during the hook.
+struct ForwardedCall {
+  enum class Kind { kRead, kWatch, kWrite };
+  std::string_view method;  // the ClusterApi method: "getPod", "watchPods", "resizePod", ...
+  Kind kind = Kind::kRead;
+  // The object named by the call (get* and writes; empty for list* and watchPods).
+  std::string_view namespace_;
+  std::string_view name;
+  // A write with a precondition the server may find stale: patchPodAnnotations /
+  // patchWorkloadAnnotations with a resourceVersion; updateEvent / updateAttunePolicy /
+  // updateAttunePolicyStatus / updateLease with metadata.resourceVersion set; evictPod with a
+  // uid or resourceVersion precondition in deleteOptions.
+  bool preconditioned = false;
+  const AnnotationChanges* annotations = nullptr;  // patch*Annotations: the changes asked for
+  std::span<const ContainerResize> resize;         // resizePod: the containers asked for
+};
+
+// Every method asks admit() first: an error it gives is returned without calling inner().
+// Otherwise the call is forwarded, then completed() is told whether inner() succeeded: an error
+// it gives replaces inner()'s result. With the default hooks (admit everything, replace nothing)
+// every method returns exactly what the same call on inner() returns. Holds a reference to
+// `inner`, which must outlive this object. Thread-safety is that of `inner` and the hooks.
 class ForwardingClusterApi : public ClusterApi {
  public:
   explicit ForwardingClusterApi(ClusterApi& inner) : inner_(inner) {}
@@ -69,7 +92,17 @@ class ForwardingClusterApi : public ClusterApi {
   // The wrapped api, for overrides that forward after (or instead of) their own work.
   ClusterApi& inner() { return inner_; }
 
+  // Before `call` is forwarded: an error to return instead, or nullopt to forward it.
+  virtual std::optional<Error> admit(const ForwardedCall& call);
+  // After `call` was forwarded (`succeeded`: inner() returned a value): an error to return in
+  // place of inner()'s result, or nullopt to return that result.
+  virtual std::optional<Error> completed(const ForwardedCall& call, bool succeeded);
+
  private:
+  // admit(), then `forwardCall` (the call on inner()), then completed().
+  template <typename Call>
+  auto forward(const ForwardedCall& call, Call forwardCall) -> decltype(forwardCall());
+
   ClusterApi& inner_;
 };
 

@@ -307,7 +307,7 @@ int runServe(const SimOptions& o, const ServeCliOptions& c) {
   if ((*server)->api().faults().enabled()) {
     std::string names;
     for (sim::FaultKind kind : (*server)->api().faults().kinds()) {
-      names += (names.empty() ? "" : ", ") + std::string(sim::serve::servedFaultName(kind));
+      names += (names.empty() ? "" : ", ") + std::string(sim::toString(kind));
     }
     fmt::print("Injecting faults into {:g}% of API requests ({}; seed {})\n", c.faultRate * 100,
                names, c.faultSeed);
@@ -347,9 +347,10 @@ void addServeCommand(CLI::App& sim, int& exitCode) {
   cmd->add_option("--fault-seed", c->faultSeed, "Seed of the fault decisions")
       ->capture_default_str();
   cmd->add_option("--faults", c->faults,
-                  "Faults to inject, comma-separated: throttle (429 + Retry-After), error (500), "
-                  "reset (connection closed), drop-watch (watch ends early), gone (410 on watch "
-                  "and continue), conflict (409 on writes with a resourceVersion), or all")
+                  "Faults to inject, comma-separated: throttled (429 + Retry-After), server-error "
+                  "(500), timeout (connection closed), watch-dropped (watch ends early), "
+                  "watch-gone (410 on watch and continue), conflict (409 on writes with a "
+                  "resourceVersion), or all")
       ->capture_default_str();
   cmd->callback([o, c, &exitCode] { exitCode = runServe(*o, *c); });
 }

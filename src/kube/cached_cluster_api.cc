@@ -31,7 +31,7 @@ InformerOptions podOptions(const CachedClusterApiOptions& options) {
 
 CachedClusterApi::CachedClusterApi(api::ClusterApi& inner, Clock& clock,
                                    CachedClusterApiOptions options)
-    : inner_(inner),
+    : ForwardingClusterApi(inner),
       options_(std::move(options)),
       pods_(inner, clock, podOptions(options_)),
       nodes_(inner, &api::ClusterApi::listNodes, clock, listedOptions(options_, false)),
@@ -76,46 +76,37 @@ template <typename T>
 Result<api::List<T>> CachedClusterApi::cachedList(const ListedInformer<T>& informer,
                                                   typename ListedInformer<T>::ListFn list,
                                                   const api::ListOptions& options) {
-  if (!covers(informer.synced(), options.namespace_)) return (inner_.*list)(options);
+  if (!covers(informer.synced(), options.namespace_)) return (inner().*list)(options);
   return api::List<T>{informer.list(options), informer.resourceVersion(), {}, {}};
 }
 
 // --- Reads
 
 Result<api::Pod> CachedClusterApi::getPod(std::string_view ns, std::string_view name) {
-  if (!covers(pods_.synced(), ns)) return inner_.getPod(ns, name);
+  if (!covers(pods_.synced(), ns)) return inner().getPod(ns, name);
   return found(pods_.get(ns, name), "pods", name);
 }
 
 Result<api::List<api::Pod>> CachedClusterApi::listPods(const api::ListOptions& options) {
-  if (!covers(pods_.synced(), options.namespace_)) return inner_.listPods(options);
+  if (!covers(pods_.synced(), options.namespace_)) return inner().listPods(options);
   return api::List<api::Pod>{pods_.list(options), pods_.resourceVersion(), {}, {}};
 }
 
 Result<api::Node> CachedClusterApi::getNode(std::string_view name) {
-  if (!nodes_.synced()) return inner_.getNode(name);
+  if (!nodes_.synced()) return inner().getNode(name);
   return found(nodes_.get("", name), "nodes", name);
 }
 
 Result<api::List<api::Node>> CachedClusterApi::listNodes(const api::ListOptions& options) {
-  if (!nodes_.synced()) return inner_.listNodes(options);
+  if (!nodes_.synced()) return inner().listNodes(options);
   api::ListOptions all = options;
   all.namespace_.clear();  // cluster-scoped
   return api::List<api::Node>{nodes_.list(all), nodes_.resourceVersion(), {}, {}};
 }
 
-Result<api::Namespace> CachedClusterApi::getNamespace(std::string_view name) {
-  return inner_.getNamespace(name);
-}
-
-Result<api::List<api::Namespace>> CachedClusterApi::listNamespaces(
-    const api::ListOptions& options) {
-  return inner_.listNamespaces(options);
-}
-
 Result<api::Deployment> CachedClusterApi::getDeployment(std::string_view ns,
                                                         std::string_view name) {
-  if (!covers(deployments_.synced(), ns)) return inner_.getDeployment(ns, name);
+  if (!covers(deployments_.synced(), ns)) return inner().getDeployment(ns, name);
   return found(deployments_.get(ns, name), "deployments.apps", name);
 }
 
@@ -126,7 +117,7 @@ Result<api::List<api::Deployment>> CachedClusterApi::listDeployments(
 
 Result<api::StatefulSet> CachedClusterApi::getStatefulSet(std::string_view ns,
                                                           std::string_view name) {
-  if (!covers(statefulSets_.synced(), ns)) return inner_.getStatefulSet(ns, name);
+  if (!covers(statefulSets_.synced(), ns)) return inner().getStatefulSet(ns, name);
   return found(statefulSets_.get(ns, name), "statefulsets.apps", name);
 }
 
@@ -136,7 +127,7 @@ Result<api::List<api::StatefulSet>> CachedClusterApi::listStatefulSets(
 }
 
 Result<api::DaemonSet> CachedClusterApi::getDaemonSet(std::string_view ns, std::string_view name) {
-  if (!covers(daemonSets_.synced(), ns)) return inner_.getDaemonSet(ns, name);
+  if (!covers(daemonSets_.synced(), ns)) return inner().getDaemonSet(ns, name);
   return found(daemonSets_.get(ns, name), "daemonsets.apps", name);
 }
 
@@ -147,7 +138,7 @@ Result<api::List<api::DaemonSet>> CachedClusterApi::listDaemonSets(
 
 Result<api::ReplicaSet> CachedClusterApi::getReplicaSet(std::string_view ns,
                                                         std::string_view name) {
-  if (!covers(replicaSets_.synced(), ns)) return inner_.getReplicaSet(ns, name);
+  if (!covers(replicaSets_.synced(), ns)) return inner().getReplicaSet(ns, name);
   return found(replicaSets_.get(ns, name), "replicasets.apps", name);
 }
 
@@ -157,7 +148,7 @@ Result<api::List<api::ReplicaSet>> CachedClusterApi::listReplicaSets(
 }
 
 Result<api::Job> CachedClusterApi::getJob(std::string_view ns, std::string_view name) {
-  if (!covers(jobs_.synced(), ns)) return inner_.getJob(ns, name);
+  if (!covers(jobs_.synced(), ns)) return inner().getJob(ns, name);
   return found(jobs_.get(ns, name), "jobs.batch", name);
 }
 
@@ -166,7 +157,7 @@ Result<api::List<api::Job>> CachedClusterApi::listJobs(const api::ListOptions& o
 }
 
 Result<api::CronJob> CachedClusterApi::getCronJob(std::string_view ns, std::string_view name) {
-  if (!covers(cronJobs_.synced(), ns)) return inner_.getCronJob(ns, name);
+  if (!covers(cronJobs_.synced(), ns)) return inner().getCronJob(ns, name);
   return found(cronJobs_.get(ns, name), "cronjobs.batch", name);
 }
 
@@ -189,13 +180,9 @@ Result<api::List<api::HorizontalPodAutoscaler>> CachedClusterApi::listHpas(
   return cachedList(hpas_, &api::ClusterApi::listHpas, options);
 }
 
-Result<api::List<api::Event>> CachedClusterApi::listEvents(const api::ListOptions& options) {
-  return inner_.listEvents(options);
-}
-
 Result<api::AttunePolicy> CachedClusterApi::getAttunePolicy(std::string_view ns,
                                                             std::string_view name) {
-  if (!covers(policies_.synced(), ns)) return inner_.getAttunePolicy(ns, name);
+  if (!covers(policies_.synced(), ns)) return inner().getAttunePolicy(ns, name);
   return found(policies_.get(ns, name), "attunepolicies.attune.io", name);
 }
 
@@ -208,7 +195,7 @@ Result<api::WatchBatch<api::Pod>> CachedClusterApi::watchPods(const api::ListOpt
                                                               std::string_view resourceVersion) {
   // The informer owns the one watch on the inner api; a second reader follows its log.
   if (!covers(pods_.synced(), options.namespace_)) {
-    return inner_.watchPods(options, resourceVersion);
+    return ForwardingClusterApi::watchPods(options, resourceVersion);
   }
   return pods_.recentEvents(options, resourceVersion);
 }
@@ -219,7 +206,7 @@ Result<api::ObjectMeta> CachedClusterApi::patchPodAnnotations(std::string_view n
                                                               std::string_view name,
                                                               const api::AnnotationChanges& changes,
                                                               std::string_view resourceVersion) {
-  auto meta = inner_.patchPodAnnotations(ns, name, changes, resourceVersion);
+  auto meta = inner().patchPodAnnotations(ns, name, changes, resourceVersion);
   if (meta) pods_.recordWrite(*meta);
   return meta;
 }
@@ -227,7 +214,7 @@ Result<api::ObjectMeta> CachedClusterApi::patchPodAnnotations(std::string_view n
 Result<api::ObjectMeta> CachedClusterApi::patchWorkloadAnnotations(
     api::WorkloadKind kind, std::string_view ns, std::string_view name,
     const api::AnnotationChanges& changes, std::string_view resourceVersion) {
-  auto meta = inner_.patchWorkloadAnnotations(kind, ns, name, changes, resourceVersion);
+  auto meta = inner().patchWorkloadAnnotations(kind, ns, name, changes, resourceVersion);
   if (!meta) return meta;
   using enum api::WorkloadKind;
   switch (kind) {
@@ -255,52 +242,28 @@ Result<api::ObjectMeta> CachedClusterApi::patchWorkloadAnnotations(
 
 Result<api::Pod> CachedClusterApi::resizePod(std::string_view ns, std::string_view name,
                                              std::span<const api::ContainerResize> containers) {
-  auto pod = inner_.resizePod(ns, name, containers);
+  auto pod = inner().resizePod(ns, name, containers);
   if (pod) pods_.recordWrite(*pod);
   return pod;
 }
 
-Result<void> CachedClusterApi::evictPod(const api::Eviction& eviction) {
-  return inner_.evictPod(eviction);
-}
-
-Result<api::Event> CachedClusterApi::createEvent(const api::Event& event) {
-  return inner_.createEvent(event);
-}
-
-Result<api::Event> CachedClusterApi::updateEvent(const api::Event& event) {
-  return inner_.updateEvent(event);
-}
-
 Result<api::AttunePolicy> CachedClusterApi::createAttunePolicy(const api::AttunePolicy& policy) {
-  auto stored = inner_.createAttunePolicy(policy);
+  auto stored = inner().createAttunePolicy(policy);
   if (stored) policies_.recordWrite(*stored);
   return stored;
 }
 
 Result<api::AttunePolicy> CachedClusterApi::updateAttunePolicy(const api::AttunePolicy& policy) {
-  auto stored = inner_.updateAttunePolicy(policy);
+  auto stored = inner().updateAttunePolicy(policy);
   if (stored) policies_.recordWrite(*stored);
   return stored;
 }
 
 Result<api::AttunePolicy> CachedClusterApi::updateAttunePolicyStatus(
     const api::AttunePolicy& policy) {
-  auto stored = inner_.updateAttunePolicyStatus(policy);
+  auto stored = inner().updateAttunePolicyStatus(policy);
   if (stored) policies_.recordWrite(*stored);
   return stored;
-}
-
-Result<api::Lease> CachedClusterApi::getLease(std::string_view ns, std::string_view name) {
-  return inner_.getLease(ns, name);
-}
-
-Result<api::Lease> CachedClusterApi::createLease(const api::Lease& lease) {
-  return inner_.createLease(lease);
-}
-
-Result<api::Lease> CachedClusterApi::updateLease(const api::Lease& lease) {
-  return inner_.updateLease(lease);
 }
 
 }  // namespace attune::kube

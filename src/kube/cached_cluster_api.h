@@ -14,7 +14,8 @@
 // - watchPods follows the pod informer's log of recent changes (PodInformer::recentEvents): the
 //   informer holds the only watch on the inner api, and a reader sees what sync() brought in.
 //   Passed through while the pod informer has never synced or for a namespace it does not cover.
-// - Uncached, passed through: namespaces, events, leases.
+// - Uncached, passed through unchanged (api::ForwardingClusterApi): namespaces, events, leases,
+//   evictPod.
 // - Writes go to the inner api; on success the object returned is recorded in the cache
 //   (resizePod and the AttunePolicy writes return the whole object; the annotation patches
 //   return metadata, which replaces the cached object's metadata), so the next read sees the
@@ -28,6 +29,7 @@
 #include <string>
 
 #include "api/cluster_api.h"
+#include "api/forwarding_cluster_api.h"
 #include "core/clock.h"
 #include "core/time.h"
 #include "kube/informer.h"
@@ -43,7 +45,7 @@ struct CachedClusterApiOptions {
   Duration listResync = Duration::zero();
 };
 
-class CachedClusterApi final : public api::ClusterApi {
+class CachedClusterApi final : public api::ForwardingClusterApi {
  public:
   CachedClusterApi(api::ClusterApi& inner, Clock& clock, CachedClusterApiOptions options = {});
 
@@ -59,8 +61,6 @@ class CachedClusterApi final : public api::ClusterApi {
   Result<api::List<api::Pod>> listPods(const api::ListOptions& options) override;
   Result<api::Node> getNode(std::string_view name) override;
   Result<api::List<api::Node>> listNodes(const api::ListOptions& options) override;
-  Result<api::Namespace> getNamespace(std::string_view name) override;
-  Result<api::List<api::Namespace>> listNamespaces(const api::ListOptions& options) override;
   Result<api::Deployment> getDeployment(std::string_view ns, std::string_view name) override;
   Result<api::List<api::Deployment>> listDeployments(const api::ListOptions& options) override;
   Result<api::StatefulSet> getStatefulSet(std::string_view ns, std::string_view name) override;
@@ -78,10 +78,8 @@ class CachedClusterApi final : public api::ClusterApi {
       const api::ListOptions& options) override;
   Result<api::List<api::HorizontalPodAutoscaler>> listHpas(
       const api::ListOptions& options) override;
-  Result<api::List<api::Event>> listEvents(const api::ListOptions& options) override;
   Result<api::AttunePolicy> getAttunePolicy(std::string_view ns, std::string_view name) override;
   Result<api::List<api::AttunePolicy>> listAttunePolicies(const api::ListOptions& options) override;
-
   Result<api::WatchBatch<api::Pod>> watchPods(const api::ListOptions& options,
                                               std::string_view resourceVersion) override;
 
@@ -94,15 +92,9 @@ class CachedClusterApi final : public api::ClusterApi {
                                                    std::string_view resourceVersion) override;
   Result<api::Pod> resizePod(std::string_view ns, std::string_view name,
                              std::span<const api::ContainerResize> containers) override;
-  Result<void> evictPod(const api::Eviction& eviction) override;
-  Result<api::Event> createEvent(const api::Event& event) override;
-  Result<api::Event> updateEvent(const api::Event& event) override;
   Result<api::AttunePolicy> createAttunePolicy(const api::AttunePolicy& policy) override;
   Result<api::AttunePolicy> updateAttunePolicy(const api::AttunePolicy& policy) override;
   Result<api::AttunePolicy> updateAttunePolicyStatus(const api::AttunePolicy& policy) override;
-  Result<api::Lease> getLease(std::string_view ns, std::string_view name) override;
-  Result<api::Lease> createLease(const api::Lease& lease) override;
-  Result<api::Lease> updateLease(const api::Lease& lease) override;
 
  private:
   // True when a read of namespace `ns` ("" = all) can be served by an informer that has synced.
@@ -112,7 +104,6 @@ class CachedClusterApi final : public api::ClusterApi {
                                   typename ListedInformer<T>::ListFn list,
                                   const api::ListOptions& options);
 
-  api::ClusterApi& inner_;
   CachedClusterApiOptions options_;
   PodInformer pods_;
   ListedInformer<api::Node> nodes_;

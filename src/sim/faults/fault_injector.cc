@@ -1,6 +1,7 @@
 #include "sim/faults/fault_injector.h"
 
 #include <algorithm>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -63,7 +64,41 @@ std::optional<FaultKind> parseFaultKind(std::string_view name) {
   for (FaultKind kind : kAllKinds) {
     if (toString(kind) == name) return kind;
   }
+  static constexpr std::pair<std::string_view, FaultKind> kAliases[] = {
+      {"throttle", FaultKind::kThrottled}, {"error", FaultKind::kServerError},
+      {"reset", FaultKind::kTimeout},      {"drop-watch", FaultKind::kWatchDropped},
+      {"gone", FaultKind::kWatchGone},
+  };
+  for (const auto& [alias, kind] : kAliases) {
+    if (alias == name) return kind;
+  }
   return std::nullopt;
+}
+
+Result<std::set<FaultKind>> parseFaultKinds(std::string_view list,
+                                            std::span<const FaultKind> allowed) {
+  std::set<FaultKind> out;
+  while (!list.empty()) {
+    const std::size_t comma = list.find(',');
+    std::string_view name = list.substr(0, comma);
+    list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+    while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+    while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+    if (name.empty()) continue;
+    if (name == "all") {
+      out.insert(allowed.begin(), allowed.end());
+      continue;
+    }
+    const std::optional<FaultKind> kind = parseFaultKind(name);
+    if (!kind || std::ranges::find(allowed, *kind) == allowed.end()) {
+      std::string want;
+      for (FaultKind k : allowed) want += std::string(toString(k)) + ", ";
+      return fail(ErrorCode::kInvalidArgument,
+                  "unknown fault \"" + std::string(name) + "\"; want " + want + "or all", "faults");
+    }
+    out.insert(*kind);
+  }
+  return out;
 }
 
 std::set<FaultKind> allFaultKinds() { return {kAllKinds.begin() + 1, kAllKinds.end()}; }

@@ -8,8 +8,10 @@
 #include <cstdint>
 #include <optional>
 #include <set>
+#include <span>
 #include <string_view>
 
+#include "core/error.h"
 #include "core/time.h"
 #include "sim/random.h"
 
@@ -28,13 +30,20 @@ enum class FaultKind {
 };
 inline constexpr std::size_t kFaultKindCount = 8;
 
-// "none", "conflict", "timeout", "throttled", "server-error", "watch-dropped", "watch-gone",
-// "response-lost".
+// The one set of fault names, used by the unit and controller fault tests, `attune sim serve
+// --faults` and its /metrics: "none", "conflict", "timeout", "throttled", "server-error",
+// "watch-dropped", "watch-gone", "response-lost".
 std::string_view toString(FaultKind kind);
-// The inverse of toString; nullopt for an unknown name.
+// The inverse of toString; also accepts the names earlier `attune sim serve --faults` took:
+// "throttle", "error", "reset" (timeout), "drop-watch", "gone". nullopt for an unknown name.
 std::optional<FaultKind> parseFaultKind(std::string_view name);
 // Every kind but kNone.
 std::set<FaultKind> allFaultKinds();
+// A comma-separated list of fault names (parseFaultKind; spaces around entries ignored) or
+// "all" (every kind of `allowed`) as kinds. kInvalidArgument (field "faults") naming the first
+// entry that is unknown or not in `allowed`.
+Result<std::set<FaultKind>> parseFaultKinds(std::string_view list,
+                                            std::span<const FaultKind> allowed);
 // The HTTP status an HTTP front end answers with: 409, 504, 429, 500, 410; 0 for kNone,
 // kWatchDropped (the stream is closed) and kResponseLost (the connection is closed after the
 // write is applied).

@@ -59,13 +59,13 @@ class ApiServer {
   Result<Reply> list(Simulation& sim, const HttpRequest& request, const ResourceRequest& r,
                      const api::LabelSelector& labels, const std::vector<FieldRequirement>& fields);
   // ?watch=true on a collection: a chunked stream of watch events of the resource, from the
-  // WatchLog. `dropEarly`: the stream ends after the events it has at hand (drop-watch).
+  // WatchLog. `dropEarly`: the stream ends after the events it has at hand (watch-dropped).
   // Defined in watch.cc.
   HttpResponse watch(const HttpRequest& request, const ResourceRequest& r,
                      const api::LabelSelector& labels, const std::vector<FieldRequirement>& fields,
                      bool dropEarly);
   // The response of an injected fault on request `r`, or nullopt for kNone (and for
-  // drop-watch, which the stream carries out).
+  // watch-dropped, which the stream carries out).
   std::optional<HttpResponse> faultResponse(FaultKind fault, bool watching,
                                             const ResourceRequest& r);
   // A watch response of one ERROR event: a Status 410 Expired with `message`. In watch.cc.

@@ -1,18 +1,15 @@
-// The fault mode of `attune sim serve`: a seeded sim::FaultInjector deciding, request by
-// request, whether an API request fails and how, shared by every connection thread. The
-// server's fault names and what each does (docs/sim-serve.md):
-//   throttle    429 with Retry-After and a Status body               (FaultKind::kThrottled)
-//   error       500 with a Status body                               (FaultKind::kServerError)
-//   reset       the connection is closed without a response, before the request is handled
-//                                                                    (FaultKind::kTimeout)
-//   drop-watch  a watch stream ends early, after the events it had at hand
-//                                                                    (FaultKind::kWatchDropped)
-//   gone        410: an ERROR event on a watch, a 410 Expired on a LIST continue
-//                                                                    (FaultKind::kWatchGone)
-//   conflict    409 on a write with a resourceVersion precondition   (FaultKind::kConflict)
-// Nothing is written by a request that meets a fault. Which requests are subject to which
-// faults is the injector's RequestKind rule. Deterministic for one seed and one order of
-// requests. Thread-safe.
+// The fault mode of `attune sim serve`: the one sim::FaultInjector, behind a mutex so that every
+// connection thread shares it, deciding request by request whether an API request fails and
+// how. The faults the server injects, by their names (fault_injector.h; docs/sim-serve.md):
+//   throttled      429 with Retry-After and a Status body
+//   server-error   500 with a Status body
+//   timeout        the connection is closed without a response, before the request is handled
+//   watch-dropped  a watch stream ends early, after the events it had at hand
+//   watch-gone     410: an ERROR event on a watch, a 410 Expired on a LIST continue
+//   conflict       409 on a write with a resourceVersion precondition
+// Nothing is written by a request that meets a fault (the server does not inject
+// response-lost). Which requests are subject to which faults is the injector's RequestKind rule.
+// Deterministic for one seed and one order of requests. Thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -32,11 +29,10 @@ inline constexpr FaultKind kServedFaults[] = {FaultKind::kThrottled, FaultKind::
                                               FaultKind::kTimeout,   FaultKind::kWatchDropped,
                                               FaultKind::kWatchGone, FaultKind::kConflict};
 
-// The server's name of a fault ("throttle", ...); "" for a kind it does not inject.
-std::string_view servedFaultName(FaultKind kind);
-// A comma-separated list of server fault names (or "all") as kinds; kInvalidArgument (field
-// "faults") naming the unknown entry.
-Result<std::set<FaultKind>> parseServedFaults(std::string_view list);
+// `--faults LIST`: parseFaultKinds over the faults the server injects.
+inline Result<std::set<FaultKind>> parseServedFaults(std::string_view list) {
+  return parseFaultKinds(list, kServedFaults);
+}
 
 struct FaultModeOptions {
   double rate = 0;  // fraction of API requests that fail, in [0, 1]
@@ -56,15 +52,14 @@ class FaultMode {
   FaultKind decide(RequestKind kind);
 
   bool enabled() const { return enabled_; }
-  const std::set<FaultKind>& kinds() const { return kinds_; }
+  const std::set<FaultKind>& kinds() const { return injector_.options().kinds; }
   std::uint64_t injected(FaultKind kind);
   // attune_sim_faults_injected_total{kind="..."} per enabled kind and
   // attune_sim_fault_decisions_total, in the Prometheus text format; "" when disabled.
   std::string metricsText();
 
  private:
-  bool enabled_;
-  std::set<FaultKind> kinds_;
+  bool enabled_ = false;
   std::mutex mutex_;
   FaultInjector injector_;  // guarded by mutex_
 };

@@ -387,7 +387,7 @@ TEST_F(OperatorUnderFaults, KeepsWorkingAndNeverLosesOrDoublesAResize) {
   // Faults were injected while all this happened.
   const auto metrics = kubectl("get --raw /metrics");
   EXPECT_NE(metrics.out.find("attune_sim_faults_injected_total"), std::string::npos);
-  for (const std::string kind : {"throttle", "error", "reset"}) {
+  for (const std::string kind : {"throttled", "server-error", "timeout"}) {
     EXPECT_NE(metrics.out.find("attune_sim_faults_injected_total{kind=\"" + kind + "\"}"),
               std::string::npos)
         << kind;

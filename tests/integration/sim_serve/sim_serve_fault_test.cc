@@ -29,7 +29,8 @@ constexpr int kReadyAttempts = 300;  // 30 s
 constexpr int kRelists = 30;         // lists again after a 410 up to this many times
 constexpr int kFaultLoops = 600;     // bound of the loops waiting for a fault to happen
 
-const char* const kFaultNames[] = {"throttle", "error", "reset", "drop-watch", "gone", "conflict"};
+const char* const kFaultNames[] = {"throttled",     "server-error", "timeout",
+                                   "watch-dropped", "watch-gone",   "conflict"};
 
 bool isGone(const Error& e) {
   return e.code == ErrorCode::kConflict && e.field == "resourceVersion";
@@ -166,7 +167,7 @@ TEST_F(SimServeFaults, ListsAndGetsSucceedThroughRetries) {
     ASSERT_TRUE(got) << got.error().toString();
     EXPECT_EQ(got->metadata.uid, pod.metadata.uid);
   }
-  EXPECT_GT(injected("throttle") + injected("error") + injected("reset"), 0);
+  EXPECT_GT(injected("throttled") + injected("server-error") + injected("timeout"), 0);
 }
 
 TEST_F(SimServeFaults, WritesSucceedAndAnInjectedConflictReachesTheCaller) {
@@ -202,11 +203,11 @@ TEST_F(SimServeFaults, WatchesRecoverFromDropsAndGone) {
   ASSERT_TRUE(pods) << pods.error().toString();
   std::string rv = pods->resourceVersion;
   int gone = 0;
-  for (int i = 0; i < kFaultLoops && (gone == 0 || injected("drop-watch") <= 0); ++i) {
+  for (int i = 0; i < kFaultLoops && (gone == 0 || injected("watch-dropped") <= 0); ++i) {
     rv = rewatch(rv, i, gone);
   }
   EXPECT_GT(gone, 0) << "no watch was answered 410";
-  EXPECT_GT(injected("drop-watch"), 0);
+  EXPECT_GT(injected("watch-dropped"), 0);
 
   // After the recovery, a change still reaches the watcher: as an event, or in a relist after
   // a 410.

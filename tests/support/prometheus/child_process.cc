@@ -1,10 +1,8 @@
 #include "support/prometheus/child_process.h"
 
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +11,7 @@
 #include <sstream>
 
 #include "core/clock.h"
+#include "support/loopback_server.h"
 
 extern char** environ;
 
@@ -101,18 +100,9 @@ TempDir::~TempDir() {
 }
 
 int freeLocalPort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  int port = -1;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  close(fd);
-  return port;
+  const LoopbackSocket bound = bindLoopbackSocket(false);
+  if (bound.fd >= 0) close(bound.fd);
+  return bound.port != 0 ? bound.port : -1;
 }
 
 }  // namespace attune::testing

@@ -1,16 +1,16 @@
-// A tiny HTTP/1.1 server on 127.0.0.1 (plain POSIX sockets, one thread, one connection at a
-// time) for failure cases no real Prometheus produces on demand: 5xx answers, no answer at all,
-// and inspecting what the client sent.
+// A tiny HTTP/1.1 server on 127.0.0.1 (a LoopbackServer: one thread, one connection at a time)
+// for failure cases no real Prometheus produces on demand: 5xx answers, no answer at all, and
+// inspecting what the client sent.
 #pragma once
 
-#include <atomic>
 #include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
+
+#include "support/loopback_server.h"
 
 namespace attune::testing {
 
@@ -30,24 +30,19 @@ class LocalHttpServer {
   LocalHttpServer(const LocalHttpServer&) = delete;
   LocalHttpServer& operator=(const LocalHttpServer&) = delete;
 
-  int port() const { return port_; }
-  std::string address() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  int port() const { return server_.port(); }
+  std::string address() const { return "http://127.0.0.1:" + std::to_string(port()); }
   // Raw requests received so far.
   std::vector<std::string> requests() const;
 
  private:
-  void serve();
-  // Reads one request from `fd`; empty if the peer closed first or the server is stopping.
-  std::string readRequest(int fd);
+  // Answers one connection's request.
+  LoopbackServer::After answer(LoopbackConnection& connection);
 
   Handler handler_;
-  int listenFd_ = -1;
-  int port_ = 0;
-  std::atomic<bool> stop_{false};
   mutable std::mutex mutex_;
   std::vector<std::string> requests_;
-  std::vector<int> heldOpen_;
-  std::thread thread_;
+  LoopbackServer server_;  // last: its thread stops before the members above go
 };
 
 }  // namespace attune::testing

@@ -1,12 +1,13 @@
-// A tiny HTTPS server on 127.0.0.1 for the client's TLS tests (OpenSSL, one thread, one
-// connection at a time): answers every request with 200 "ok", optionally requiring a client
-// certificate signed by a given CA.
+// A tiny HTTPS server on 127.0.0.1 for the client's TLS tests (a LoopbackServer over TLS: one
+// thread, one connection at a time): answers every request with 200 "ok", optionally requiring a
+// client certificate signed by a given CA.
 #pragma once
 
 #include <atomic>
 #include <filesystem>
 #include <string>
-#include <thread>
+
+#include "support/loopback_server.h"
 
 namespace attune::testing {
 
@@ -15,24 +16,17 @@ class TlsServer {
   // `clientCa` empty: no client certificate is asked for.
   TlsServer(const std::filesystem::path& cert, const std::filesystem::path& key,
             const std::filesystem::path& clientCa = {});
-  ~TlsServer();
   TlsServer(const TlsServer&) = delete;
   TlsServer& operator=(const TlsServer&) = delete;
 
-  bool ok() const { return ctx_ != nullptr && port_ != 0; }
-  std::string address() const { return "https://127.0.0.1:" + std::to_string(port_); }
+  bool ok() const { return server_.ok(); }
+  std::string address() const { return "https://127.0.0.1:" + std::to_string(server_.port()); }
   // Requests answered so far (TLS handshake completed).
   int served() const { return served_; }
 
  private:
-  void serve();
-
-  void* ctx_ = nullptr;  // SSL_CTX*
-  int listenFd_ = -1;
-  int port_ = 0;
-  std::atomic<bool> stop_{false};
   std::atomic<int> served_{0};
-  std::thread thread_;
+  LoopbackServer server_;
 };
 
 // Writes a CA, a server certificate for 127.0.0.1 and a client certificate (PEM, with keys:

@@ -9,29 +9,16 @@
 #include <vector>
 
 #include "faulty_cluster_api.h"
+#include "kube_test_pods.h"
 #include "sim/cluster/cluster.h"
 
 namespace attune::kube {
 namespace {
 
 using testing::FaultyClusterApi;
+using testing::makePod;
 
 Quantity q(std::string_view text) { return *Quantity::parse(text); }
-
-api::Pod makePod(std::string ns, std::string name, api::StringMap labels = {}) {
-  api::Pod pod;
-  pod.metadata.namespace_ = std::move(ns);
-  pod.metadata.name = std::move(name);
-  pod.metadata.labels = std::move(labels);
-  api::Container c;
-  c.name = "app";
-  c.resources.requests.cpu = q("100m");
-  c.resources.requests.memory = q("64Mi");
-  c.resources.limits.cpu = q("500m");
-  c.resources.limits.memory = q("256Mi");
-  pod.spec.containers.push_back(c);
-  return pod;
-}
 
 template <typename T>
 std::vector<std::string> names(const std::vector<T>& objects) {
@@ -44,10 +31,10 @@ class CachedClusterApiTest : public ::testing::Test {
  protected:
   CachedClusterApiTest() {
     // Created out of order: lists must come back sorted.
-    EXPECT_TRUE(state_.createPod(makePod("team-b", "web-1", {{"app", "web"}})));
-    EXPECT_TRUE(state_.createPod(makePod("team-a", "web-2", {{"app", "web"}})));
-    EXPECT_TRUE(state_.createPod(makePod("team-a", "web-1", {{"app", "web"}})));
-    EXPECT_TRUE(state_.createPod(makePod("team-a", "db-1", {{"app", "db"}})));
+    EXPECT_TRUE(state_.createPod(makePod("team-b", "web-1", "", {{"app", "web"}})));
+    EXPECT_TRUE(state_.createPod(makePod("team-a", "web-2", "", {{"app", "web"}})));
+    EXPECT_TRUE(state_.createPod(makePod("team-a", "web-1", "", {{"app", "web"}})));
+    EXPECT_TRUE(state_.createPod(makePod("team-a", "db-1", "", {{"app", "db"}})));
     api::Deployment d;
     d.metadata.namespace_ = "team-a";
     d.metadata.name = "web";
@@ -78,7 +65,7 @@ TEST_F(CachedClusterApiTest, ListsFilterAndSortLikeTheServer) {
   CachedClusterApi api(inner_, clock_);
   ASSERT_TRUE(api.sync());
   const int lists = inner_.listPodsCalls;
-  ASSERT_TRUE(state_.createPod(makePod("team-a", "web-0", {{"app", "web"}})));
+  ASSERT_TRUE(state_.createPod(makePod("team-a", "web-0", "", {{"app", "web"}})));
   ASSERT_TRUE(api.sync());  // brought by the watch
 
   auto all = api.listPods({});
@@ -181,10 +168,7 @@ TEST_F(CachedClusterApiTest, WritesPassThroughAndUpdateTheCache) {
   EXPECT_EQ(api.getPod("team-a", "web-1")->metadata.resourceVersion, meta->resourceVersion);
 
   api::ContainerResize resize{"app", {}};
-  resize.resources.requests.cpu = q("300m");
-  resize.resources.requests.memory = q("64Mi");
-  resize.resources.limits.cpu = q("500m");
-  resize.resources.limits.memory = q("256Mi");
+  resize.resources = attune::testing::resources("300m", "64Mi", "500m", "256Mi");
   ASSERT_TRUE(api.resizePod("team-a", "web-1", std::span(&resize, 1)));
   EXPECT_EQ(api.getPod("team-a", "web-1")->spec.containers[0].resources.requests.cpu, q("300m"));
 

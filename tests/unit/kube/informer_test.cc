@@ -11,38 +11,18 @@
 #include "api/k8s/decode.h"
 #include "faulty_cluster_api.h"
 #include "kube/compact_pod.h"
+#include "kube_test_pods.h"
 #include "sim/cluster/cluster.h"
 #include "support/pod_json.h"
 
 namespace attune::kube {
 namespace {
 
+using attune::testing::resources;
 using testing::FaultyClusterApi;
+using testing::makePod;
 
 Quantity q(std::string_view text) { return *Quantity::parse(text); }
-
-// A Burstable pod with one container "app" (100m/64Mi requests, 500m/256Mi limits), owned by
-// ReplicaSet `owner` when not empty.
-api::Pod makePod(std::string ns, std::string name, std::string owner = "",
-                 api::StringMap labels = {}) {
-  api::Pod pod;
-  pod.metadata.namespace_ = std::move(ns);
-  pod.metadata.name = std::move(name);
-  pod.metadata.labels = std::move(labels);
-  if (!owner.empty()) {
-    pod.metadata.ownerReferences.push_back(
-        api::OwnerReference{"apps/v1", "ReplicaSet", std::move(owner), "uid-rs", true});
-  }
-  api::Container c;
-  c.name = "app";
-  c.resources.requests.cpu = q("100m");
-  c.resources.requests.memory = q("64Mi");
-  c.resources.limits.cpu = q("500m");
-  c.resources.limits.memory = q("256Mi");
-  pod.spec.containers.push_back(c);
-  pod.status.phase = "Running";
-  return pod;
-}
 
 std::vector<std::string> names(const std::vector<const ObjectKey*>& keys) {
   std::vector<std::string> out;
@@ -283,10 +263,7 @@ TEST_F(InformerTest, OwnWriteIsNotUndoneByALaggingWatch) {
   // Someone else writes first; then this process resizes the same pod.
   ASSERT_TRUE(cluster_.patchPodAnnotations("team-a", "web-1", annotate("other", "1"), ""));
   api::ContainerResize resize{"app", {}};
-  resize.resources.requests.cpu = q("200m");
-  resize.resources.requests.memory = q("64Mi");
-  resize.resources.limits.cpu = q("500m");
-  resize.resources.limits.memory = q("256Mi");
+  resize.resources = resources("200m", "64Mi", "500m", "256Mi");
   auto resized = cluster_.resizePod("team-a", "web-1", std::span(&resize, 1));
   ASSERT_TRUE(resized);
   informer.recordWrite(*resized);

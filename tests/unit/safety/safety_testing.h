@@ -9,6 +9,7 @@
 #include "core/quantity.h"
 #include "core/time.h"
 #include "safety/resize_record.h"
+#include "support/pod_builder.h"
 
 namespace attune::safety::testing {
 
@@ -20,27 +21,11 @@ inline Quantity q(std::string_view text) { return Quantity::parse(text).value();
 
 // Container "app" with 500m/512Mi requests and 1/1Gi limits, running and Ready since before t0.
 inline api::Pod runningPod(std::string name = "web-1") {
-  api::Pod pod;
-  pod.metadata.namespace_ = "team";
-  pod.metadata.name = std::move(name);
-  pod.spec.nodeName = "n1";
-  api::Container c;
-  c.name = "app";
-  c.resources.requests.cpu = q("500m");
-  c.resources.requests.memory = q("512Mi");
-  c.resources.limits.cpu = q("1");
-  c.resources.limits.memory = q("1Gi");
-  pod.spec.containers.push_back(c);
-  pod.status.phase = "Running";
-  pod.status.conditions.push_back({"Ready", "True", "", "", t0() - 1h, 0});
-  api::ContainerStatus s;
-  s.name = "app";
-  s.ready = true;
-  s.restartCount = 3;
-  s.state.running = api::ContainerStateRunning{t0() - 1h};
-  s.resources = c.resources;
-  pod.status.containerStatuses.push_back(s);
-  return pod;
+  return attune::testing::PodBuilder("team", std::move(name))
+      .node("n1")
+      .container("app", attune::testing::resources("500m", "512Mi", "1", "1Gi"))
+      .ready(t0() - 1h, 3)
+      .build();
 }
 
 // The record of resizing runningPod()'s "app" at t0 from 500m/512Mi to 250m/384Mi (limits

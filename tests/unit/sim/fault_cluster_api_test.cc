@@ -86,6 +86,18 @@ TEST(FaultInjectorTest, NamesRoundTrip) {
   EXPECT_EQ(httpStatusOf(FaultKind::kConflict), 409);
 }
 
+TEST(FaultInjectorTest, ListsTakeTheNamesAndTheEarlierServerNames) {
+  using F = FaultKind;
+  const F some[] = {F::kThrottled, F::kServerError, F::kTimeout, F::kWatchGone};
+  EXPECT_EQ(parseFaultKinds("throttled, server-error", some),
+            (std::set<F>{F::kThrottled, F::kServerError}));
+  EXPECT_EQ(parseFaultKinds("throttle,error,reset,gone", some),
+            (std::set<F>(std::begin(some), std::end(some))));
+  EXPECT_EQ(parseFaultKinds("all", some)->size(), 4u);
+  EXPECT_EQ(parseFaultKinds("conflict", some).error().field, "faults") << "not allowed";
+  EXPECT_EQ(parseFaultKinds("boom", some).error().field, "faults");
+}
+
 class FaultClusterApiTest : public ::testing::Test {
  protected:
   FaultClusterApiTest() { EXPECT_TRUE(state_.createPod(testing::guaranteedPod())); }

@@ -1,28 +1,13 @@
-// Small builders of pods for the sim/cluster tests.
+// The pods the sim/cluster tests share, built with the shared PodBuilder.
 #pragma once
 
-#include <string>
-#include <string_view>
-
 #include "api/k8s/pod.h"
+#include "support/pod_builder.h"
 
 namespace attune::sim::testing {
 
-// Requirements from quantity strings; an empty string leaves that amount absent.
-api::ResourceRequirements resources(std::string_view cpuRequest, std::string_view memRequest,
-                                    std::string_view cpuLimit, std::string_view memLimit);
-
-class PodBuilder {
- public:
-  PodBuilder(std::string ns, std::string name);
-  PodBuilder& label(std::string key, std::string value);
-  PodBuilder& container(std::string name, api::ResourceRequirements resources);
-  PodBuilder& phase(std::string phase);
-  api::Pod build() const { return pod_; }
-
- private:
-  api::Pod pod_;
-};
+using attune::testing::PodBuilder;
+using attune::testing::resources;
 
 // A pod "team/web" with one Guaranteed container "app": 500m / 256Mi.
 api::Pod guaranteedPod();

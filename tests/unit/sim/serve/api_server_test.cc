@@ -284,7 +284,7 @@ ApiServerOptions faulty(const std::string& kinds, double rate = 1, std::uint64_t
 }
 
 TEST_F(ApiServerTest, ThrottleAnswers429WithRetryAfterButNotOnHealthOrDiscovery) {
-  start(faulty("throttle"));
+  start(faulty("throttled"));
   for (const char* path : {"/healthz", "/readyz", "/version", "/api", "/apis", "/api/v1"}) {
     EXPECT_NE(call("GET", path).status, 429) << path;
   }
@@ -295,7 +295,7 @@ TEST_F(ApiServerTest, ThrottleAnswers429WithRetryAfterButNotOnHealthOrDiscovery)
   EXPECT_EQ(Json::parse(throttled.body)["reason"], "TooManyRequests");
   EXPECT_EQ(api_->faults().injected(FaultKind::kThrottled), 1u);
   const std::string metrics = call("GET", "/metrics").body;
-  EXPECT_NE(metrics.find("attune_sim_faults_injected_total{kind=\"throttle\"} 1"),
+  EXPECT_NE(metrics.find("attune_sim_faults_injected_total{kind=\"throttled\"} 1"),
             std::string::npos);
 }
 
@@ -335,7 +335,7 @@ TEST_F(ApiServerTest, ConflictOnlyHitsWritesWithAResourceVersion) {
 }
 
 TEST_F(ApiServerTest, GoneHitsWatchesAndContinues) {
-  ApiServerOptions options = faulty("gone");
+  ApiServerOptions options = faulty("watch-gone");
   start(options);
   // A plain list is not subject to gone; its continue is.
   const Json first = get("/api/v1/pods?limit=2");
@@ -354,7 +354,7 @@ TEST_F(ApiServerTest, GoneHitsWatchesAndContinues) {
 
 TEST_F(ApiServerTest, DropWatchEndsTheStreamAfterTheEventsAtHand) {
   for (bool drop : {false, true}) {
-    start(drop ? faulty("drop-watch") : ApiServerOptions{});
+    start(drop ? faulty("watch-dropped") : ApiServerOptions{});
     HttpResponse watch = call("GET", "/api/v1/namespaces?watch=1");
     Sink sink;
     sink.maxWrites = 2;
