@@ -7,31 +7,15 @@
 
 #include "report/simulation_report.h"
 #include "report/simulation_values.h"
+#include "report/text_columns.h"
 
 namespace attune::report {
 namespace {
 
-using Row = std::vector<std::string>;
+using Row = TextRow;
 
-// Columns separated by two spaces: the first left-aligned, the others right-aligned (numbers).
-std::string aligned(const std::vector<Row>& rows) {
-  std::vector<std::size_t> width;
-  for (const Row& row : rows) {
-    width.resize(std::max(width.size(), row.size()));
-    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
-  }
-  std::string out;
-  for (const Row& row : rows) {
-    std::string line;
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      const std::string pad(width[i] - row[i].size(), ' ');
-      line += i == 0 ? row[i] + pad : "  " + pad + row[i];
-    }
-    line.erase(line.find_last_not_of(' ') + 1);
-    out += line + "\n";
-  }
-  return out;
-}
+// The comparison: metric names left, one right-aligned column of numbers per run.
+constexpr ColumnAlign kComparisonAlign[] = {ColumnAlign::kLeft, ColumnAlign::kRight};
 
 // "cooldown 2, limitrange 1"; empty for no reasons.
 std::string reasons(const std::map<std::string, std::int64_t>& byReason) {
@@ -73,11 +57,7 @@ std::string summary(const SimulationRun& s) {
                             s.resizes.revertedByReason))},
       {"  pods", fmt::format("restarts {}, evictions {}", s.restarts, s.evictions)},
   };
-  std::size_t width = 0;
-  for (const Row& row : rows) width = std::max(width, row[0].size());
-  for (const Row& row : rows)
-    out += row[0] + std::string(width - row[0].size() + 2, ' ') + row[1] + "\n";
-  return out;
+  return out + alignedColumns(rows, {});
 }
 
 std::string comparison(const SimulationReport& r) {
@@ -89,7 +69,7 @@ std::string comparison(const SimulationReport& r) {
     row.insert(row.end(), m.values.begin(), m.values.end());
     rows.push_back(std::move(row));
   }
-  return aligned(rows);
+  return alignedColumns(rows, kComparisonAlign);
 }
 
 }  // namespace

@@ -9,31 +9,12 @@
 #include "core/time.h"
 #include "report/recommend_render.h"
 #include "report/render_values.h"
+#include "report/text_columns.h"
 
 namespace attune::report {
 namespace {
 
-using Row = std::vector<std::string>;
-
-// Left-aligned columns separated by two spaces, without trailing blanks.
-std::string aligned(const std::vector<Row>& rows) {
-  std::vector<std::size_t> width;
-  for (const Row& row : rows) {
-    width.resize(std::max(width.size(), row.size()));
-    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
-  }
-  std::string out;
-  for (const Row& row : rows) {
-    std::string line;
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      line += row[i];
-      if (i + 1 < row.size()) line.append(width[i] - row[i].size() + 2, ' ');
-    }
-    line.erase(line.find_last_not_of(' ') + 1);
-    out += line + "\n";
-  }
-  return out;
-}
+using Row = TextRow;
 
 std::string upper(std::string s) {
   for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -91,7 +72,7 @@ std::string totalsTable(const RecommendReport& r) {
                     fmt::format("{:.1f}%", savedPercent(t.memoryGiBNow, t.memoryGiBRecommended)),
                     fmt::format("{} of {}", t.containersWithoutRecommendation, t.containers)});
   }
-  return aligned(rows);
+  return alignedColumns(rows, {});
 }
 
 }  // namespace
@@ -108,7 +89,7 @@ std::string renderTable(const RecommendReport& r) {
   if (rows.size() == 1) {
     out += "No workloads found.\n";
   } else {
-    out += aligned(rows);
+    out += alignedColumns(rows, {});
   }
   out += fmt::format("\nTOTALS ({})\n", kTotalsNote);
   return out + totalsTable(r);

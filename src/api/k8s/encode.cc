@@ -15,60 +15,55 @@ std::string encodeResizePatch(std::span<const ResizePatchContainer> containers) 
 }
 
 std::string encodeEvent(const Event& event) {
-  Json out = {{"apiVersion", "v1"}, {"kind", "Event"}, {"metadata", toJson(event.metadata)}};
-  out["involvedObject"] = toJson(event.involvedObject);
-  if (event.related) out["related"] = toJson(*event.related);
-  putString(out, "reason", event.reason);
-  putString(out, "message", event.message);
-  putString(out, "type", event.type);
-  putString(out, "action", event.action);
-  Json source = Json::object();
-  putString(source, "component", event.sourceComponent);
-  putString(source, "host", event.sourceHost);
-  if (!source.empty()) out["source"] = std::move(source);
-  putTime(out, "firstTimestamp", event.firstTimestamp, 0);
-  putTime(out, "lastTimestamp", event.lastTimestamp, 0);
-  putTime(out, "eventTime", event.eventTime, 6);
-  putInt(out, "count", event.count);
+  JsonObject out;
+  out.set("apiVersion", "v1", "kind", "Event", "metadata", toJson(event.metadata), "involvedObject",
+          toJson(event.involvedObject))
+      .put("reason", event.reason, "message", event.message, "type", event.type, "action",
+           event.action, "firstTimestamp", event.firstTimestamp, "lastTimestamp",
+           event.lastTimestamp)
+      .put("source",
+           JsonObject().put("component", event.sourceComponent, "host", event.sourceHost).take(),
+           "eventTime", microTime(event.eventTime), "count", event.count, "reportingComponent",
+           event.reportingComponent, "reportingInstance", event.reportingInstance);
+  if (event.related) out.set("related", toJson(*event.related));
   if (event.series) {
-    Json series = {{"count", event.series->count}};
-    putTime(series, "lastObservedTime", event.series->lastObservedTime, 6);
-    out["series"] = std::move(series);
+    out.set("series", JsonObject()
+                          .set("count", event.series->count)
+                          .put("lastObservedTime", microTime(event.series->lastObservedTime))
+                          .take());
   }
-  putString(out, "reportingComponent", event.reportingComponent);
-  putString(out, "reportingInstance", event.reportingInstance);
-  return dumpJson(out);
+  return out.dump();
 }
 
 std::string encodeLease(const Lease& lease) {
   const LeaseSpec& s = lease.spec;
-  Json spec = Json::object();
-  putString(spec, "holderIdentity", s.holderIdentity);
-  if (s.leaseDurationSeconds) spec["leaseDurationSeconds"] = *s.leaseDurationSeconds;
-  putTime(spec, "acquireTime", s.acquireTime, 6);
-  putTime(spec, "renewTime", s.renewTime, 6);
-  if (s.leaseTransitions) spec["leaseTransitions"] = *s.leaseTransitions;
-  return dumpJson(Json{{"apiVersion", "coordination.k8s.io/v1"},
-                       {"kind", "Lease"},
-                       {"metadata", toJson(lease.metadata)},
-                       {"spec", std::move(spec)}});
+  return JsonObject()
+      .set("apiVersion", "coordination.k8s.io/v1", "kind", "Lease", "metadata",
+           toJson(lease.metadata))
+      .set("spec",
+           JsonObject()
+               .put("holderIdentity", s.holderIdentity, "leaseDurationSeconds",
+                    s.leaseDurationSeconds, "acquireTime", microTime(s.acquireTime), "renewTime",
+                    microTime(s.renewTime), "leaseTransitions", s.leaseTransitions)
+               .take())
+      .dump();
 }
 
 std::string encodeEviction(const Eviction& eviction) {
-  Json out = {
-      {"apiVersion", "policy/v1"}, {"kind", "Eviction"}, {"metadata", toJson(eviction.metadata)}};
+  JsonObject out;
+  out.set("apiVersion", "policy/v1", "kind", "Eviction", "metadata", toJson(eviction.metadata));
   if (eviction.deleteOptions) {
     const DeleteOptions& d = *eviction.deleteOptions;
-    Json options = Json::object();
-    if (d.gracePeriodSeconds) options["gracePeriodSeconds"] = *d.gracePeriodSeconds;
-    Json preconditions = Json::object();
-    putString(preconditions, "uid", d.preconditionUid);
-    putString(preconditions, "resourceVersion", d.preconditionResourceVersion);
-    if (!preconditions.empty()) options["preconditions"] = std::move(preconditions);
-    if (!d.dryRun.empty()) options["dryRun"] = d.dryRun;
-    out["deleteOptions"] = std::move(options);
+    const Json preconditions =
+        JsonObject()
+            .put("uid", d.preconditionUid, "resourceVersion", d.preconditionResourceVersion)
+            .take();
+    out.set("deleteOptions", JsonObject()
+                                 .put("gracePeriodSeconds", d.gracePeriodSeconds, "preconditions",
+                                      preconditions, "dryRun", d.dryRun)
+                                 .take());
   }
-  return dumpJson(out);
+  return out.dump();
 }
 
 std::string encodeAdmissionReviewResponse(const AdmissionResponse& response) {

@@ -7,254 +7,225 @@
 namespace attune::api {
 namespace {
 
-Json object(const TypeMeta& meta, const ObjectMeta& metadata) {
-  return Json{{"apiVersion", meta.apiVersion}, {"kind", meta.kind}, {"metadata", toJson(metadata)}};
-}
-
-template <typename Int>
-void putOptional(Json& out, std::string_view key, const std::optional<Int>& value) {
-  if (value) out[std::string(key)] = *value;
-}
-
-void putList(Json& out, std::string_view key, const ResourceList& list) {
-  if (!list.empty()) out[std::string(key)] = toJson(list);
-}
-
-void putBool(Json& out, std::string_view key, bool value) {
-  if (value) out[std::string(key)] = true;
+// {"apiVersion":..,"kind":..,"metadata":..}, the start of every object.
+JsonObject object(const TypeMeta& meta, const ObjectMeta& metadata) {
+  JsonObject out;
+  out.set("apiVersion", meta.apiVersion, "kind", meta.kind, "metadata", toJson(metadata));
+  return out;
 }
 
 Json toJson(const Condition& c) {
-  Json out = Json::object();
-  putString(out, "type", c.type);
-  putString(out, "status", c.status);
-  putString(out, "reason", c.reason);
-  putString(out, "message", c.message);
-  putTime(out, "lastTransitionTime", c.lastTransitionTime, 0);
-  putInt(out, "observedGeneration", c.observedGeneration);
-  return out;
+  return JsonObject()
+      .put("type", c.type, "status", c.status, "reason", c.reason, "message", c.message,
+           "lastTransitionTime", c.lastTransitionTime, "observedGeneration", c.observedGeneration)
+      .take();
 }
 
-void putConditions(Json& out, const std::vector<Condition>& conditions) {
-  if (conditions.empty()) return;
-  Json list = Json::array();
-  for (const Condition& c : conditions) list.push_back(toJson(c));
-  out["conditions"] = std::move(list);
+Json conditions(const std::vector<Condition>& items) { return jsonArray(items, toJson); }
+
+Json toJson(const LabelSelectorRequirement& r) {
+  return JsonObject().set("key", r.key, "operator", r.operator_).put("values", r.values).take();
 }
 
 Json toJson(const LabelSelector& s) {
-  Json out = Json::object();
-  if (!s.matchLabels.empty()) out["matchLabels"] = s.matchLabels;
-  for (const LabelSelectorRequirement& r : s.matchExpressions) {
-    Json e = {{"key", r.key}, {"operator", r.operator_}};
-    if (!r.values.empty()) e["values"] = r.values;
-    out["matchExpressions"].push_back(std::move(e));
-  }
-  return out;
+  return JsonObject()
+      .put("matchLabels", s.matchLabels, "matchExpressions", jsonArray(s.matchExpressions, toJson))
+      .take();
+}
+
+Json toJson(const ContainerResizePolicy& p) {
+  return JsonObject().set("resourceName", p.resourceName, "restartPolicy", p.restartPolicy).take();
 }
 
 Json toJson(const Container& c) {
-  Json out = {{"name", c.name}};
-  putString(out, "image", c.image);
-  out["resources"] = toJson(c.resources);
-  for (const ContainerResizePolicy& p : c.resizePolicy) {
-    out["resizePolicy"].push_back(
-        Json{{"resourceName", p.resourceName}, {"restartPolicy", p.restartPolicy}});
-  }
-  putString(out, "restartPolicy", c.restartPolicy);
-  return out;
+  return JsonObject()
+      .set("name", c.name, "resources", api::toJson(c.resources))
+      .put("image", c.image, "resizePolicy", jsonArray(c.resizePolicy, toJson), "restartPolicy",
+           c.restartPolicy)
+      .take();
 }
 
 Json toJson(const Toleration& t) {
-  Json out = Json::object();
-  putString(out, "key", t.key);
-  putString(out, "operator", t.operator_);
-  putString(out, "value", t.value);
-  putString(out, "effect", t.effect);
-  putOptional(out, "tolerationSeconds", t.tolerationSeconds);
-  return out;
+  return JsonObject()
+      .put("key", t.key, "operator", t.operator_, "value", t.value, "effect", t.effect,
+           "tolerationSeconds", t.tolerationSeconds)
+      .take();
 }
 
 Json toJson(const PodSpec& s) {
-  Json out = Json::object();
-  Json containers = Json::array();
-  for (const Container& c : s.containers) containers.push_back(toJson(c));
-  out["containers"] = std::move(containers);
-  for (const Container& c : s.initContainers) out["initContainers"].push_back(toJson(c));
-  putString(out, "nodeName", s.nodeName);
-  putOptional(out, "priority", s.priority);
-  putString(out, "priorityClassName", s.priorityClassName);
-  putString(out, "schedulerName", s.schedulerName);
-  putString(out, "restartPolicy", s.restartPolicy);
-  if (!s.nodeSelector.empty()) out["nodeSelector"] = s.nodeSelector;
-  for (const Toleration& t : s.tolerations) out["tolerations"].push_back(toJson(t));
-  putList(out, "overhead", s.overhead);
-  if (s.resources) out["resources"] = toJson(*s.resources);
-  return out;
+  JsonObject out;
+  out.set("containers", jsonArray(s.containers, toJson))
+      .put("initContainers", jsonArray(s.initContainers, toJson), "nodeName", s.nodeName,
+           "priority", s.priority, "priorityClassName", s.priorityClassName, "schedulerName",
+           s.schedulerName, "restartPolicy", s.restartPolicy, "nodeSelector", s.nodeSelector)
+      .put("tolerations", jsonArray(s.tolerations, toJson), "overhead", s.overhead);
+  if (s.resources) out.set("resources", api::toJson(*s.resources));
+  return out.take();
 }
 
 Json toJson(const ContainerState& s) {
-  Json out = Json::object();
+  JsonObject out;
   if (s.waiting) {
-    Json w = Json::object();
-    putString(w, "reason", s.waiting->reason);
-    putString(w, "message", s.waiting->message);
-    out["waiting"] = std::move(w);
+    out.set("waiting",
+            JsonObject().put("reason", s.waiting->reason, "message", s.waiting->message).take());
   }
-  if (s.running) {
-    Json r = Json::object();
-    putTime(r, "startedAt", s.running->startedAt, 0);
-    out["running"] = std::move(r);
-  }
+  if (s.running) out.set("running", JsonObject().put("startedAt", s.running->startedAt).take());
   if (s.terminated) {
     const ContainerStateTerminated& t = *s.terminated;
-    Json out2 = {{"exitCode", t.exitCode}};
-    putString(out2, "reason", t.reason);
-    putString(out2, "message", t.message);
-    putTime(out2, "startedAt", t.startedAt, 0);
-    putTime(out2, "finishedAt", t.finishedAt, 0);
-    out["terminated"] = std::move(out2);
+    out.set("terminated", JsonObject()
+                              .set("exitCode", t.exitCode)
+                              .put("reason", t.reason, "message", t.message, "startedAt",
+                                   t.startedAt, "finishedAt", t.finishedAt)
+                              .take());
   }
-  return out;
+  return out.take();
 }
 
 Json toJson(const ContainerStatus& s) {
-  Json out = {{"name", s.name}, {"ready", s.ready}, {"restartCount", s.restartCount}};
-  putOptional(out, "started", s.started);
-  out["state"] = toJson(s.state);
-  Json last = toJson(s.lastState);
-  if (!last.empty()) out["lastState"] = std::move(last);
-  if (s.resources) out["resources"] = toJson(*s.resources);
-  putList(out, "allocatedResources", s.allocatedResources);
-  // Fields a kubectl describe expects on every container status.
-  out["image"] = "";
-  out["imageID"] = "";
-  return out;
+  JsonObject out;
+  // image and imageID: fields a kubectl describe expects on every container status.
+  out.set("name", s.name, "ready", s.ready, "restartCount", s.restartCount, "state",
+          toJson(s.state), "image", "", "imageID", "")
+      .put("started", s.started, "lastState", toJson(s.lastState), "allocatedResources",
+           s.allocatedResources);
+  if (s.resources) out.set("resources", api::toJson(*s.resources));
+  return out.take();
 }
 
 Json toJson(const PodStatus& s) {
-  Json out = Json::object();
-  putString(out, "phase", s.phase);
-  putString(out, "qosClass", s.qosClass);
-  putString(out, "reason", s.reason);
-  putString(out, "message", s.message);
-  putConditions(out, s.conditions);
-  putInt(out, "observedGeneration", s.observedGeneration);
-  putTime(out, "startTime", s.startTime, 0);
-  for (const ContainerStatus& c : s.containerStatuses) {
-    out["containerStatuses"].push_back(toJson(c));
-  }
-  for (const ContainerStatus& c : s.initContainerStatuses) {
-    out["initContainerStatuses"].push_back(toJson(c));
-  }
-  putString(out, "resize", s.resize);
-  return out;
+  return JsonObject()
+      .put("phase", s.phase, "qosClass", s.qosClass, "reason", s.reason, "message", s.message,
+           "conditions", conditions(s.conditions), "observedGeneration", s.observedGeneration)
+      .put("startTime", s.startTime, "containerStatuses", jsonArray(s.containerStatuses, toJson),
+           "initContainerStatuses", jsonArray(s.initContainerStatuses, toJson), "resize", s.resize)
+      .take();
 }
 
 Json toJson(const PodTemplateSpec& t) {
-  return Json{{"metadata", toJson(t.metadata)}, {"spec", toJson(t.spec)}};
+  return JsonObject().set("metadata", api::toJson(t.metadata), "spec", toJson(t.spec)).take();
+}
+
+Json toJson(const WorkloadStatus& s) {
+  return JsonObject()
+      .put("observedGeneration", s.observedGeneration, "replicas", s.replicas, "updatedReplicas",
+           s.updatedReplicas, "readyReplicas", s.readyReplicas, "availableReplicas",
+           s.availableReplicas, "currentReplicas", s.currentReplicas)
+      .put("desiredNumberScheduled", s.desiredNumberScheduled, "currentNumberScheduled",
+           s.currentNumberScheduled, "updatedNumberScheduled", s.updatedNumberScheduled,
+           "numberReady", s.numberReady, "numberAvailable", s.numberAvailable)
+      .put("conditions", conditions(s.conditions))
+      .take();
 }
 
 // spec and status of the four apps/v1 kinds; `strategyKey` is "strategy" (Deployment) or
 // "updateStrategy" (StatefulSet, DaemonSet); empty for a ReplicaSet.
-Json workload(const TypeMeta& meta, const Workload& w, std::string_view strategyKey) {
-  Json out = object(meta, w.metadata);
-  Json spec = Json::object();
-  putOptional(spec, "replicas", w.spec.replicas);
-  spec["selector"] = toJson(w.spec.selector);
-  spec["template"] = toJson(w.spec.template_);
-  if (!strategyKey.empty() && !w.spec.strategyType.empty()) {
-    spec[std::string(strategyKey)] = Json{{"type", w.spec.strategyType}};
+std::string workload(const TypeMeta& meta, const Workload& w, std::string_view strategyKey) {
+  JsonObject spec;
+  spec.set("selector", toJson(w.spec.selector), "template", toJson(w.spec.template_))
+      .put("replicas", w.spec.replicas, "paused", w.spec.paused, "minReadySeconds",
+           w.spec.minReadySeconds);
+  if (!strategyKey.empty()) {
+    spec.put(strategyKey, JsonObject().put("type", w.spec.strategyType).take());
   }
-  putBool(spec, "paused", w.spec.paused);
-  putInt(spec, "minReadySeconds", w.spec.minReadySeconds);
-  out["spec"] = std::move(spec);
-  const WorkloadStatus& s = w.status;
-  Json status = Json::object();
-  putInt(status, "observedGeneration", s.observedGeneration);
-  putInt(status, "replicas", s.replicas);
-  putInt(status, "updatedReplicas", s.updatedReplicas);
-  putInt(status, "readyReplicas", s.readyReplicas);
-  putInt(status, "availableReplicas", s.availableReplicas);
-  putInt(status, "currentReplicas", s.currentReplicas);
-  putInt(status, "desiredNumberScheduled", s.desiredNumberScheduled);
-  putInt(status, "currentNumberScheduled", s.currentNumberScheduled);
-  putInt(status, "updatedNumberScheduled", s.updatedNumberScheduled);
-  putInt(status, "numberReady", s.numberReady);
-  putInt(status, "numberAvailable", s.numberAvailable);
-  putConditions(status, s.conditions);
-  out["status"] = std::move(status);
-  return out;
+  return object(meta, w.metadata)
+      .set("spec", std::move(spec).take(), "status", toJson(w.status))
+      .dump();
 }
 
 Json toJson(const JobSpec& s) {
-  Json spec = Json::object();
-  putOptional(spec, "parallelism", s.parallelism);
-  putOptional(spec, "completions", s.completions);
-  putOptional(spec, "backoffLimit", s.backoffLimit);
-  putOptional(spec, "activeDeadlineSeconds", s.activeDeadlineSeconds);
-  putBool(spec, "suspend", s.suspend);
-  spec["selector"] = toJson(s.selector);
-  spec["template"] = toJson(s.template_);
-  return spec;
+  return JsonObject()
+      .put("parallelism", s.parallelism, "completions", s.completions, "backoffLimit",
+           s.backoffLimit, "activeDeadlineSeconds", s.activeDeadlineSeconds, "suspend", s.suspend)
+      .set("selector", toJson(s.selector), "template", toJson(s.template_))
+      .take();
 }
 
 Json toJson(const MetricValue& v) {
-  Json out = Json::object();
-  putString(out, "type", v.type);
-  if (v.value) out["value"] = v.value->toString();
-  if (v.averageValue) out["averageValue"] = v.averageValue->toString();
-  putOptional(out, "averageUtilization", v.averageUtilization);
-  return out;
+  return JsonObject()
+      .put("type", v.type, "value", v.value, "averageValue", v.averageValue, "averageUtilization",
+           v.averageUtilization)
+      .take();
 }
 
 Json toJson(const MetricIdentifier& m) {
-  Json out = {{"name", m.name}};
-  if (m.selector) out["selector"] = toJson(*m.selector);
-  return out;
+  JsonObject out;
+  out.set("name", m.name);
+  if (m.selector) out.set("selector", toJson(*m.selector));
+  return out.take();
+}
+
+Json toJson(const ScaleTargetRef& ref) {
+  return JsonObject().put("apiVersion", ref.apiVersion, "kind", ref.kind, "name", ref.name).take();
 }
 
 // A metric source; its MetricValue goes under `valueKey` ("target" in spec, "current" in status).
 template <typename Source>
 Json metricSource(const Source& s, std::string_view valueKey) {
-  Json out = Json::object();
-  if constexpr (requires { s.name; }) putString(out, "name", s.name);
-  if constexpr (requires { s.container; }) putString(out, "container", s.container);
+  JsonObject out;
+  if constexpr (requires { s.name; }) out.put("name", s.name);
+  if constexpr (requires { s.container; }) out.put("container", s.container);
   if constexpr (requires { s.describedObject; }) {
-    Json ref = Json::object();
-    putString(ref, "apiVersion", s.describedObject.apiVersion);
-    putString(ref, "kind", s.describedObject.kind);
-    putString(ref, "name", s.describedObject.name);
-    out["describedObject"] = std::move(ref);
+    out.set("describedObject", toJson(s.describedObject));
   }
-  if constexpr (requires { s.metric; }) out["metric"] = toJson(s.metric);
-  out[std::string(valueKey)] = toJson(s.target);
-  return out;
+  if constexpr (requires { s.metric; }) out.set("metric", toJson(s.metric));
+  return out.set(valueKey, toJson(s.target)).take();
+}
+
+// A metric source when it is set.
+template <typename Source>
+std::optional<Json> metricSource(const std::optional<Source>& s, std::string_view valueKey) {
+  if (!s) return std::nullopt;
+  return metricSource(*s, valueKey);
 }
 
 Json toJson(const MetricSpec& m, std::string_view valueKey) {
-  Json out = Json::object();
-  putString(out, "type", m.type);
-  if (m.resource) out["resource"] = metricSource(*m.resource, valueKey);
-  if (m.containerResource) {
-    out["containerResource"] = metricSource(*m.containerResource, valueKey);
-  }
-  if (m.pods) out["pods"] = metricSource(*m.pods, valueKey);
-  if (m.object) out["object"] = metricSource(*m.object, valueKey);
-  if (m.external) out["external"] = metricSource(*m.external, valueKey);
+  return JsonObject()
+      .put("type", m.type, "resource", metricSource(m.resource, valueKey), "containerResource",
+           metricSource(m.containerResource, valueKey), "pods", metricSource(m.pods, valueKey))
+      .put("object", metricSource(m.object, valueKey), "external",
+           metricSource(m.external, valueKey))
+      .take();
+}
+
+Json metrics(const std::vector<MetricSpec>& items, std::string_view valueKey) {
+  Json out = Json::array();
+  for (const MetricSpec& m : items) out.push_back(toJson(m, valueKey));
   return out;
 }
 
+Json toJson(const HpaScalingPolicy& p) {
+  return JsonObject()
+      .set("type", p.type, "value", p.value, "periodSeconds", p.periodSeconds)
+      .take();
+}
+
 Json toJson(const HpaScalingRules& r) {
-  Json out = Json::object();
-  putOptional(out, "stabilizationWindowSeconds", r.stabilizationWindowSeconds);
-  putString(out, "selectPolicy", r.selectPolicy);
-  for (const HpaScalingPolicy& p : r.policies) {
-    out["policies"].push_back(
-        Json{{"type", p.type}, {"value", p.value}, {"periodSeconds", p.periodSeconds}});
-  }
-  if (r.tolerance) out["tolerance"] = r.tolerance->toString();
-  return out;
+  return JsonObject()
+      .put("stabilizationWindowSeconds", r.stabilizationWindowSeconds, "selectPolicy",
+           r.selectPolicy, "policies", jsonArray(r.policies, toJson), "tolerance", r.tolerance)
+      .take();
+}
+
+// The rules when they are set.
+std::optional<Json> toJson(const std::optional<HpaScalingRules>& r) {
+  if (!r) return std::nullopt;
+  return toJson(*r);
+}
+
+Json toJson(const Taint& t) {
+  return JsonObject().set("key", t.key, "effect", t.effect).put("value", t.value).take();
+}
+
+Json toJson(const LimitRangeItem& item) {
+  return JsonObject()
+      .set("type", item.type)
+      .put("min", item.min, "max", item.max, "default", item.default_, "defaultRequest",
+           item.defaultRequest, "maxLimitRequestRatio", item.maxLimitRequestRatio)
+      .take();
+}
+
+Json toJson(const StatusCause& c) {
+  return JsonObject().put("reason", c.type, "message", c.message, "field", c.field).take();
 }
 
 }  // namespace
@@ -280,149 +251,109 @@ TypeMeta typeMetaOf(const AttunePolicy&) {
 }
 
 std::string encodeObjectJson(const Pod& pod) {
-  Json out = object(typeMetaOf(pod), pod.metadata);
-  out["spec"] = toJson(pod.spec);
-  out["status"] = toJson(pod.status);
-  return dumpJson(out);
+  return object(typeMetaOf(pod), pod.metadata)
+      .set("spec", toJson(pod.spec), "status", toJson(pod.status))
+      .dump();
 }
 
 std::string encodeObjectJson(const Node& node) {
-  Json out = object(typeMetaOf(node), node.metadata);
-  Json spec = Json::object();
-  putBool(spec, "unschedulable", node.spec.unschedulable);
-  for (const Taint& t : node.spec.taints) {
-    Json taint = {{"key", t.key}, {"effect", t.effect}};
-    putString(taint, "value", t.value);
-    spec["taints"].push_back(std::move(taint));
-  }
-  putString(spec, "providerID", node.spec.providerID);
-  out["spec"] = std::move(spec);
-  Json status = Json::object();
-  putList(status, "capacity", node.status.capacity);
-  putList(status, "allocatable", node.status.allocatable);
-  putConditions(status, node.status.conditions);
-  if (!node.status.kubeletVersion.empty()) {
-    status["nodeInfo"] = Json{{"kubeletVersion", node.status.kubeletVersion}};
-  }
-  out["status"] = std::move(status);
-  return dumpJson(out);
+  const Json nodeInfo = JsonObject().put("kubeletVersion", node.status.kubeletVersion).take();
+  return object(typeMetaOf(node), node.metadata)
+      .set("spec", JsonObject()
+                       .put("unschedulable", node.spec.unschedulable, "taints",
+                            jsonArray(node.spec.taints, toJson), "providerID", node.spec.providerID)
+                       .take())
+      .set("status",
+           JsonObject()
+               .put("capacity", node.status.capacity, "allocatable", node.status.allocatable,
+                    "conditions", conditions(node.status.conditions), "nodeInfo", nodeInfo)
+               .take())
+      .dump();
 }
 
 std::string encodeObjectJson(const Namespace& ns) {
-  Json out = object(typeMetaOf(ns), ns.metadata);
-  out["spec"] = Json::object();
-  Json status = Json::object();
-  putString(status, "phase", ns.phase);
-  out["status"] = std::move(status);
-  return dumpJson(out);
+  return object(typeMetaOf(ns), ns.metadata)
+      .set("spec", Json::object(), "status", JsonObject().put("phase", ns.phase).take())
+      .dump();
 }
 
-std::string encodeObjectJson(const Deployment& d) {
-  return dumpJson(workload(typeMetaOf(d), d, "strategy"));
-}
+std::string encodeObjectJson(const Deployment& d) { return workload(typeMetaOf(d), d, "strategy"); }
 std::string encodeObjectJson(const StatefulSet& s) {
-  return dumpJson(workload(typeMetaOf(s), s, "updateStrategy"));
+  return workload(typeMetaOf(s), s, "updateStrategy");
 }
 std::string encodeObjectJson(const DaemonSet& d) {
-  return dumpJson(workload(typeMetaOf(d), d, "updateStrategy"));
+  return workload(typeMetaOf(d), d, "updateStrategy");
 }
-std::string encodeObjectJson(const ReplicaSet& r) {
-  return dumpJson(workload(typeMetaOf(r), r, ""));
-}
+std::string encodeObjectJson(const ReplicaSet& r) { return workload(typeMetaOf(r), r, ""); }
 
 std::string encodeObjectJson(const Job& job) {
-  Json out = object(typeMetaOf(job), job.metadata);
-  out["spec"] = toJson(job.spec);
   const JobStatus& s = job.status;
-  Json status = Json::object();
-  putInt(status, "active", s.active);
-  putInt(status, "succeeded", s.succeeded);
-  putInt(status, "failed", s.failed);
-  putInt(status, "ready", s.ready);
-  putTime(status, "startTime", s.startTime, 0);
-  putTime(status, "completionTime", s.completionTime, 0);
-  putConditions(status, s.conditions);
-  out["status"] = std::move(status);
-  return dumpJson(out);
+  return object(typeMetaOf(job), job.metadata)
+      .set("spec", toJson(job.spec), "status",
+           JsonObject()
+               .put("active", s.active, "succeeded", s.succeeded, "failed", s.failed, "ready",
+                    s.ready, "startTime", s.startTime, "completionTime", s.completionTime,
+                    "conditions", conditions(s.conditions))
+               .take())
+      .dump();
 }
 
 std::string encodeObjectJson(const CronJob& cronJob) {
-  Json out = object(typeMetaOf(cronJob), cronJob.metadata);
   const CronJobSpec& s = cronJob.spec;
-  Json spec = {{"schedule", s.schedule}};
-  putString(spec, "timeZone", s.timeZone);
-  putString(spec, "concurrencyPolicy", s.concurrencyPolicy);
-  putBool(spec, "suspend", s.suspend);
-  spec["jobTemplate"] =
-      Json{{"metadata", toJson(s.jobTemplate.metadata)}, {"spec", toJson(s.jobTemplate.spec)}};
-  out["spec"] = std::move(spec);
-  Json status = Json::object();
-  for (const ObjectReference& ref : cronJob.status.active) {
-    status["active"].push_back(toJson(ref));
-  }
-  putTime(status, "lastScheduleTime", cronJob.status.lastScheduleTime, 0);
-  putTime(status, "lastSuccessfulTime", cronJob.status.lastSuccessfulTime, 0);
-  out["status"] = std::move(status);
-  return dumpJson(out);
+  const CronJobStatus& status = cronJob.status;
+  const Json jobTemplate =
+      JsonObject()
+          .set("metadata", api::toJson(s.jobTemplate.metadata), "spec", toJson(s.jobTemplate.spec))
+          .take();
+  return object(typeMetaOf(cronJob), cronJob.metadata)
+      .set("spec", JsonObject()
+                       .set("schedule", s.schedule, "jobTemplate", jobTemplate)
+                       .put("timeZone", s.timeZone, "concurrencyPolicy", s.concurrencyPolicy,
+                            "suspend", s.suspend)
+                       .take())
+      .set("status", JsonObject()
+                         .put("active", jsonArray<ObjectReference>(status.active, api::toJson),
+                              "lastScheduleTime", status.lastScheduleTime, "lastSuccessfulTime",
+                              status.lastSuccessfulTime)
+                         .take())
+      .dump();
 }
 
 std::string encodeObjectJson(const LimitRange& limitRange) {
-  Json out = object(typeMetaOf(limitRange), limitRange.metadata);
-  Json limits = Json::array();
-  for (const LimitRangeItem& item : limitRange.limits) {
-    Json entry = {{"type", item.type}};
-    putList(entry, "min", item.min);
-    putList(entry, "max", item.max);
-    putList(entry, "default", item.default_);
-    putList(entry, "defaultRequest", item.defaultRequest);
-    putList(entry, "maxLimitRequestRatio", item.maxLimitRequestRatio);
-    limits.push_back(std::move(entry));
-  }
-  out["spec"] = Json{{"limits", std::move(limits)}};
-  return dumpJson(out);
+  const Json limits = jsonArray(limitRange.limits, toJson);
+  return object(typeMetaOf(limitRange), limitRange.metadata)
+      .set("spec", JsonObject().set("limits", limits).take())
+      .dump();
 }
 
 std::string encodeObjectJson(const ResourceQuota& quota) {
-  Json out = object(typeMetaOf(quota), quota.metadata);
-  Json spec = Json::object();
-  putList(spec, "hard", quota.specHard);
-  if (!quota.scopes.empty()) spec["scopes"] = quota.scopes;
-  out["spec"] = std::move(spec);
-  Json status = Json::object();
-  putList(status, "hard", quota.hard);
-  putList(status, "used", quota.used);
-  out["status"] = std::move(status);
-  return dumpJson(out);
+  return object(typeMetaOf(quota), quota.metadata)
+      .set("spec", JsonObject().put("hard", quota.specHard, "scopes", quota.scopes).take(),
+           "status", JsonObject().put("hard", quota.hard, "used", quota.used).take())
+      .dump();
 }
 
 std::string encodeObjectJson(const HorizontalPodAutoscaler& hpa) {
-  Json out = object(typeMetaOf(hpa), hpa.metadata);
   const HpaSpec& s = hpa.spec;
-  Json ref = Json::object();
-  putString(ref, "apiVersion", s.scaleTargetRef.apiVersion);
-  putString(ref, "kind", s.scaleTargetRef.kind);
-  putString(ref, "name", s.scaleTargetRef.name);
-  Json spec = {{"scaleTargetRef", std::move(ref)}, {"maxReplicas", s.maxReplicas}};
-  putOptional(spec, "minReplicas", s.minReplicas);
-  for (const MetricSpec& m : s.metrics) spec["metrics"].push_back(toJson(m, "target"));
+  JsonObject spec;
+  spec.set("scaleTargetRef", toJson(s.scaleTargetRef), "maxReplicas", s.maxReplicas)
+      .put("minReplicas", s.minReplicas, "metrics", metrics(s.metrics, "target"));
   if (s.behavior) {
-    Json behavior = Json::object();
-    if (s.behavior->scaleUp) behavior["scaleUp"] = toJson(*s.behavior->scaleUp);
-    if (s.behavior->scaleDown) behavior["scaleDown"] = toJson(*s.behavior->scaleDown);
-    spec["behavior"] = std::move(behavior);
+    spec.set("behavior", JsonObject()
+                             .put("scaleUp", toJson(s.behavior->scaleUp), "scaleDown",
+                                  toJson(s.behavior->scaleDown))
+                             .take());
   }
-  out["spec"] = std::move(spec);
   const HpaStatus& st = hpa.status;
-  Json status = {{"desiredReplicas", st.desiredReplicas}};
-  putInt(status, "observedGeneration", st.observedGeneration);
-  putTime(status, "lastScaleTime", st.lastScaleTime, 0);
-  putInt(status, "currentReplicas", st.currentReplicas);
-  for (const MetricSpec& m : st.currentMetrics) {
-    status["currentMetrics"].push_back(toJson(m, "current"));
-  }
-  putConditions(status, st.conditions);
-  out["status"] = std::move(status);
-  return dumpJson(out);
+  return object(typeMetaOf(hpa), hpa.metadata)
+      .set("spec", spec.take(), "status",
+           JsonObject()
+               .set("desiredReplicas", st.desiredReplicas)
+               .put("observedGeneration", st.observedGeneration, "lastScaleTime", st.lastScaleTime,
+                    "currentReplicas", st.currentReplicas, "currentMetrics",
+                    metrics(st.currentMetrics, "current"), "conditions", conditions(st.conditions))
+               .take())
+      .dump();
 }
 
 std::string encodeObjectJson(const Event& event) { return encodeEvent(event); }
@@ -478,26 +409,15 @@ template std::string encodeWatchEventJson(const WatchEvent<Lease>&);
 template std::string encodeWatchEventJson(const WatchEvent<AttunePolicy>&);
 
 std::string encodeStatusJson(const ApiStatus& status, const StatusDetails& details) {
-  Json out = {{"kind", "Status"}, {"apiVersion", "v1"}, {"metadata", Json::object()}};
-  putString(out, "status", status.status);
-  putString(out, "message", status.message);
-  putString(out, "reason", status.reason);
-  if (!details.empty()) {
-    Json d = Json::object();
-    putString(d, "name", details.name);
-    putString(d, "group", details.group);
-    putString(d, "kind", details.kind);
-    for (const StatusCause& c : details.causes) {
-      Json cause = Json::object();
-      putString(cause, "reason", c.type);
-      putString(cause, "message", c.message);
-      putString(cause, "field", c.field);
-      d["causes"].push_back(std::move(cause));
-    }
-    putInt(d, "retryAfterSeconds", details.retryAfterSeconds);
-    out["details"] = std::move(d);
-  }
-  putInt(out, "code", status.code);
+  Json out = toJson(status);
+  out.update(JsonObject()
+                 .set("kind", "Status", "apiVersion", "v1", "metadata", Json::object())
+                 .put("details", JsonObject()
+                                     .put("name", details.name, "group", details.group, "kind",
+                                          details.kind, "causes", jsonArray(details.causes, toJson),
+                                          "retryAfterSeconds", details.retryAfterSeconds)
+                                     .take())
+                 .take());
   return dumpJson(out);
 }
 

@@ -28,20 +28,6 @@ std::string_view toString(ResizeResult v) { return nameOf(kResizeResultNames, v)
 std::string_view toString(ResizedResource v) { return nameOf(kResizedResourceNames, v); }
 std::string_view toString(ResizeMethod v) { return nameOf(kResizeMethodNames, v); }
 
-void SourceMap::record(std::string path, SourcePosition position) {
-  positions_.insert_or_assign(std::move(path), position);
-}
-
-SourcePosition SourceMap::find(std::string_view path) const {
-  while (!path.empty()) {
-    if (auto it = positions_.find(path); it != positions_.end()) return it->second;
-    const auto cut = path.find_last_of(".[");
-    if (cut == std::string_view::npos) break;
-    path = path.substr(0, cut);
-  }
-  return {};
-}
-
 std::span<const std::string_view> knownSidecarContainers() { return kKnownSidecars; }
 
 bool isExcludedContainer(const AttunePolicy& policy, std::string_view name) {

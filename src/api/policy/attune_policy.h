@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "api/k8s/meta.h"
+#include "api/yaml/source_map.h"
 #include "core/error.h"
 #include "core/time.h"
 #include "core/units.h"
@@ -239,34 +240,9 @@ struct PreservedField {
   bool operator==(const PreservedField&) const = default;
 };
 
-// 1-based source position; 0 means unknown.
-struct SourcePosition {
-  int line = 0;
-  int column = 0;
-};
-
 // One error or warning about a policy document. `error.field` is the field path
 // ("spec.updateStrategy.cooldown"); line and column are 1-based, 0 when unknown.
-struct PolicyDiagnostic {
-  Error error;
-  int line = 0;
-  int column = 0;
-  bool operator==(const PolicyDiagnostic&) const = default;
-};
-
-// Where each field of a decoded policy was written, keyed by field path. Positions are not part
-// of a policy's value: any two SourceMaps compare equal.
-class SourceMap {
- public:
-  void record(std::string path, SourcePosition position);
-  // The position of `path`, else of its nearest recorded ancestor ("a.b[2].c" → "a.b[2]" →
-  // "a.b" → "a"), else {0, 0}.
-  SourcePosition find(std::string_view path) const;
-  friend bool operator==(const SourceMap&, const SourceMap&) { return true; }
-
- private:
-  std::map<std::string, SourcePosition, std::less<>> positions_;
-};
+using PolicyDiagnostic = SourceDiagnostic;
 
 // metadata uses the shared ObjectMeta (api/k8s/meta.h): name is required (a DNS-1123
 // subdomain), namespace optional in files; metadata fields ObjectMeta does not model

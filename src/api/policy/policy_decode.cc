@@ -9,7 +9,7 @@
 #include "api/policy/policy_fields.h"
 #include "api/policy/policy_reader.h"
 #include "api/policy/policy_yaml.h"
-#include "api/policy/yaml_stream.h"
+#include "api/yaml/yaml_stream.h"
 
 namespace attune::api {
 namespace {
@@ -30,6 +30,9 @@ class FieldCollector {
   template <typename T>
   void operator()(const char* name, T& member) {
     fields_.push_back(r_.field(name, member));
+  }
+  void operator()(const char* name, StringMap& member) {
+    add(name, [&r = r_, &member](const Node& n, const Path& p) { r.stringMap(n, p, member); });
   }
   template <typename T>
   void object(const char* name, T& member) {

@@ -7,7 +7,7 @@
 
 #include "api/policy/policy_codec.h"
 #include "api/policy/policy_fields.h"
-#include "api/policy/yaml_scalar.h"
+#include "api/yaml/yaml_scalar.h"
 #include "core/quantity.h"
 
 namespace attune::api {

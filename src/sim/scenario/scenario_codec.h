@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/yaml/source_map.h"
 #include "core/error.h"
 #include "sim/scenario/scenario.h"
 
@@ -15,12 +16,7 @@ namespace attune::sim {
 // One problem in a scenario file: the error (code, message, field path such as
 // "spec.workloads[2].containers[0].model.memoryBytes") and its 1-based source line and column
 // (0 when unknown).
-struct ScenarioDiagnostic {
-  Error error;
-  int line = 0;
-  int column = 0;
-  bool operator==(const ScenarioDiagnostic&) const = default;
-};
+using ScenarioDiagnostic = api::SourceDiagnostic;
 
 // The outcome of decoding: a scenario when there is no error; otherwise every error found (wrong
 // types, malformed quantities and durations, unknown fields, missing required fields, values out

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "api/policy/policy_yaml.h"
-#include "api/policy/yaml_stream.h"
+#include "api/yaml/yaml_stream.h"
 #include "sim/scenario/scenario_codec.h"
 #include "sim/scenario/scenario_decoders.h"
 
@@ -17,6 +17,9 @@ namespace {
 using internal::YamlReader;
 using Node = YAML::Node;
 using Path = std::string;
+
+// The example values scenario messages quote.
+constexpr YamlReader::Examples kScenarioExamples{.duration = "60s", .cpu = "500m"};
 
 void readRestartBackoff(YamlReader& r, const Node& node, const Path& path,
                         RestartBackoffConfig& out) {
@@ -286,7 +289,7 @@ DecodedScenario decodeScenario(std::string_view yaml, const std::filesystem::pat
     for (const Node& doc : docs) {
       if (!doc.IsNull()) present.push_back(doc);
     }
-    YamlReader r(out.errors, scenario.sources);
+    YamlReader r(out.errors, scenario.sources, kScenarioExamples);
     if (present.empty()) {
       out.errors.push_back({Error{ErrorCode::kInvalidArgument, "empty scenario file", ""}, 0, 0});
       return out;

@@ -9,10 +9,13 @@
 #include "api/k8s/hpa.h"
 #include "api/k8s/node.h"
 #include "api/k8s/quota.h"
+#include "api/yaml/yaml_reader.h"
 #include "sim/scenario/scenario.h"
-#include "sim/scenario/yaml_reader.h"
 
 namespace attune::sim::internal {
+
+// Scenario files are read with the shared typed YAML reader (api/yaml/yaml_reader.h).
+using api::internal::YamlReader;
 
 // Namespace API objects (scenario_objects.cc). Each fills `out` from the mapping at `path`.
 void readTaint(YamlReader& r, const YAML::Node& node, const std::string& path, api::Taint& out);

@@ -1,10 +1,11 @@
-#include "api/policy/yaml_scalar.h"
+#include "api/yaml/yaml_scalar.h"
 
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cmath>
 #include <cstdint>
 #include <span>
 
@@ -98,6 +99,16 @@ ScalarKind classify(const YAML::Node& node) {
 }
 
 bool plainBoolValue(std::string_view text) { return contains(kTrueWords, text); }
+
+std::optional<double> numberValue(std::string_view text) {
+  if (text.starts_with('+')) text.remove_prefix(1);
+  double value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) {
+    return std::nullopt;
+  }
+  return value;
+}
 
 bool needsQuotes(std::string_view text) {
   const bool unsafeByte = std::any_of(text.begin(), text.end(), [](char c) {

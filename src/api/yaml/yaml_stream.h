@@ -1,4 +1,4 @@
-// Internal to api/policy: loading a multi-document YAML stream safely.
+// Internal to api (policy and scenario files): loading a multi-document YAML stream safely.
 #pragma once
 
 #include <yaml-cpp/yaml.h>

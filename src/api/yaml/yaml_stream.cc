@@ -1,4 +1,4 @@
-#include "api/policy/yaml_stream.h"
+#include "api/yaml/yaml_stream.h"
 
 #include <yaml-cpp/eventhandler.h>
 
