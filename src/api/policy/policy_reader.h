@@ -1,6 +1,6 @@
 // Internal to api/policy: the typed reader the policy decoder is built from. It turns YAML nodes
 // into typed values and collects, for one document, every error and warning with its field path
-// and source position, the position of every field, and the public-only fields it preserves.
+// and source position, the position of every field, and the fields it preserves unmodeled.
 // It never throws and never stops at the first error.
 #pragma once
 
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "api/policy/attune_policy.h"
+#include "api/policy/policy_schema.h"
 
 namespace attune::api::internal {
 
@@ -30,10 +31,12 @@ class PolicyReader {
   PolicyReader(AttunePolicy& policy, std::vector<PolicyDiagnostic>& errors,
                std::vector<PolicyDiagnostic>& warnings);
 
-  // Reads the mapping `node` at `path` (public object type `type`, see public_schema.h). A key
-  // in `fields` is read by its function unless its value is null (null means unset). A key the
-  // public API defines for `type` but `fields` lacks is preserved verbatim, with a warning when it
-  // is under `spec`. Any other key, a duplicate key, or a non-mapping node is an error.
+  // Reads the mapping `node` at `path` (object type `type`, see policy_schema.h). A key in
+  // `fields` is read by its function unless its value is null (null means unset). A key the
+  // schema defines for `type` (public, Kubernetes metadata or extension) but `fields` lacks is
+  // preserved verbatim; under `spec` it gets a kUnsupported warning saying it has no effect, which
+  // names it an extension when it is one (so does a warning on an extension key nested in a
+  // preserved public value). Any other key, a duplicate key, or a non-mapping node is an error.
   void object(const YAML::Node& node, const std::string& path, std::string_view type,
               const std::vector<Field>& fields);
 
@@ -95,7 +98,7 @@ class PolicyReader {
                                   std::string_view expected, unsigned acceptedKinds);
   std::optional<std::size_t> enumIndex(const YAML::Node& node, const std::string& path,
                                        const std::vector<std::string_view>& names);
-  void preserve(const YAML::Node& value, const std::string& path, std::string_view type);
+  void preserve(const YAML::Node& value, const std::string& path, const KnownField& field);
 
   AttunePolicy& policy_;
   std::vector<PolicyDiagnostic>& errors_;
