@@ -3,8 +3,10 @@
 // Field names follow the public Go operator with the same API group, so a user's existing
 // AttunePolicy YAML decodes unchanged. Optional fields are std::optional (or an empty string or
 // container) until applyDefaults() fills them; after defaulting every defaulted field is set.
-// Public fields this implementation does not act on are kept verbatim in `preserved` so that
-// re-encoding a policy never loses them. Decoding, defaulting, validation and encoding live in
+// Fields of the public API this implementation does not act on, and the extensions it accepts
+// without acting on them, are kept verbatim in `preserved` so that re-encoding a policy never
+// loses them. Fields this project adds beyond the public API are extensions
+// (extension_schema.h). Decoding, defaulting, validation and encoding live in
 // policy_codec.h, policy_defaults.h and policy_validation.h.
 #pragma once
 
@@ -231,7 +233,7 @@ struct AttunePolicyStatus {
 
 // ---- Bookkeeping carried by a decoded policy
 
-// A field of the public Attune API that Attune accepts but does not model, kept verbatim.
+// A field Attune accepts but does not model (public, or an extension), kept verbatim.
 // `path` is absolute ("spec.cpu.startupBoost", "status.recommendations[0].containers[1].
 // explanation"); `json` is the value as compact JSON.
 struct PreservedField {

@@ -2,7 +2,7 @@
 // order, for both the decoder (policy_decode.cc) and the encoder (policy_encode.cc).
 //
 // fields(v, s) calls, on a visitor v:
-//   v.type("PublicTypeName")          the struct's type in the public schema (public_schema.h);
+//   v.type("TypeName")                the struct's object type in the schema (policy_schema.h);
 //   v("name", member)                 a scalar, enum, optional, string list or string map;
 //   v.object("name", member)          a nested struct, or std::optional of one (present = written);
 //   v.list("name", member)            a std::vector of structs;

@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/policy/public_schema.h"
+#include "api/policy/policy_schema.h"
 #include "api/yaml/yaml_scalar.h"
 
 namespace attune::api::internal {
@@ -18,14 +18,25 @@ constexpr std::size_t kNodeBudget = 100000;
 // The example values policy messages quote.
 constexpr YamlReader::Examples kPolicyExamples{.duration = "5m", .cpu = "250m"};
 
+// Why a preserved spec field has no effect, by where it comes from.
+std::string noEffectMessage(FieldOrigin origin) {
+  if (origin == FieldOrigin::kExtension) {
+    return "an Attune extension, not part of the public Attune API, and not implemented by "
+           "Attune: it has no effect";
+  }
+  return "accepted for compatibility with the public Attune API, but not implemented by Attune: "
+         "it has no effect";
+}
+
 bool isObjectType(std::string_view type) {
   return type != kAnyValue && type != kStringMap && type != kScalar && !type.starts_with("[]");
 }
 
-// Converts a preserved value to JSON, checking keys of public object types against the public
-// schema. Reports through `reader`; `budget` counts down the nodes still allowed.
+// Converts a preserved value to JSON, checking keys of object types against the schema
+// (policy_schema.h). An extension key under spec inside a value that is not itself an extension
+// gets its own warning. Reports through `reader`; `budget` counts down the nodes still allowed.
 Json capture(PolicyReader& reader, std::size_t& budget, const YAML::Node& node,
-             const std::string& path, std::string_view type, int depth) {
+             const std::string& path, std::string_view type, FieldOrigin origin, int depth) {
   if (budget == 0 || depth > kMaxDepth) {
     reader.error(node, path, ErrorCode::kOutOfRange, "value is nested too deeply or is too large");
     budget = 0;
@@ -43,19 +54,27 @@ Json capture(PolicyReader& reader, std::size_t& budget, const YAML::Node& node,
       const std::string& name = key.Scalar();
       const std::string childPath = joinPath(path, name);
       std::string_view childType = type == kStringMap ? kScalar : kAnyValue;
+      FieldOrigin childOrigin = origin;
       if (isObjectType(type)) {
-        const auto known = publicFieldType(type, name);
+        const auto known = findField(type, name);
         if (!known) {
           reader.error(key, childPath, ErrorCode::kInvalidArgument, "unknown field " + quote(name));
           continue;
         }
-        childType = *known;
+        childType = known->type;
+        if (known->origin == FieldOrigin::kExtension && origin != FieldOrigin::kExtension &&
+            childPath.starts_with("spec.")) {
+          reader.warning(key, childPath, ErrorCode::kUnsupported,
+                         noEffectMessage(FieldOrigin::kExtension));
+          childOrigin = FieldOrigin::kExtension;
+        }
       }
       if (object.contains(name)) {
         reader.error(key, childPath, ErrorCode::kInvalidArgument, "duplicate field");
         continue;
       }
-      object[name] = capture(reader, budget, entry.second, childPath, childType, depth + 1);
+      object[name] =
+          capture(reader, budget, entry.second, childPath, childType, childOrigin, depth + 1);
     }
     return object;
   }
@@ -64,7 +83,8 @@ Json capture(PolicyReader& reader, std::size_t& budget, const YAML::Node& node,
     Json array = Json::array();
     for (std::size_t i = 0; i < node.size(); ++i) {
       array.push_back(capture(reader, budget, node[i],
-                              joinPath(path, "[" + std::to_string(i) + "]"), itemType, depth + 1));
+                              joinPath(path, "[" + std::to_string(i) + "]"), itemType, origin,
+                              depth + 1));
     }
     return array;
   }
@@ -104,27 +124,35 @@ void PolicyReader::object(const YAML::Node& node, const std::string& path, std::
   YamlReader::object(node, path, fields,
                      [&](const YAML::Node&, const std::string& name, const YAML::Node& value,
                          const std::string& fieldPath) {
-                       const auto publicType = publicFieldType(type, name);
-                       if (!publicType) return false;
-                       if (!value.IsNull()) preserve(value, fieldPath, *publicType);
+                       const auto known = findField(type, name);
+                       if (!known) return false;
+                       if (!value.IsNull()) preserve(value, fieldPath, *known);
                        return true;
                      });
 }
 
+void PolicyReader::warning(const YAML::Node& at, std::string path, ErrorCode code,
+                           std::string message) {
+  const SourcePosition pos = positionOf(at);
+  warnings_.push_back({Error{code, std::move(message), std::move(path)}, pos.line, pos.column});
+}
+
 void PolicyReader::preserve(const YAML::Node& value, const std::string& path,
-                            std::string_view type) {
+                            const KnownField& field) {
   const std::size_t errorsBefore = errorCount();
-  const Json json = capture(*this, nodeBudget_, value, path, type, 0);
-  if (errorCount() != errorsBefore) return;
+  const std::size_t warningsBefore = warnings_.size();
+  const Json json = capture(*this, nodeBudget_, value, path, field.type, field.origin, 0);
+  if (errorCount() != errorsBefore) {
+    warnings_.resize(warningsBefore);
+    return;
+  }
   policy_.preserved.push_back(
       {path, json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)});
   if (path.starts_with("spec.")) {
     const SourcePosition pos = policy_.sources.find(path);
-    warnings_.push_back({Error{ErrorCode::kUnsupported,
-                               "accepted for compatibility with the public Attune API, but not "
-                               "implemented by Attune: it has no effect",
-                               path},
-                         pos.line, pos.column});
+    warnings_.insert(warnings_.begin() + static_cast<std::ptrdiff_t>(warningsBefore),
+                     {Error{ErrorCode::kUnsupported, noEffectMessage(field.origin), path}, pos.line,
+                      pos.column});
   }
 }
 

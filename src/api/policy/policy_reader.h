@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "api/policy/attune_policy.h"
+#include "api/policy/policy_schema.h"
 #include "api/yaml/yaml_reader.h"
 
 namespace attune::api::internal {
@@ -22,10 +23,12 @@ class PolicyReader : public YamlReader {
   PolicyReader(AttunePolicy& policy, std::vector<PolicyDiagnostic>& errors,
                std::vector<PolicyDiagnostic>& warnings);
 
-  // Reads the mapping `node` at `path` (public object type `type`, see public_schema.h). A key
-  // in `fields` is read by its function unless its value is null (null means unset). A key the
-  // public API defines for `type` but `fields` lacks is preserved verbatim, with a warning when it
-  // is under `spec`. Any other key, a duplicate key, or a non-mapping node is an error.
+  // Reads the mapping `node` at `path` (object type `type`, see policy_schema.h). A key in
+  // `fields` is read by its function unless its value is null (null means unset). A key the
+  // schema defines for `type` (public or extension) but `fields` lacks is preserved verbatim;
+  // under `spec` it gets a kUnsupported warning saying it has no effect, which names it an
+  // extension when it is one (so does a warning on an extension key nested in a preserved public
+  // value). Any other key, a duplicate key, or a non-mapping node is an error.
   void object(const YAML::Node& node, const std::string& path, std::string_view type,
               const std::vector<Field>& fields);
 
@@ -33,8 +36,11 @@ class PolicyReader : public YamlReader {
   // such as label names hold dots).
   void stringMap(const YAML::Node& node, const std::string& path, StringMap& out);
 
+  // Records a warning positioned at `at`.
+  void warning(const YAML::Node& at, std::string path, ErrorCode code, std::string message);
+
  private:
-  void preserve(const YAML::Node& value, const std::string& path, std::string_view type);
+  void preserve(const YAML::Node& value, const std::string& path, const KnownField& field);
 
   AttunePolicy& policy_;
   std::vector<PolicyDiagnostic>& warnings_;

@@ -1,27 +1,19 @@
 #include "api/policy/public_schema.h"
 
 #include <algorithm>
-#include <array>
+#include <iterator>
 
 namespace attune::api::internal {
 namespace {
 
-struct PublicField {
-  std::string_view owner;
-  std::string_view name;
-  std::string_view type;
-};
-
-// Every field of the public AttunePolicy schema, including the ones Attune models (the decoder
-// handles those itself before it looks here). Sorted by (owner, name) for binary search; a test
-// checks the order.
-constexpr PublicField kPublicFields[] = {
+// The public AttunePolicy schema, exactly: the public operator's CRD (v0.1.23) lists each of
+// these and nothing else. The decoder handles the fields Attune models before it looks here.
+constexpr SchemaField kPublicFields[] = {
     {"AttunePolicy", "apiVersion", ""},
     {"AttunePolicy", "kind", ""},
     {"AttunePolicy", "metadata", "ObjectMeta"},
     {"AttunePolicy", "spec", "AttunePolicySpec"},
     {"AttunePolicy", "status", "AttunePolicyStatus"},
-    {"AttunePolicySpec", "containerPolicies", "[]ContainerResourcePolicy"},
     {"AttunePolicySpec", "cpu", "ResourceConfig"},
     {"AttunePolicySpec", "excludeKnownSidecars", ""},
     {"AttunePolicySpec", "excludedContainers", ""},
@@ -35,7 +27,6 @@ constexpr PublicField kPublicFields[] = {
     {"AttunePolicyStatus", "canary", "CanaryStatus"},
     {"AttunePolicyStatus", "conditions", "[]Condition"},
     {"AttunePolicyStatus", "cooldown", "CooldownStatus"},
-    {"AttunePolicyStatus", "gitopsPR", "GitOpsPRStatus"},
     {"AttunePolicyStatus", "lastReconcileTime", ""},
     {"AttunePolicyStatus", "recommendations", "[]WorkloadRecommendation"},
     {"AttunePolicyStatus", "resizeHistory", "[]ResizeHistoryEntry"},
@@ -49,13 +40,7 @@ constexpr PublicField kPublicFields[] = {
     {"CanaryStatus", "phase", ""},
     {"CanaryStatus", "pods", ""},
     {"CanaryStatus", "startTime", ""},
-    {"CanaryStatus", "workloads", "[]CanaryWorkloadStatus"},
-    {"CanaryWorkloadStatus", "phase", ""},
-    {"CanaryWorkloadStatus", "pods", ""},
-    {"CanaryWorkloadStatus", "startTime", ""},
-    {"CanaryWorkloadStatus", "workload", ""},
     {"CloudWatchConfig", "clusterName", ""},
-    {"CloudWatchConfig", "cpuUnit", ""},
     {"CloudWatchConfig", "region", ""},
     {"CloudWatchConfig", "roleArn", ""},
     {"Condition", "lastTransitionTime", ""},
@@ -73,9 +58,6 @@ constexpr PublicField kPublicFields[] = {
     {"ContainerRecommendation", "recommended", "ResourceValues"},
     {"ContainerRecommendationExplanation", "cpu", "ResourceRecommendationExplanation"},
     {"ContainerRecommendationExplanation", "memory", "ResourceRecommendationExplanation"},
-    {"ContainerResourcePolicy", "containerName", ""},
-    {"ContainerResourcePolicy", "cpu", "ResourceConfig"},
-    {"ContainerResourcePolicy", "memory", "ResourceConfig"},
     {"CooldownStatus", "backoffMultiplier", ""},
     {"CooldownStatus", "consecutiveReverts", ""},
     {"CooldownStatus", "effectiveCooldown", ""},
@@ -83,10 +65,6 @@ constexpr PublicField kPublicFields[] = {
     {"DatadogConfig", "site", ""},
     {"ExportConfig", "configMap", ""},
     {"ExportConfig", "pullRequest", "GitOpsPullRequestConfig"},
-    {"GitOpsPRStatus", "driftFingerprint", ""},
-    {"GitOpsPRStatus", "lastAttempt", ""},
-    {"GitOpsPRStatus", "url", ""},
-    {"GitOpsPullRequestConfig", "allowPrivateEndpoints", ""},
     {"GitOpsPullRequestConfig", "apiUrl", ""},
     {"GitOpsPullRequestConfig", "baseBranch", ""},
     {"GitOpsPullRequestConfig", "cooldown", ""},
@@ -97,10 +75,6 @@ constexpr PublicField kPublicFields[] = {
     {"GitOpsPullRequestConfig", "provider", ""},
     {"GitOpsPullRequestConfig", "repository", ""},
     {"GitOpsPullRequestConfig", "tokenSecretRef", "SecretKeyRef"},
-    {"HPATargetBound", "max", ""},
-    {"HPATargetBound", "min", ""},
-    {"HPATargetBounds", "cpu", "HPATargetBound"},
-    {"HPATargetBounds", "memory", "HPATargetBound"},
     {"LabelSelector", "matchExpressions", "[]LabelSelectorRequirement"},
     {"LabelSelector", "matchLabels", "{}"},
     {"LabelSelectorRequirement", "key", ""},
@@ -117,31 +91,6 @@ constexpr PublicField kPublicFields[] = {
     {"MetricsSource", "queryStep", ""},
     {"MetricsSource", "rateWindow", ""},
     {"MetricsSource", "vpa", "VPAConfig"},
-    {"OOMBump", "hold", ""},
-    {"OOMBump", "maxBumps", ""},
-    {"OOMBump", "minBump", ""},
-    {"OOMBump", "ratio", ""},
-    {"ObjectMeta", "annotations", "{}"},
-    {"ObjectMeta", "creationTimestamp", "*"},
-    {"ObjectMeta", "deletionGracePeriodSeconds", "*"},
-    {"ObjectMeta", "deletionTimestamp", "*"},
-    {"ObjectMeta", "finalizers", "*"},
-    {"ObjectMeta", "generateName", "*"},
-    {"ObjectMeta", "generation", ""},
-    {"ObjectMeta", "labels", "{}"},
-    {"ObjectMeta", "managedFields", "*"},
-    {"ObjectMeta", "name", ""},
-    {"ObjectMeta", "namespace", ""},
-    {"ObjectMeta", "ownerReferences", "[]OwnerReference"},
-    {"ObjectMeta", "resourceVersion", ""},
-    {"ObjectMeta", "selfLink", "*"},
-    {"ObjectMeta", "uid", ""},
-    {"OwnerReference", "apiVersion", ""},
-    {"OwnerReference", "blockOwnerDeletion", ""},
-    {"OwnerReference", "controller", ""},
-    {"OwnerReference", "kind", ""},
-    {"OwnerReference", "name", ""},
-    {"OwnerReference", "uid", ""},
     {"PrometheusConfig", "address", ""},
     {"PrometheusConfig", "bearerTokenSecret", "SecretKeyRef"},
     {"PrometheusConfig", "headers", "{}"},
@@ -165,18 +114,15 @@ constexpr PublicField kPublicFields[] = {
     {"ResourceConfig", "burstSensitivity", ""},
     {"ResourceConfig", "controlledValues", ""},
     {"ResourceConfig", "decreaseUsageMarginPercent", ""},
-    {"ResourceConfig", "limitMultiplier", ""},
     {"ResourceConfig", "maxAllowed", ""},
     {"ResourceConfig", "maxChangePercent", ""},
     {"ResourceConfig", "maxDecreasePercent", ""},
     {"ResourceConfig", "maxIncreasePercent", ""},
     {"ResourceConfig", "memoryFromCpuRatio", ""},
     {"ResourceConfig", "minAllowed", ""},
-    {"ResourceConfig", "oomBump", "OOMBump"},
     {"ResourceConfig", "overhead", ""},
     {"ResourceConfig", "percentile", ""},
     {"ResourceConfig", "startupBoost", "StartupBoost"},
-    {"ResourceConfig", "surge", "Surge"},
     {"ResourceRecommendationExplanation", "afterBounds", ""},
     {"ResourceRecommendationExplanation", "afterBurst", ""},
     {"ResourceRecommendationExplanation", "afterChangeFilter", ""},
@@ -216,11 +162,7 @@ constexpr PublicField kPublicFields[] = {
     {"SecretKeyRef", "key", ""},
     {"SecretKeyRef", "name", ""},
     {"StartupBoost", "duration", ""},
-    {"StartupBoost", "excludeFromHistory", ""},
     {"StartupBoost", "multiplier", ""},
-    {"Surge", "percentile", ""},
-    {"Surge", "triggerRatio", ""},
-    {"Surge", "window", ""},
     {"TLSConfig", "insecureSkipVerify", ""},
     {"TargetRef", "kind", ""},
     {"TargetRef", "name", ""},
@@ -233,12 +175,9 @@ constexpr PublicField kPublicFields[] = {
     {"UpdateStrategy", "canary", "CanaryConfig"},
     {"UpdateStrategy", "cooldown", ""},
     {"UpdateStrategy", "export", "ExportConfig"},
-    {"UpdateStrategy", "hpaTargetBounds", "HPATargetBounds"},
     {"UpdateStrategy", "includeExplanationsInStatus", ""},
     {"UpdateStrategy", "initialSizing", ""},
     {"UpdateStrategy", "maxConcurrentResizes", ""},
-    {"UpdateStrategy", "maxCpuIncreasePerMinute", ""},
-    {"UpdateStrategy", "maxMemoryIncreasePerMinute", ""},
     {"UpdateStrategy", "maxStatusRecommendations", ""},
     {"UpdateStrategy", "maxTotalCpuIncrease", ""},
     {"UpdateStrategy", "maxTotalMemoryIncrease", ""},
@@ -266,21 +205,42 @@ constexpr PublicField kPublicFields[] = {
     {"WorkloadStatus", "resized", ""},
     {"WorkloadStatus", "withRecommendations", ""},
 };
-
-constexpr bool before(const PublicField& a, const PublicField& b) {
-  return a.owner != b.owner ? a.owner < b.owner : a.name < b.name;
-}
-static_assert(std::is_sorted(std::begin(kPublicFields), std::end(kPublicFields), before),
+static_assert(std::is_sorted(std::begin(kPublicFields), std::end(kPublicFields), fieldOrder),
               "kPublicFields must stay sorted by (owner, name)");
+
+// Kubernetes' ObjectMeta as far as a policy document carries it: the fields Attune models and
+// the server-written ones it keeps verbatim ("*": not checked).
+constexpr SchemaField kKubernetesMetadataFields[] = {
+    {"ObjectMeta", "annotations", "{}"},
+    {"ObjectMeta", "creationTimestamp", "*"},
+    {"ObjectMeta", "deletionGracePeriodSeconds", "*"},
+    {"ObjectMeta", "deletionTimestamp", "*"},
+    {"ObjectMeta", "finalizers", "*"},
+    {"ObjectMeta", "generateName", "*"},
+    {"ObjectMeta", "generation", ""},
+    {"ObjectMeta", "labels", "{}"},
+    {"ObjectMeta", "managedFields", "*"},
+    {"ObjectMeta", "name", ""},
+    {"ObjectMeta", "namespace", ""},
+    {"ObjectMeta", "ownerReferences", "[]OwnerReference"},
+    {"ObjectMeta", "resourceVersion", ""},
+    {"ObjectMeta", "selfLink", "*"},
+    {"ObjectMeta", "uid", ""},
+    {"OwnerReference", "apiVersion", ""},
+    {"OwnerReference", "blockOwnerDeletion", ""},
+    {"OwnerReference", "controller", ""},
+    {"OwnerReference", "kind", ""},
+    {"OwnerReference", "name", ""},
+    {"OwnerReference", "uid", ""},
+};
+static_assert(std::is_sorted(std::begin(kKubernetesMetadataFields),
+                             std::end(kKubernetesMetadataFields), fieldOrder),
+              "kKubernetesMetadataFields must stay sorted by (owner, name)");
 
 }  // namespace
 
-std::optional<std::string_view> publicFieldType(std::string_view owner, std::string_view field) {
-  const PublicField key{owner, field, {}};
-  const auto* it =
-      std::lower_bound(std::begin(kPublicFields), std::end(kPublicFields), key, before);
-  if (it == std::end(kPublicFields) || it->owner != owner || it->name != field) return std::nullopt;
-  return it->type;
-}
+std::span<const SchemaField> publicFields() { return kPublicFields; }
+
+std::span<const SchemaField> kubernetesMetadataFields() { return kKubernetesMetadataFields; }
 
 }  // namespace attune::api::internal

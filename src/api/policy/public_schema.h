@@ -1,22 +1,22 @@
 // Internal to api/policy: the field names of the public Attune operator's AttunePolicy API
-// (attune.io/v1alpha1), by object type. The decoder consults it for every key it does not model:
-// a key listed here is accepted (and preserved verbatim), any other key is an error.
+// (attune.io/v1alpha1), by object type, and of the Kubernetes object metadata its `metadata`
+// stands for. A unit test checks publicFields() against the public CRD (v0.1.23) in both
+// directions; fields this project adds belong in extension_schema.h, never here.
 #pragma once
 
-#include <optional>
-#include <string_view>
+#include <span>
+
+#include "api/policy/policy_schema.h"
 
 namespace attune::api::internal {
 
-// Value types in the table: an object type name ("ResourceConfig"), "[]T" for a list of objects
-// of type T, "{}" for a map of strings, "" for a scalar or a list of scalars, "*" for anything
-// (free-form Kubernetes metadata).
-inline constexpr std::string_view kAnyValue = "*";
-inline constexpr std::string_view kStringMap = "{}";
-inline constexpr std::string_view kScalar = "";
+// Every field of the public AttunePolicy schema (its CRD's openAPIV3Schema below the document
+// root, named by the Go type that owns it), including the ones Attune models. Sorted by
+// fieldOrder. `metadata` has type "ObjectMeta", whose fields are kubernetesMetadataFields().
+std::span<const SchemaField> publicFields();
 
-// The value type of field `field` of public object type `owner` ("AttunePolicySpec",
-// "UpdateStrategy", ...), or nullopt when the public API has no such field.
-std::optional<std::string_view> publicFieldType(std::string_view owner, std::string_view field);
+// The fields of ObjectMeta and OwnerReference that a policy's metadata may carry, as the API
+// server writes them (Kubernetes' own schema, not Attune's). Sorted by fieldOrder.
+std::span<const SchemaField> kubernetesMetadataFields();
 
 }  // namespace attune::api::internal

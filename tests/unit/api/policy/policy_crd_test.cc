@@ -4,13 +4,15 @@
 // and rejects just-outside ones with an error at exactly that path. Subtrees of public fields
 // that Attune accepts without implementing them (they decode with a warning) are skipped: the API
 // server still checks them against this schema, Attune does not. Every schema default must also
-// equal what applyDefaults() fills in.
+// equal what applyDefaults() fills in. Every field of the CRD is in the schema tables, and exactly
+// the extensions among them are described as such.
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
 #include <nlohmann/json.hpp>
 
 #include "api/policy/policy_codec.h"
+#include "crd_schema.h"
 #include "policy_test_util.h"
 #include "support/shared_dir.h"
 
@@ -196,6 +198,29 @@ TEST(PolicyCrdManifestTest, DeclaresTheResource) {
     columns.push_back(c["name"].as<std::string>());
   EXPECT_EQ(columns,
             (std::vector<std::string>{"Kind", "Target", "Mode", "Paused", "Ready", "Age"}));
+}
+
+TEST(PolicyCrdManifestTest, DescribesExactlyTheExtensionsAsExtensions) {
+  constexpr std::string_view kMarker = "Extension (not in the public attune.io API): ";
+  int extensions = 0;
+  for (const testing::CrdObject& object :
+       testing::crdObjects(version(loadCrd())["schema"]["openAPIV3Schema"])) {
+    for (const auto& entry : object.schema["properties"]) {
+      const std::string name = entry.first.as<std::string>();
+      SCOPED_TRACE(joinPath(object.path, name) + " (" + object.owner + "." + name + ")");
+      const auto known = internal::findField(object.owner, name);
+      ASSERT_TRUE(known) << "the CRD has a field no schema table lists";
+      const YAML::Node description = entry.second["description"];
+      const bool marked = description && description.as<std::string>().starts_with(kMarker);
+      if (known->origin == internal::FieldOrigin::kExtension && !object.underExtension) {
+        EXPECT_TRUE(marked) << "an extension must be described as one";
+        ++extensions;
+      } else if (known->origin != internal::FieldOrigin::kExtension) {
+        EXPECT_FALSE(marked) << "only extensions are described as extensions";
+      }
+    }
+  }
+  EXPECT_GT(extensions, 0);
 }
 
 TEST_F(PolicyCrdTest, EnumsAgreeWithTheDecoderAndValidator) {

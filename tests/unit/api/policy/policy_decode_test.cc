@@ -158,6 +158,42 @@ spec:
              "Attune: it has no effect");
 }
 
+TEST(PolicyDecodeTest, UnimplementedExtensionsAreAcceptedWithAnExtensionWarning) {
+  const DecodedPolicy doc = decodeOne(withSpec(R"(  cpu:
+    limitMultiplier: "1.5"
+    startupBoost: {multiplier: "2", duration: 1m, excludeFromHistory: true}
+  updateStrategy:
+    hpaTargetBounds: {cpu: {min: 50, max: 80}}
+)"));
+  EXPECT_TRUE(doc.errors.empty()) << describe(doc.errors);
+  const std::string extension =
+      "an Attune extension, not part of the public Attune API, and not implemented by Attune: it "
+      "has no effect";
+  const std::string publicButUnimplemented =
+      "accepted for compatibility with the public Attune API, but not implemented by Attune: it "
+      "has no effect";
+  std::vector<std::pair<std::string, std::string>> warnings;
+  for (const auto& w : doc.warnings) {
+    EXPECT_EQ(w.error.code, ErrorCode::kUnsupported);
+    EXPECT_GT(w.line, 0) << w.error.field;
+    warnings.emplace_back(w.error.field, w.error.message);
+  }
+  EXPECT_EQ(warnings, (std::vector<std::pair<std::string, std::string>>{
+                          {"spec.cpu.limitMultiplier", extension},
+                          {"spec.cpu.startupBoost", publicButUnimplemented},
+                          {"spec.cpu.startupBoost.excludeFromHistory", extension},
+                          {"spec.updateStrategy.hpaTargetBounds", extension}}));
+  ASSERT_TRUE(doc.policy);
+  EXPECT_EQ(doc.policy->preserved.size(), 3u);
+}
+
+TEST(PolicyDecodeTest, ModeledExtensionsDecodeWithoutAWarning) {
+  const DecodedPolicy doc = decodeOne(withSpec("  strategy: cruisekube\n"));
+  EXPECT_TRUE(doc.errors.empty()) << describe(doc.errors);
+  EXPECT_TRUE(doc.warnings.empty()) << describe(doc.warnings);
+  EXPECT_EQ(doc.policy->spec.strategy, RecommendationStrategy::kCruisekube);
+}
+
 TEST(PolicyDecodeTest, PublicStatusFieldsAreAcceptedSilently) {
   const DecodedPolicy doc = decodeOne(std::string(kMinimalPolicy) + R"(status:
   workloads: {discovered: 2, withRecommendations: 1, resized: 0, pending: 1}
