@@ -12,9 +12,11 @@ void addControllerCommand(CLI::App& app, int& exitCode);
 void addPolicyCommand(CLI::App& app, int& exitCode);
 // `attune recommend (--prometheus URL | --trace PATH...) [flags]` (docs/recommend.md)
 void addRecommendCommand(CLI::App& app, int& exitCode);
-// `attune simulate [SCENARIO | --trace PATH] [flags]` (docs/simulate-report.md)
-void addSimulateCommand(CLI::App& app, int& exitCode);
-// `attune sim [SCENARIO] [flags]` (docs/scenarios.md)
+// `attune backtest [SCENARIO | --trace PATH] [flags]`, also under its old name `attune simulate`:
+// the controller backtested on the simulated cluster (docs/simulate-report.md)
+void addBacktestCommand(CLI::App& app, int& exitCode);
+// `attune sim [run] [SCENARIO] [flags]` and `attune sim serve`: the simulated cluster alone
+// (docs/scenarios.md, docs/sim-serve.md)
 void addSimCommand(CLI::App& app, int& exitCode);
 // `attune version`
 void addVersionCommand(CLI::App& app, int& exitCode);

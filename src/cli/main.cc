@@ -9,11 +9,11 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.fallthrough(false);
   int exitCode = 0;
+  attune::cli::addBacktestCommand(app, exitCode);
   attune::cli::addControllerCommand(app, exitCode);
   attune::cli::addPolicyCommand(app, exitCode);
   attune::cli::addRecommendCommand(app, exitCode);
   attune::cli::addSimCommand(app, exitCode);
-  attune::cli::addSimulateCommand(app, exitCode);
   attune::cli::addVersionCommand(app, exitCode);
   try {
     app.parse(argc, argv);

@@ -1,6 +1,8 @@
-// `attune policy validate FILE...`: decode, default and validate AttunePolicy documents.
+// `attune policy validate PATH...`: decode, default and validate AttunePolicy documents.
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -35,6 +37,30 @@ std::optional<std::string> readInput(const std::string& path) {
   return text.str();
 }
 
+// The files `path` names: itself, or for a directory every *.yaml, *.yml and *.json file under
+// it, recursively, sorted by path (as `kubectl apply -R -f DIR` reads them). "-" stays as is.
+// Empty after printing why for a directory without such files or one that cannot be listed.
+std::vector<std::string> expandInput(const std::string& path) {
+  std::error_code ec;
+  if (path == "-" || !std::filesystem::is_directory(path, ec)) return {path};
+  std::vector<std::string> files;
+  std::filesystem::recursive_directory_iterator it(path, ec);
+  for (; !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    const std::string extension = it->path().extension().string();
+    if (it->is_regular_file(ec) &&
+        (extension == ".yaml" || extension == ".yml" || extension == ".json")) {
+      files.push_back(it->path().string());
+    }
+  }
+  if (ec) {
+    fmt::print(stderr, "{}: cannot read directory: {}\n", path, ec.message());
+    return {};
+  }
+  if (files.empty()) fmt::print(stderr, "{}: no .yaml, .yml or .json files\n", path);
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
 std::string location(const std::string& file, int line) {
   std::string name = file == "-" ? "<stdin>" : file;
   return line > 0 ? fmt::format("{}:{}", name, line) : name;
@@ -48,13 +74,24 @@ void printDiagnostic(const std::string& file, const api::PolicyDiagnostic& d, bo
 int runValidate(const ValidateOptions& opts) {
   int errors = 0;
   std::vector<std::string> rendered;
-  for (const std::string& file : opts.files) {
+  std::vector<std::string> files;
+  for (const std::string& path : opts.files) {
+    std::vector<std::string> expanded = expandInput(path);
+    if (expanded.empty()) ++errors;
+    files.insert(files.end(), expanded.begin(), expanded.end());
+  }
+  for (const std::string& file : files) {
     auto text = readInput(file);
     if (!text) {
       ++errors;
       continue;
     }
-    for (const api::DecodedPolicy& doc : api::checkPolicies(*text)) {
+    const std::vector<api::DecodedPolicy> docs = api::checkPolicies(*text);
+    if (docs.empty()) {
+      fmt::print(stderr, "{}: no documents\n", location(file, 0));
+      ++errors;
+    }
+    for (const api::DecodedPolicy& doc : docs) {
       for (const auto& w : doc.warnings) printDiagnostic(file, w, true);
       const auto& problems = doc.errors;
       for (const auto& e : problems) printDiagnostic(file, e, false);
@@ -101,8 +138,12 @@ void addPolicyCommand(CLI::App& app, int& exitCode) {
       "validate",
       "Decode, default and validate AttunePolicy YAML or JSON files (multi-document). Prints the "
       "defaulted policies, or every error as FILE:LINE: field.path: message, and exits 1 on any "
-      "error.");
-  validate->add_option("files", opts->files, "Policy files; - reads standard input")->required();
+      "error; an input without a document is an error.");
+  validate
+      ->add_option("files", opts->files,
+                   "Policy files; a directory reads every .yaml, .yml and .json file under it "
+                   "(recursively, sorted); - reads standard input")
+      ->required();
   validate->add_option("-o,--output", opts->output, "Output format for the defaulted policies")
       ->check(CLI::IsMember({"yaml", "json"}))
       ->capture_default_str();

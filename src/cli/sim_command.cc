@@ -1,12 +1,14 @@
-// `attune sim [SCENARIO]`: runs a scenario (docs/scenarios.md) on the simulated cluster and
-// prints what happened; with no SCENARIO, the built-in demo. Optionally writes the recorded
-// metrics as OpenMetrics (for promtool backfill), the final metrics in the Prometheus text
-// format, and a JSON summary.
+// `attune sim run [SCENARIO]` (also `attune sim [SCENARIO]`): runs a scenario (docs/scenarios.md)
+// on the simulated cluster alone and prints what happened; with no SCENARIO, the built-in demo.
+// Optionally writes the recorded metrics as OpenMetrics (for promtool backfill), the final
+// metrics in the Prometheus text format, and a JSON summary. `attune sim serve` serves the
+// simulated cluster behind the Kubernetes REST API (docs/sim-serve.md).
 #include <fmt/format.h>
 
 #include <signal.h>
 
 #include <chrono>
+#include <cstdio>
 #include <ctime>
 #include <fstream>
 #include <memory>
@@ -173,6 +175,26 @@ nlohmann::ordered_json summaryJson(const sim::Simulation& s, const sim::RunTotal
   return j;
 }
 
+// Writes `text` to a temporary file beside `path`, then renames it to `path`, so that a reader
+// polling for `path` never sees it half written; false after printing why not.
+bool writeFileAtomically(const std::string& path, const std::string& text) {
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary);
+    out << text;
+    if (!out.flush()) {
+      fmt::print(stderr, "{}: cannot write file\n", temporary);
+      return false;
+    }
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    fmt::print(stderr, "{}: cannot write file\n", path);
+    std::remove(temporary.c_str());
+    return false;
+  }
+  return true;
+}
+
 // Writes `write(out)` to `path`; false after printing why not.
 template <typename Write>
 bool writeFile(const std::string& path, Write write) {
@@ -230,7 +252,8 @@ int runSim(const SimOptions& o) {
 
 struct ServeCliOptions {
   std::string listen = "127.0.0.1:8443";
-  bool tls = false;
+  bool tls = false;  // --tls: HTTPS, the default since --plain-http exists; kept for old scripts
+  bool plainHttp = false;
   std::string kubeconfigOut;
   double speed = 60;
   std::string tickInterval;
@@ -260,7 +283,9 @@ int runServe(const SimOptions& o, const ServeCliOptions& c) {
   if (!scenario) return exitCode;
   sim::serve::ServeOptions options;
   options.listen = c.listen;
-  options.tls = c.tls;
+  // kubectl sends a bearer token over HTTPS only: plain HTTP asks for none unless given one.
+  options.tls = !c.plainHttp;
+  options.authenticate = !c.plainHttp || !c.token.empty();
   options.speed = c.speed;
   options.token = c.token;
   if (!c.tickInterval.empty()) {
@@ -291,19 +316,33 @@ int runServe(const SimOptions& o, const ServeCliOptions& c) {
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // A kubeconfig left by an earlier run must not be mistaken for this server's.
+  if (!c.kubeconfigOut.empty()) std::remove(c.kubeconfigOut.c_str());
   SystemClock wall;
   auto server = sim::serve::SimServer::start(std::move(*sim), options, wall);
   if (!server) {
     fmt::print(stderr, "{}\n", server.error().toString());
     return server.error().code == ErrorCode::kInvalidArgument ? kExitUsage : kExitFailed;
   }
-  if (!c.kubeconfigOut.empty() &&
-      !writeFile(c.kubeconfigOut, [&](std::ostream& out) { out << (*server)->kubeconfig(); })) {
+  if (!(*server)->waitUntilReady()) {
+    const auto failure = (*server)->failure();
+    fmt::print(stderr, "simulation failed: {}\n", failure ? failure->toString() : "stopped");
+    return kExitFailed;
+  }
+  if (!c.kubeconfigOut.empty() && !writeFileAtomically(c.kubeconfigOut, (*server)->kubeconfig())) {
     return kExitFailed;
   }
   fmt::print("Serving {} at {} (one {} tick every {} of wall time)\n", source, (*server)->url(),
              formatDuration(scenario->tick), formatDuration((*server)->tickInterval()));
-  if (!c.kubeconfigOut.empty()) fmt::print("Kubeconfig written to {}\n", c.kubeconfigOut);
+  if (!c.kubeconfigOut.empty()) {
+    fmt::print("Kubeconfig written to {} (try: kubectl --kubeconfig {} get pods -A)\n",
+               c.kubeconfigOut, c.kubeconfigOut);
+  }
+  if (c.plainHttp && !c.token.empty()) {
+    fmt::print(stderr,
+               "warning: kubectl sends no bearer token over plain HTTP, so it will be answered "
+               "401; leave out --token, or --plain-http\n");
+  }
   if ((*server)->api().faults().enabled()) {
     std::string names;
     for (sim::FaultKind kind : (*server)->api().faults().kinds()) {
@@ -316,6 +355,21 @@ int runServe(const SimOptions& o, const ServeCliOptions& c) {
   const int code = waitForShutdown(**server, signals);
   (*server)->stop();
   return code;
+}
+
+// The scenario and flags of a simulation run, for `attune sim [SCENARIO]` and `attune sim run`.
+void addRunOptions(CLI::App& cmd, SimOptions& o) {
+  cmd.add_option("scenario", o.scenario, "Scenario file (YAML); default: the built-in demo");
+  cmd.add_option("--seed", o.seed, "Random seed, instead of the scenario's");
+  cmd.add_option("--duration", o.duration,
+                 "Simulated time to run, e.g. 24h (default: the scenario's)");
+  cmd.add_option("--tick", o.tick, "Simulated time per step, e.g. 30s (default: the scenario's)");
+  cmd.add_option("--openmetrics", o.openMetrics,
+                 "Write every recorded sample as OpenMetrics (promtool tsdb "
+                 "create-blocks-from openmetrics)");
+  cmd.add_option("--metrics-text", o.metricsText,
+                 "Write the metrics at the end in the Prometheus text format");
+  cmd.add_option("--json", o.json, "Write the summary as JSON");
 }
 
 void addServeCommand(CLI::App& sim, int& exitCode) {
@@ -332,14 +386,23 @@ void addServeCommand(CLI::App& sim, int& exitCode) {
   cmd->add_option("--tick", o->tick, "Simulated time per step, e.g. 30s (default: the scenario's)");
   cmd->add_option("--listen", c->listen, "Address to serve on, host:port (port 0: any free port)")
       ->capture_default_str();
-  cmd->add_flag("--tls", c->tls, "Serve HTTPS with a CA and certificate generated at start");
+  auto* plain = cmd->add_flag(
+      "--plain-http", c->plainHttp,
+      "Serve plain HTTP instead of HTTPS; no bearer token is asked for unless --token is given "
+      "(kubectl sends a token over HTTPS only)");
+  cmd->add_flag("--tls", c->tls,
+                "Serve HTTPS with a CA and certificate generated at start (the default; kept for "
+                "old scripts)")
+      ->excludes(plain);
   cmd->add_option("--kubeconfig-out", c->kubeconfigOut,
-                  "Write a kubeconfig for the server (URL, CA data with --tls, token)");
+                  "Once the server is ready, write a kubeconfig for it to this file (URL, CA "
+                  "data, token), for kubectl --kubeconfig FILE");
   cmd->add_option("--speed", c->speed, "Simulated seconds per wall-clock second")
       ->capture_default_str();
   cmd->add_option("--tick-interval", c->tickInterval,
                   "Wall time per tick, e.g. 500ms (default: the scenario's tick / --speed)");
-  cmd->add_option("--token", c->token, "Bearer token clients must send (default: random)");
+  cmd->add_option("--token", c->token,
+                  "Bearer token clients must send (default: random; none with --plain-http)");
   cmd->add_option("--fault-rate", c->faultRate,
                   "Fraction of API requests (not health, metrics, version or discovery) that meet "
                   "an injected fault, 0..1")
@@ -358,27 +421,26 @@ void addServeCommand(CLI::App& sim, int& exitCode) {
 }  // namespace
 
 void addSimCommand(CLI::App& app, int& exitCode) {
-  auto o = std::make_shared<SimOptions>();
   auto* cmd = app.add_subcommand(
       "sim",
+      "The simulated cluster alone, without the controller (docs/scenarios.md): `sim run "
+      "[SCENARIO]` (or just `sim [SCENARIO]`) runs a scenario and prints what happened; `sim "
+      "serve` serves it behind the Kubernetes API. The controller backtested on it is `attune "
+      "backtest`.");
+  auto bare = std::make_shared<SimOptions>();
+  addRunOptions(*cmd, *bare);
+  auto run = std::make_shared<SimOptions>();
+  auto* runCmd = cmd->add_subcommand(
+      "run",
       "Run a scenario on the simulated cluster and print a summary (docs/scenarios.md). Without "
       "SCENARIO it runs the built-in demo: 20 nodes, about 200 pods, 7 days. Scenario errors are "
       "printed as FILE:LINE: field.path: message and exit 1.");
-  cmd->add_option("scenario", o->scenario, "Scenario file (YAML); default: the built-in demo");
-  cmd->add_option("--seed", o->seed, "Random seed, instead of the scenario's");
-  cmd->add_option("--duration", o->duration,
-                  "Simulated time to run, e.g. 24h (default: the scenario's)");
-  cmd->add_option("--tick", o->tick, "Simulated time per step, e.g. 30s (default: the scenario's)");
-  cmd->add_option("--openmetrics", o->openMetrics,
-                  "Write every recorded sample as OpenMetrics (promtool tsdb "
-                  "create-blocks-from openmetrics)");
-  cmd->add_option("--metrics-text", o->metricsText,
-                  "Write the metrics at the end in the Prometheus text format");
-  cmd->add_option("--json", o->json, "Write the summary as JSON");
+  addRunOptions(*runCmd, *run);
+  runCmd->callback([run, &exitCode] { exitCode = runSim(*run); });
   addServeCommand(*cmd, exitCode);
-  cmd->callback([o, cmd, &exitCode] {
-    if (cmd->got_subcommand("serve")) return;
-    exitCode = runSim(*o);
+  cmd->callback([bare, cmd, &exitCode] {
+    if (cmd->got_subcommand("serve") || cmd->got_subcommand("run")) return;
+    exitCode = runSim(*bare);
   });
 }
 

@@ -1,11 +1,14 @@
 // Runs the `attune` binary as a user would and checks its output and exit status.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "support/command.h"
+#include "support/prometheus/child_process.h"
 #include "support/shared_dir.h"
 
 namespace attune {
@@ -74,6 +77,57 @@ TEST(CliPolicyValidateTest, ReadsStandardInput) {
   CommandRun run = runAttune("policy validate - < " + examplePolicies().front().string());
   EXPECT_EQ(run.exitCode, 0) << run.out;
   EXPECT_NE(run.out.find("kind: AttunePolicy"), std::string::npos) << run.out;
+}
+
+TEST(CliPolicyValidateTest, ReadsADirectoryRecursivelyInPathOrder) {
+  testing::TempDir dir;
+  const auto files = examplePolicies();
+  // The examples spread over a tree, with a file that is not YAML or JSON beside them.
+  std::filesystem::create_directories(dir.path() / "b/nested");
+  std::filesystem::copy_file(files[0], dir.path() / "a.yaml");
+  std::filesystem::copy_file(files[1], dir.path() / "b/nested/c.yml");
+  std::filesystem::copy_file(files[2], dir.path() / "b/b.yaml");
+  std::ofstream(dir.path() / "b/notes.txt") << "not a policy\n";
+  const std::string validate = std::string(ATTUNE_BINARY) + " policy validate ";
+  CommandRun fromDir = testing::runCommand(validate + dir.path().string());
+  ASSERT_EQ(fromDir.exitCode, 0) << fromDir.err;
+  // The same policies as the files listed one by one, in path order.
+  CommandRun listed = testing::runCommand(validate + files[0].string() + " " + files[2].string() +
+                                          " " + files[1].string());
+  ASSERT_EQ(listed.exitCode, 0) << listed.err;
+  EXPECT_EQ(fromDir.out, listed.out);
+  EXPECT_NE(fromDir.out.find("kind: AttunePolicy"), std::string::npos) << fromDir.out;
+}
+
+TEST(CliPolicyValidateTest, DirectoryWithoutPolicyFilesIsAnErrorNamingIt) {
+  testing::TempDir dir;
+  std::ofstream(dir.path() / "notes.txt") << "not a policy\n";
+  CommandRun run = runAttune("policy validate " + dir.path().string());
+  EXPECT_EQ(run.exitCode, 1) << run.out;
+  EXPECT_NE(run.out.find(dir.path().string() + ": no .yaml, .yml or .json files"),
+            std::string::npos)
+      << run.out;
+}
+
+TEST(CliPolicyValidateTest, InputWithoutDocumentsIsAnError) {
+  testing::TempDir dir;
+  const std::string empty = (dir.path() / "empty.yaml").string();
+  const std::string comments = (dir.path() / "comments.yaml").string();
+  std::ofstream(empty) << "";
+  std::ofstream(comments) << "# nothing here yet\n---\n";
+  for (const std::string& file : {empty, comments}) {
+    CommandRun run = runAttune("policy validate " + file);
+    EXPECT_EQ(run.exitCode, 1) << run.out;
+    EXPECT_NE(run.out.find(file + ": no documents"), std::string::npos) << run.out;
+  }
+  CommandRun stdinRun = runAttune("policy validate - < " + empty);
+  EXPECT_EQ(stdinRun.exitCode, 1) << stdinRun.out;
+  EXPECT_NE(stdinRun.out.find("<stdin>: no documents"), std::string::npos) << stdinRun.out;
+  // One empty file among good ones still fails, and nothing is printed.
+  CommandRun mixed =
+      runAttune("policy validate " + examplePolicies().front().string() + " " + empty);
+  EXPECT_EQ(mixed.exitCode, 1) << mixed.out;
+  EXPECT_EQ(mixed.out.find("kind: AttunePolicy"), std::string::npos) << mixed.out;
 }
 
 TEST(CliTest, HelpAndVersion) {

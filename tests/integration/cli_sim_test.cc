@@ -125,6 +125,25 @@ TEST_F(CliSimTest, ErrorsFoundWhenBuildingTheClusterAlsoHaveTheirLine) {
       << run.err;
 }
 
+TEST_F(CliSimTest, SimRunIsTheSameRunAsBareSim) {
+  const std::string file = write("small.yaml", kSmall);
+  CommandRun run = runAttune("sim run " + file + " --duration 1h --json " + path("run.json"));
+  ASSERT_EQ(run.exitCode, 0) << run.out << run.err;
+  CommandRun bare = runAttune("sim " + file + " --duration 1h --json " + path("bare.json"));
+  ASSERT_EQ(bare.exitCode, 0) << bare.out << bare.err;
+  auto summary = [&](const std::string& name) {
+    auto json = nlohmann::json::parse(testing::readFile(path(name)));
+    json.erase("wall_seconds");  // the only figures that differ between two runs
+    json.erase("container_steps_per_second");
+    return json;
+  };
+  EXPECT_EQ(summary("run.json"), summary("bare.json"));
+  EXPECT_EQ(summary("run.json")["ticks"], 60);
+  CommandRun help = runAttune("sim --help");
+  EXPECT_NE(help.out.find("backtest"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("run"), std::string::npos) << help.out;
+}
+
 TEST_F(CliSimTest, UsageErrorsExit2AndHelpWorks) {
   EXPECT_EQ(runAttune("sim --duration soon").exitCode, 2);
   EXPECT_EQ(runAttune("sim --tick 2h --duration 1h").exitCode, 2);

@@ -72,7 +72,9 @@ Result<std::unique_ptr<SimServer>> SimServer::start(std::unique_ptr<Simulation> 
     if (!tls) return std::unexpected(tls.error());
     server->tls_ = std::move(*tls);
   }
-  server->token_ = options.token.empty() ? randomToken() : options.token;
+  if (options.authenticate) {
+    server->token_ = options.token.empty() ? randomToken() : options.token;
+  }
   server->host_ = std::make_unique<SimHost>(std::move(simulation), wall, server->tickInterval_);
 
   HttpServerOptions http;
@@ -115,6 +117,15 @@ void SimServer::stop() {
   if (host_) host_->stop();
 }
 
+bool SimServer::waitUntilReady() {
+  std::uint64_t seen = host_->generation();
+  while (!host_->ready()) {
+    if (host_->failure() || host_->stopped()) return false;
+    seen = host_->waitForChange(seen);
+  }
+  return true;
+}
+
 std::string SimServer::kubeconfig() const {
   std::string out = "apiVersion: v1\nkind: Config\nclusters:\n- name: attune-sim\n  cluster:\n";
   out += "    server: " + url_ + "\n";
@@ -122,7 +133,8 @@ std::string SimServer::kubeconfig() const {
   out += "contexts:\n- name: attune-sim\n  context:\n    cluster: attune-sim\n";
   out += "    user: attune-sim\n    namespace: default\n";
   out += "current-context: attune-sim\n";
-  out += "users:\n- name: attune-sim\n  user:\n    token: " + token_ + "\n";
+  out += "users:\n- name: attune-sim\n  user:";
+  out += token_.empty() ? " {}\n" : "\n    token: " + token_ + "\n";
   return out;
 }
 

@@ -28,7 +28,10 @@ struct ServeOptions {
   // Wall time per simulation tick; unset: the scenario's tick divided by `speed`.
   std::optional<Duration> tickInterval;
   double speed = 60;  // simulated seconds per wall second when tickInterval is unset (> 0)
-  // The bearer token clients must send; empty: a random one.
+  // Whether clients must send a bearer token. Off, every request is accepted and the kubeconfig
+  // has no token (kubectl does not send one over plain HTTP).
+  bool authenticate = true;
+  // The bearer token clients must send when `authenticate`; empty: a random one.
   std::string token;
   // Injected faults (fault_mode.h); rate 0: none.
   FaultModeOptions faults;
@@ -62,8 +65,11 @@ class SimServer {
   int port() const { return http_->port(); }
   Duration tickInterval() const { return tickInterval_; }
   // A kubeconfig (YAML) with one cluster, user and context named "attune-sim": the server URL,
-  // the CA data when TLS is on, and the bearer token.
+  // the CA data when TLS is on, and the bearer token when clients must send one.
   std::string kubeconfig() const;
+  // Blocks until the first tick has run (pods exist and /readyz answers ok): true; false when
+  // the tick failed or the server was stopped first.
+  bool waitUntilReady();
   // The API server (its fault counters).
   ApiServer& api() { return *api_; }
   // The host's failure, when a tick failed.

@@ -1,6 +1,7 @@
-// `attune simulate`: backtest the controller core (policies, rollout modes, safety monitor)
-// against the simulated cluster, once per strategy, and report what each would have saved and
-// broken. The pipeline is in simulate_run.h; the output in report/simulation_report.h.
+// `attune backtest` (old name `attune simulate`, still accepted): backtest the controller core
+// (policies, rollout modes, safety monitor) against the simulated cluster, once per strategy,
+// and report what each would have saved and broken. The pipeline is in simulate_run.h; the
+// output in report/simulation_report.h.
 #include <fmt/format.h>
 
 #include <fstream>
@@ -22,7 +23,7 @@ constexpr int kExitOk = 0;
 constexpr int kExitInvalid = 1;
 constexpr int kExitUsage = 2;
 
-struct SimulateOptions {
+struct BacktestOptions {
   std::string scenario;
   std::string trace;
   std::vector<std::string> strategies;
@@ -51,17 +52,17 @@ bool writeFile(const std::string& path, const std::string& text) {
   return static_cast<bool>(out.flush());
 }
 
-int run(const SimulateOptions& o) {
+int run(const BacktestOptions& o) {
   SimulateRequest request;
   if (!o.trace.empty() && !o.scenario.empty()) {
-    std::cerr << "attune simulate: give a SCENARIO or --trace, not both\n";
+    std::cerr << "attune backtest: give a SCENARIO or --trace, not both\n";
     return kExitUsage;
   }
   std::optional<api::UpdateMode> mode;
   if (!o.mode.empty()) {
     auto m = parseMode(o.mode);
     if (!m) {
-      std::cerr << "attune simulate: " << m.error().message << "\n";
+      std::cerr << "attune backtest: " << m.error().message << "\n";
       return kExitUsage;
     }
     mode = *m;
@@ -69,7 +70,7 @@ int run(const SimulateOptions& o) {
   if (!o.trace.empty()) {
     auto s = scenarioFromTrace(o.trace, mode);
     if (!s) {
-      std::cerr << "attune simulate: " << o.trace << ": " << s.error().toString() << "\n";
+      std::cerr << "attune backtest: " << o.trace << ": " << s.error().toString() << "\n";
       return kExitInvalid;
     }
     request.scenario = std::move(*s);
@@ -82,7 +83,7 @@ int run(const SimulateOptions& o) {
       file = o.scenario;
       auto read = sim::readScenarioFile(o.scenario);
       if (!read) {
-        std::cerr << "attune simulate: " << o.scenario << ": " << read.error().toString() << "\n";
+        std::cerr << "attune backtest: " << o.scenario << ": " << read.error().toString() << "\n";
         return kExitInvalid;
       }
       decoded = std::move(*read);
@@ -101,7 +102,7 @@ int run(const SimulateOptions& o) {
   if (!o.strategies.empty()) request.strategies = o.strategies;
   auto interval = parseDuration(o.reconcileInterval);
   if (!interval || *interval <= Duration::zero()) {
-    std::cerr << "attune simulate: --reconcile-interval: not a positive duration\n";
+    std::cerr << "attune backtest: --reconcile-interval: not a positive duration\n";
     return kExitUsage;
   }
   request.reconcileInterval = *interval;
@@ -121,20 +122,20 @@ int run(const SimulateOptions& o) {
   };
   auto report = runSimulate(request, progress);
   if (!report) {
-    std::cerr << "attune simulate: " << report.error().toString() << "\n";
+    std::cerr << "attune backtest: " << report.error().toString() << "\n";
     return kExitInvalid;
   }
   std::cout << report::renderSimulationTable(*report);
   if (!o.json.empty() && !writeFile(o.json, report::renderSimulationJson(*report))) {
-    std::cerr << "attune simulate: cannot write " << o.json << "\n";
+    std::cerr << "attune backtest: cannot write " << o.json << "\n";
     return kExitInvalid;
   }
   if (!o.policiesOut.empty() && !writeFile(o.policiesOut, policies)) {
-    std::cerr << "attune simulate: cannot write " << o.policiesOut << "\n";
+    std::cerr << "attune backtest: cannot write " << o.policiesOut << "\n";
     return kExitInvalid;
   }
   if (!o.html.empty() && !writeFile(o.html, report::renderSimulationHtml(*report))) {
-    std::cerr << "attune simulate: cannot write " << o.html << "\n";
+    std::cerr << "attune backtest: cannot write " << o.html << "\n";
     return kExitInvalid;
   }
   return kExitOk;
@@ -142,11 +143,14 @@ int run(const SimulateOptions& o) {
 
 }  // namespace
 
-void addSimulateCommand(CLI::App& app, int& exitCode) {
-  auto options = std::make_shared<SimulateOptions>();
+void addBacktestCommand(CLI::App& app, int& exitCode) {
+  auto options = std::make_shared<BacktestOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "simulate",
-      "Backtest the controller against the simulated cluster (the built-in demo by default)");
+      "backtest",
+      "Backtest the controller on the simulated cluster (the built-in demo by default), once per "
+      "strategy, and compare them: requests before and after, use, throttling, OOM kills, "
+      "resizes (docs/simulate-report.md). `attune simulate` is its old name, still accepted.");
+  cmd->alias("simulate");
   cmd->add_option("SCENARIO", options->scenario, "Scenario file (docs/scenarios.md)");
   cmd->add_option("--trace", options->trace,
                   "Replay a Bitbrains or Attune CSV trace (file or directory) instead");
