@@ -7,11 +7,11 @@
 
 #include "api/policy/policy_defaults.h"
 #include "core/quantity.h"
-#include "recommend/pod_aggregation.h"
 #include "rollout/planner.h"
 #include "safety/conditions.h"
 #include "safety/cooldown.h"
 #include "safety/observation.h"
+#include "usage/pod_aggregation.h"
 
 namespace attune::controller {
 namespace {
@@ -69,10 +69,11 @@ Result<std::unique_ptr<PolicyState>> PolicyState::create(const api::AttunePolicy
   if (!strategy) return std::unexpected(strategy.error());
   const api::MetricsSource& source = defaulted.spec.metricsSource;
   const Duration window = source.historyWindow.value_or(api::kDefaultHistoryWindow);
-  auto config = recommend::statsConfigFor(defaulted.spec, window);
+  auto config = usage::statsConfigFor(defaulted.spec, window);
   if (!config) return std::unexpected(config.error());
-  UsageTracker tracker(*config, source.podAggregation.value_or(api::kDefaultPodAggregation), window,
-                       source.queryStep.value_or(api::kDefaultQueryStep));
+  usage::UsageHistory tracker(*config, source.podAggregation.value_or(api::kDefaultPodAggregation),
+                              window, source.queryStep.value_or(api::kDefaultQueryStep),
+                              {strategy->get()});
   return std::make_unique<PolicyState>(generation, strategyName, std::move(*strategy),
                                        std::move(tracker));
 }
@@ -93,13 +94,13 @@ void PolicyPass::run() {
   targets_ = resolveTargets(snapshot_, policy_);
 
   // Usage: only the target pods' containers the policy does not exclude.
-  std::map<std::string, metrics::WorkloadRef, std::less<>> podOwner;
+  std::map<std::string, api::WorkloadRef, std::less<>> podOwner;
   for (const TargetWorkload& t : targets_) {
     for (const api::Pod* pod : t.pods) podOwner[pod->metadata.name] = t.ref;
   }
   const metrics::Scope scope = scopeOf(policy_);
-  const WorkloadOf workloadOf =
-      [&](const metrics::ContainerId& id) -> std::optional<metrics::WorkloadRef> {
+  const usage::WorkloadOf workloadOf =
+      [&](const metrics::ContainerId& id) -> std::optional<api::WorkloadRef> {
     if (api::isExcludedContainer(policy_, id.container)) return std::nullopt;
     auto it = podOwner.find(id.pod);
     if (it == podOwner.end()) return std::nullopt;
@@ -109,7 +110,7 @@ void PolicyPass::run() {
   metricsOk_ = refreshed.has_value();
   if (!refreshed) metricsError_ = refreshed.error().toString();
   advice_ =
-      adviseTargets(targets_, state_.tracker, *state_.strategy, policy_, now_, &state_.advice);
+      recommendTargets(targets_, state_.tracker, *state_.strategy, policy_, now_, &state_.advice);
 
   updateRecommendations();
   observeResizedPods();
@@ -124,7 +125,7 @@ safety::SafetySignals PolicyPass::throttleSignals() {
   safety::SafetySignals signals;
   signals.throttleRatio.emplace();
   const Duration window = ctx_.options.observation.throttleWindow;
-  const Time end = floorToStep(now_, ctx_.options.observation.sampleInterval);
+  const Time end = usage::floorToStep(now_, ctx_.options.observation.sampleInterval);
   const metrics::Scope scope = scopeOf(policy_);
   // A failing source leaves the map empty: the monitor then fails closed (no data, no "safe").
   if (auto ratios = ctx_.metrics.cpuThrottleRatio(scope, {end, end, window})) {
@@ -343,9 +344,9 @@ void PolicyPass::planAndExecute() {
                              .updatedReplicas = t.updatedReplicas,
                              .pods = t.pods,
                              .targets = {}};
-    for (const WorkloadAdvice& a : advice_) {
+    for (const RecommendedWorkload& a : advice_) {
       if (!(a.ref == t.ref)) continue;
-      for (const ContainerAdvice& c : a.containers) {
+      for (const RecommendedContainer& c : a.containers) {
         if (c.recommendation.enoughData) w.targets[c.name] = c.recommendation.resources;
       }
     }
@@ -477,7 +478,7 @@ void PolicyPass::updateRecommendations() {
                        api::UpdateMode::kObserve;
   status_.recommendations.clear();
   if (observe) return;  // Observe tracks data points only; no recommendations, no savings
-  for (const WorkloadAdvice& a : advice_) {
+  for (const RecommendedWorkload& a : advice_) {
     status_.recommendations.push_back(toStatus(a, policy_, now_));
     double cpuSaved = 0;
     double memorySaved = 0;
@@ -485,7 +486,7 @@ void PolicyPass::updateRecommendations() {
     for (const TargetWorkload& t : targets_) {
       if (t.ref == a.ref) replicas = t.pods.size();
     }
-    for (const ContainerAdvice& c : a.containers) {
+    for (const RecommendedContainer& c : a.containers) {
       const std::vector<std::string> labels{a.ref.ns, a.ref.name, c.name};
       const auto& r = c.recommendation.resources;
       if (!c.recommendation.enoughData) continue;
@@ -531,8 +532,8 @@ void PolicyPass::writeStatus() {
                        api::UpdateMode::kObserve;
   std::int64_t fewest = -1;
   int containers = 0;
-  for (const WorkloadAdvice& a : advice_) {
-    for (const ContainerAdvice& c : a.containers) {
+  for (const RecommendedWorkload& a : advice_) {
+    for (const RecommendedContainer& c : a.containers) {
       fewest = fewest < 0 ? c.dataPoints : std::min(fewest, c.dataPoints);
       ++containers;
     }
@@ -611,9 +612,8 @@ void PolicyPass::reportInvalid(api::ClusterApi& api, const api::AttunePolicy& st
   (void)api.updateAttunePolicyStatus(update);
 }
 
-void PolicyPass::notify(ActionRecord::Kind kind, const metrics::WorkloadRef& workload,
-                        std::string pod, std::string container, std::string reason,
-                        std::string detail) {
+void PolicyPass::notify(ActionRecord::Kind kind, const api::WorkloadRef& workload, std::string pod,
+                        std::string container, std::string reason, std::string detail) {
   if (!ctx_.observer) return;
   ctx_.observer({.kind = kind,
                  .time = now_,

@@ -16,13 +16,13 @@
 #include "controller/controller.h"
 #include "controller/event_recorder.h"
 #include "controller/operator_metrics.h"
-#include "controller/recommender.h"
-#include "controller/targets.h"
-#include "controller/usage_tracker.h"
+#include "controller/target_resolution.h"
+#include "controller/workload_recommendations.h"
 #include "recommend/strategy.h"
 #include "rollout/plan.h"
 #include "safety/resize_record.h"
 #include "safety/safety_monitor.h"
+#include "usage/usage_history.h"
 
 namespace attune::controller {
 
@@ -33,7 +33,7 @@ struct PolicyState {
                                                      const std::string& strategyName,
                                                      std::int64_t generation);
   PolicyState(std::int64_t generation, std::string strategyName, recommend::StrategyPtr strategy,
-              UsageTracker tracker)
+              usage::UsageHistory tracker)
       : generation(generation),
         strategyName(std::move(strategyName)),
         strategy(std::move(strategy)),
@@ -42,8 +42,8 @@ struct PolicyState {
   std::int64_t generation;
   std::string strategyName;
   recommend::StrategyPtr strategy;
-  UsageTracker tracker;
-  AdviceCache advice;
+  usage::UsageHistory tracker;
+  RecommendationCache advice;
   // The skip last recorded per "workload/pod" (pod empty: the whole workload), so that a skip
   // repeated pass after pass is recorded once. Memory only: after a restart the history's
   // latest entry serves the same purpose.
@@ -110,7 +110,7 @@ class PolicyPass {
   void markReverted(const api::Pod& pod, const safety::ResizeRecord& record,
                     std::string_view reason);
   // Tells the observer, if any, what this pass did (time and policy are the pass's).
-  void notify(ActionRecord::Kind kind, const metrics::WorkloadRef& workload, std::string pod,
+  void notify(ActionRecord::Kind kind, const api::WorkloadRef& workload, std::string pod,
               std::string container, std::string reason, std::string detail);
   const TargetWorkload* targetOf(const rollout::WorkloadId& id) const;
   api::ObjectReference workloadReference(const TargetWorkload& target) const;
@@ -123,14 +123,14 @@ class PolicyPass {
   Time now_;
   std::string key_;  // "namespace/name"
   std::vector<TargetWorkload> targets_;
-  std::vector<WorkloadAdvice> advice_;
+  std::vector<RecommendedWorkload> advice_;
   api::AttunePolicyStatus status_;
   bool metricsOk_ = false;
   std::string metricsError_;
   std::optional<safety::SafetySignals> signals_;  // queried once, when first needed
   std::optional<api::Condition> resizeBlocked_;
   int resizesThisPass_ = 0;
-  std::map<metrics::WorkloadRef, api::AnnotationChanges> workloadChanges_;
+  std::map<api::WorkloadRef, api::AnnotationChanges> workloadChanges_;
 };
 
 }  // namespace attune::controller
