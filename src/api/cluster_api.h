@@ -30,6 +30,7 @@
 #include "api/k8s/patch.h"
 #include "api/k8s/pod.h"
 #include "api/k8s/quota.h"
+#include "api/k8s/workload_ref.h"
 #include "api/k8s/workloads.h"
 #include "api/policy/attune_policy.h"
 #include "core/error.h"
@@ -41,16 +42,6 @@ namespace attune::api {
 struct ListOptions {
   std::string namespace_;
   LabelSelector labelSelector;
-};
-
-// The workload kinds whose metadata Attune patches (per-workload cooldown state).
-enum class WorkloadKind { kDeployment, kStatefulSet, kDaemonSet, kReplicaSet, kJob, kCronJob };
-
-// Desired resources for one container in a resize request. Only cpu and memory requests and
-// limits may differ from the container's current resources.
-struct ContainerResize {
-  std::string name;
-  ResourceRequirements resources;
 };
 
 // The events of a watch after some resourceVersion, oldest first, and the resourceVersion to

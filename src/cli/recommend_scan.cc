@@ -9,35 +9,22 @@
 #include <set>
 
 #include "api/policy/policy_defaults.h"
-#include "recommend/pod_aggregation.h"
 #include "recommend/strategy.h"
+#include "usage/pod_aggregation.h"
+#include "usage/usage_history.h"
 
 namespace attune::cli {
 namespace {
 
+using api::WorkloadRef;
 using metrics::ContainerId;
-using metrics::WorkloadRef;
 
-// One pod's view of a container at one timestamp.
-struct PodPoint {
-  std::optional<double> cpu;
-  std::optional<double> psi;
-  std::optional<double> memory;
-};
-
-struct ContainerGroup {
-  std::map<std::string, std::map<Time, PodPoint>> pods;  // pod → time → point
-  std::vector<metrics::OomKill> oomKills;
-  api::ResourceValues current;
-};
-
-struct WorkloadGroup {
+// What the report shows of a workload besides its usage: its pods and containers.
+struct WorkloadLayout {
   std::set<std::string> podsWithResources;
   std::map<std::string, std::set<std::string>> podContainers;  // pod → container names
-  std::map<std::string, ContainerGroup> containers;            // by container name
+  std::map<std::string, api::ResourceValues> current;          // container → largest values
 };
-
-using Groups = std::map<WorkloadRef, WorkloadGroup>;
 
 std::string scopeText(const metrics::Scope& scope) {
   if (scope.allNamespaces()) return "all namespaces";
@@ -45,98 +32,61 @@ std::string scopeText(const metrics::Scope& scope) {
                      fmt::join(scope.namespaces, ", "));
 }
 
+// The progress line before a query (`found` unset) or after it.
+std::string progressLine(std::string_view what, std::optional<std::size_t> found,
+                         const metrics::Scope& scope) {
+  if (!found) return fmt::format("querying {} in {}…", what, scopeText(scope));
+  return fmt::format("{}: {} found", what, *found);
+}
+
 template <typename Amount>
 void raiseTo(std::optional<Amount>& target, const std::optional<Amount>& v) {
   if (v && (!target || *target < *v)) target = v;
 }
 
-WorkloadRef workloadOf(const std::map<std::pair<std::string, std::string>, WorkloadRef>& owners,
-                       const std::string& ns, const std::string& pod) {
-  auto it = owners.find({ns, pod});
-  return it != owners.end() ? it->second : WorkloadRef{ns, "Pod", pod};
-}
-
-Groups group(const ScanData& data, const ScanRequest& request) {
+// The workload of a container's samples, as the report groups them: the pod's owner (the pod
+// itself without one), nullopt when the scope or selector leaves it out or the policy excludes
+// the container (spec.excludedContainers and, unless disabled, the known sidecars).
+usage::WorkloadOf workloadsOf(const ScanData& data, const ScanRequest& request) {
   std::map<std::pair<std::string, std::string>, WorkloadRef> owners;
   for (const auto& o : data.owners) owners[{o.ns, o.pod}] = o.workload;
-  Groups groups;
-  // The container's group, or nullptr when its workload is filtered out or the policy excludes
-  // the container (spec.excludedContainers and, unless disabled, the known sidecars).
-  const auto container = [&](const ContainerId& id) -> ContainerGroup* {
-    const WorkloadRef w = workloadOf(owners, id.ns, id.pod);
-    if (!request.scope.contains(id.ns) || !matchesSelector(w, request.selector)) return nullptr;
-    if (api::isExcludedContainer(request.policy, id.container)) return nullptr;
-    WorkloadGroup& g = groups[w];
-    g.podContainers[id.pod].insert(id.container);
-    return &g.containers[id.container];
+  return
+      [owners = std::move(owners), &request](const ContainerId& id) -> std::optional<WorkloadRef> {
+        auto it = owners.find({id.ns, id.pod});
+        WorkloadRef w = it != owners.end() ? it->second : WorkloadRef{id.ns, "Pod", id.pod};
+        if (!request.scope.contains(id.ns) || !matchesSelector(w, request.selector))
+          return std::nullopt;
+        if (api::isExcludedContainer(request.policy, id.container)) return std::nullopt;
+        return w;
+      };
+}
+
+// Every workload the data mentions (a series, an OOM kill or resources of one of its
+// containers), with its pods, containers and current resources.
+std::map<WorkloadRef, WorkloadLayout> layouts(const ScanData& data,
+                                              const usage::WorkloadOf& workloadOf) {
+  std::map<WorkloadRef, WorkloadLayout> out;
+  const auto note = [&](const ContainerId& id) -> WorkloadLayout* {
+    auto w = workloadOf(id);
+    if (!w) return nullptr;
+    WorkloadLayout& layout = out[*w];
+    layout.podContainers[id.pod].insert(id.container);
+    layout.current.try_emplace(id.container);
+    return &layout;
   };
-  const auto addSeries = [&](const auto& all, std::optional<double> PodPoint::*field) {
-    for (const auto& s : all) {
-      if (ContainerGroup* c = container(s.id)) {
-        for (const auto& p : s.points) c->pods[s.id.pod][p.time].*field = p.value;
-      }
-    }
-  };
-  addSeries(data.cpu, &PodPoint::cpu);
-  addSeries(data.psi, &PodPoint::psi);
-  addSeries(data.memory, &PodPoint::memory);
-  for (const auto& k : data.oomKills) {
-    if (ContainerGroup* c = container(k.id)) c->oomKills.push_back(k);
+  for (const auto* all : {&data.usage.cpu, &data.usage.psi, &data.usage.memory}) {
+    for (const auto& s : *all) note(s.id);
   }
+  for (const auto& k : data.usage.oomKills) note(k.id);
   for (const auto& r : data.resources) {
-    ContainerGroup* c = container(r.id);
-    if (c == nullptr) continue;
-    groups[workloadOf(owners, r.id.ns, r.id.pod)].podsWithResources.insert(r.id.pod);
-    raiseTo(c->current.cpuRequest, r.cpuRequest);
-    raiseTo(c->current.cpuLimit, r.cpuLimit);
-    raiseTo(c->current.memoryRequest, r.memoryRequest);
-    raiseTo(c->current.memoryLimit, r.memoryLimit);
-  }
-  return groups;
-}
-
-// Samples of each pod: the timestamps with both CPU and memory.
-std::vector<std::vector<stats::Sample>> podSamples(const ContainerGroup& c) {
-  std::vector<std::vector<stats::Sample>> out;
-  for (const auto& [pod, points] : c.pods) {
-    std::vector<stats::Sample> samples;
-    for (const auto& [t, p] : points) {
-      if (p.cpu && p.memory) samples.push_back({t, *p.cpu, p.psi, *p.memory});
-    }
-    out.push_back(std::move(samples));
-  }
-  return out;
-}
-
-report::ContainerReport containerReport(const std::string& name, const ContainerGroup& c,
-                                        int containersInPod, const stats::StatsConfig& config,
-                                        const std::vector<recommend::StrategyPtr>& strategies,
-                                        const ScanRequest& request) {
-  stats::ContainerStats stats(config);
-  const auto aggregation =
-      request.policy.spec.metricsSource.podAggregation.value_or(api::kDefaultPodAggregation);
-  // VPA's decaying histograms only when the vpa strategy is asked for (raw CPU usage, as VPA).
-  std::optional<recommend::VpaHistograms> vpa;
-  const bool wantsVpa = std::any_of(strategies.begin(), strategies.end(),
-                                    [](const auto& s) { return s->name() == "vpa"; });
-  if (wantsVpa) vpa.emplace();
-  std::optional<double> cpuRequestCores;
-  if (c.current.cpuRequest) cpuRequestCores = toCores(*c.current.cpuRequest);
-  for (const stats::Sample& s : aggregateSamples(podSamples(c), aggregation)) {
-    stats.add(s);
-    if (vpa) vpa->add(s.time, s.cpuCores, s.memoryBytes, cpuRequestCores);
-  }
-  for (const auto& k : c.oomKills) stats.addOomKill(k.time, k.memoryAtKill);
-  report::ContainerReport out{
-      .name = name, .current = c.current, .dataPoints = std::int64_t(stats.sampleCount())};
-  for (const auto& strategy : strategies) {
-    const recommend::StrategyInput input{.stats = stats,
-                                         .now = request.at,
-                                         .current = c.current,
-                                         .policy = request.policy.spec,
-                                         .containersInPod = containersInPod,
-                                         .vpa = vpa ? &*vpa : nullptr};
-    out.results.push_back({std::string(strategy->name()), strategy->recommend(input)});
+    WorkloadLayout* layout = note(r.id);
+    if (layout == nullptr) continue;
+    layout->podsWithResources.insert(r.id.pod);
+    api::ResourceValues& c = layout->current[r.id.container];
+    raiseTo(c.cpuRequest, r.cpuRequest);
+    raiseTo(c.cpuLimit, r.cpuLimit);
+    raiseTo(c.memoryRequest, r.memoryRequest);
+    raiseTo(c.memoryLimit, r.memoryLimit);
   }
   return out;
 }
@@ -149,32 +99,33 @@ Result<stats::StatsConfig> statsConfig(const ScanRequest& request) {
     return fail(ErrorCode::kOutOfRange, "must be a whole number of days between 1 and 62",
                 "history");
   }
-  return recommend::statsConfigFor(request.policy.spec, request.history);
+  return usage::statsConfigFor(request.policy.spec, request.history);
 }
 
 Result<ScanData> fetchScanData(metrics::MetricsSource& source, const ScanRequest& request,
                                const ProgressFn& progress) {
-  const metrics::Range range{request.at - request.history, request.at, request.step};
   const metrics::Scope& scope = request.scope;
-  ScanData data;
+  ScanData data{.range = usage::readRange(request.at - request.history, request.at, request.step),
+                .usage = {},
+                .resources = {},
+                .owners = {}};
+  const auto observe = [&](std::string_view what, std::optional<std::size_t> found) {
+    progress(progressLine(what, found, scope));
+  };
+  auto reading = usage::readUsage(source, scope, data.range, observe);
+  if (!reading) return std::unexpected(reading.error());
+  data.usage = std::move(*reading);
   // Runs one query with a progress line before and a count after.
-  const auto run = [&](const std::string& what, auto& into, auto query) -> Result<void> {
-    progress(fmt::format("querying {} in {}…", what, scopeText(scope)));
+  const auto run = [&](std::string_view what, auto& into, auto query) -> Result<void> {
+    observe(what, std::nullopt);
     auto result = query();
     if (!result) return std::unexpected(result.error());
     into = std::move(*result);
-    progress(fmt::format("{}: {} found", what, into.size()));
+    observe(what, into.size());
     return {};
   };
-  Result<void> ok = run("cpu usage", data.cpu, [&] { return source.cpuUsage(scope, range); });
-  if (ok)
-    ok = run("cpu pressure", data.psi, [&] { return source.cpuPressureWaiting(scope, range); });
-  if (ok)
-    ok = run("memory working set", data.memory,
-             [&] { return source.memoryWorkingSet(scope, range); });
-  if (ok) ok = run("oom kills", data.oomKills, [&] { return source.oomKills(scope, range); });
-  if (ok)
-    ok = run("resources", data.resources, [&] { return source.resources(scope, request.at); });
+  Result<void> ok =
+      run("resources", data.resources, [&] { return source.resources(scope, request.at); });
   if (ok) ok = run("pod owners", data.owners, [&] { return source.podOwners(scope, request.at); });
   if (!ok) return std::unexpected(ok.error());
   return data;
@@ -194,28 +145,51 @@ Result<report::RecommendReport> buildReport(const ScanData& data, const ScanRequ
   auto config = statsConfig(request);
   if (!config) return std::unexpected(config.error());
   std::vector<recommend::StrategyPtr> strategies;
+  std::vector<const recommend::Strategy*> stateful;
   for (const std::string& name : request.strategies) {
     auto s = recommend::makeStrategy(name);
     if (!s) return std::unexpected(s.error());
+    stateful.push_back(s->get());
     strategies.push_back(std::move(*s));
   }
+  const usage::WorkloadOf workloadOf = workloadsOf(data, request);
+  usage::UsageHistory history(
+      *config,
+      request.policy.spec.metricsSource.podAggregation.value_or(api::kDefaultPodAggregation),
+      request.history, request.step, std::move(stateful));
+  history.add(data.usage, data.range, workloadOf);
+  const usage::ContainerUsage noUsage(*config);
+
   report::RecommendReport out{.source = request.source,
                               .at = request.at,
                               .history = request.history,
                               .step = request.step,
                               .strategies = request.strategies};
-  for (const auto& [ref, g] : group(data, request)) {
+  for (const auto& [ref, layout] : layouts(data, workloadOf)) {
     std::size_t containersInPod = 1;
-    for (const auto& [pod, names] : g.podContainers) {
+    for (const auto& [pod, names] : layout.podContainers) {
       containersInPod = std::max(containersInPod, names.size());
     }
     report::WorkloadReport w{.ns = ref.ns,
                              .kind = ref.kind,
                              .name = ref.name,
-                             .replicas = static_cast<int>(g.podsWithResources.size())};
-    for (const auto& [name, c] : g.containers) {
-      w.containers.push_back(containerReport(name, c, static_cast<int>(containersInPod), *config,
-                                             strategies, request));
+                             .replicas = static_cast<int>(layout.podsWithResources.size())};
+    for (const auto& [name, current] : layout.current) {
+      const usage::ContainerUsage* found = history.find(ref, name);
+      const usage::ContainerUsage& usage = found != nullptr ? *found : noUsage;
+      report::ContainerReport c{.name = name,
+                                .current = current,
+                                .dataPoints = std::int64_t(usage.stats().sampleCount())};
+      for (const auto& strategy : strategies) {
+        c.results.push_back(
+            {std::string(strategy->name()),
+             usage::recommendFor(*strategy, usage,
+                                 {.now = request.at,
+                                  .current = current,
+                                  .policy = request.policy.spec,
+                                  .containersInPod = static_cast<int>(containersInPod)})});
+      }
+      w.containers.push_back(std::move(c));
     }
     out.workloads.push_back(std::move(w));
   }

@@ -1,6 +1,6 @@
-// The `attune recommend` pipeline: query a MetricsSource once per metric for the scope, group
-// pods into workloads, build per-container statistics from the workload's pods and ask each
-// strategy for a recommendation. The grouping and aggregation steps are exposed for tests.
+// The `attune recommend` scan: query a MetricsSource once per metric for the scope, group pods
+// into workloads, build per-container statistics with the usage pipeline the controller uses
+// (usage/usage_history.h) and ask each strategy for a recommendation.
 #pragma once
 
 #include <functional>
@@ -12,10 +12,9 @@
 #include "core/error.h"
 #include "core/time.h"
 #include "metrics/metrics_source.h"
-#include "recommend/pod_aggregation.h"
 #include "report/recommend_report.h"
 #include "stats/config.h"
-#include "stats/container_stats.h"
+#include "usage/usage_reading.h"
 
 namespace attune::cli {
 
@@ -36,11 +35,9 @@ using ProgressFn = std::function<void(const std::string&)>;
 
 // Everything the scan reads from the source.
 struct ScanData {
-  std::vector<metrics::ContainerSeries> cpu;
-  std::vector<metrics::ContainerSeries> psi;
-  std::vector<metrics::ContainerSeries> memory;
-  std::vector<metrics::OomKill> oomKills;
-  std::vector<metrics::ContainerResources> resources;
+  usage::ReadRange range;  // what `usage` covers
+  usage::UsageReading usage;
+  std::vector<metrics::ContainerResourceValues> resources;
   std::vector<metrics::PodOwner> owners;
 };
 
@@ -49,16 +46,15 @@ struct ScanData {
 // a history that is not whole days).
 Result<stats::StatsConfig> statsConfig(const ScanRequest& request);
 
-// One query per metric over [at − history, at] (resources and owners at `at`); the first error
-// of the source is returned as is.
+// One query per metric: usage over [at − history, at] (usage::readUsage; OOM kills from one
+// step earlier), then resources and owners at `at`; the first error of the source is returned
+// as is.
 Result<ScanData> fetchScanData(metrics::MetricsSource& source, const ScanRequest& request,
                                const ProgressFn& progress);
 
 // True if `workload` matches `selector`: "Kind/name-glob" (kind compared case-insensitively)
 // or "name-glob" (any kind); globs as fnmatch(3) ("web-*", "db-?"). Empty matches everything.
-bool matchesSelector(const metrics::WorkloadRef& workload, std::string_view selector);
-
-using recommend::aggregateSamples;
+bool matchesSelector(const api::WorkloadRef& workload, std::string_view selector);
 
 // Groups `data` into workloads and containers and runs every strategy of the request (which
 // must all be valid names). Workloads are ordered by (namespace, kind, name).

@@ -66,8 +66,8 @@ class RunMeter {
     const Time now = sim_.state().clock().now();
     const bool sample = !lastSample_ || now - *lastSample_ >= timelineStep_;
     if (sample) lastSample_ = now;
-    std::map<metrics::WorkloadRef, report::UsagePoint> cpu;
-    std::map<metrics::WorkloadRef, report::UsagePoint> memory;
+    std::map<api::WorkloadRef, report::UsagePoint> cpu;
+    std::map<api::WorkloadRef, report::UsagePoint> memory;
     for (const auto& [uid, runtime] : sim_.kubelet().pods()) {
       // The pod's workload and resources, read again only when the pod changed.
       auto known = pods_.find(uid);
@@ -78,7 +78,7 @@ class RunMeter {
         view.original = known == pods_.end() ? view.current : known->second.original;
         known = pods_.insert_or_assign(uid, std::move(view)).first;
       }
-      const metrics::WorkloadRef& workload = known->second.workload;
+      const api::WorkloadRef& workload = known->second.workload;
       const PodResources& current = known->second.current;
       const PodResources& original = known->second.original;
       double cpuUsed = 0;
@@ -191,10 +191,10 @@ class RunMeter {
     run.resizes = resizes_;
     run.restarts = static_cast<std::int64_t>(totals.restarts);
     run.evictions = static_cast<std::int64_t>(totals.evictions);
-    std::set<metrics::WorkloadRef> workloads;
+    std::set<api::WorkloadRef> workloads;
     for (const auto& [w, t] : timelines_) workloads.insert(w);
     for (const auto& [w, e] : events_) workloads.insert(w);
-    for (const metrics::WorkloadRef& w : workloads) {
+    for (const api::WorkloadRef& w : workloads) {
       report::WorkloadTimeline t = std::move(timelines_[w]);
       t.ns = w.ns;
       t.kind = w.kind;
@@ -212,7 +212,7 @@ class RunMeter {
 
  private:
   // The pod's top-level workload through the simulated API server's stores.
-  metrics::WorkloadRef ownerOf(const api::Pod& pod) const {
+  api::WorkloadRef ownerOf(const api::Pod& pod) const {
     const std::string& ns = pod.metadata.namespace_;
     const api::OwnerReference* ref = pod.metadata.controllerRef();
     if (ref == nullptr) return {ns, "Pod", pod.metadata.name};
@@ -238,7 +238,7 @@ class RunMeter {
   std::optional<Time> lastSample_;
   struct PodView {
     std::string resourceVersion;
-    metrics::WorkloadRef workload;
+    api::WorkloadRef workload;
     PodResources current;
     PodResources original;  // as first seen: what the pod was created with
   };
@@ -246,9 +246,9 @@ class RunMeter {
   std::map<std::string, std::pair<std::uint64_t, std::uint64_t>, std::less<>> seen_;
   std::size_t evictionsSeen_ = 0;
   Integrals total_;
-  std::map<metrics::WorkloadRef, Integrals> byWorkload_;
-  std::map<metrics::WorkloadRef, report::WorkloadTimeline> timelines_;
-  std::map<metrics::WorkloadRef, std::vector<report::TimelineEvent>> events_;
+  std::map<api::WorkloadRef, Integrals> byWorkload_;
+  std::map<api::WorkloadRef, report::WorkloadTimeline> timelines_;
+  std::map<api::WorkloadRef, std::vector<report::TimelineEvent>> events_;
   report::ResizeSummary resizes_;
 };
 

@@ -15,7 +15,7 @@
 #include "controller/controller.h"
 #include "controller/event_recorder.h"
 #include "controller/operator_metrics.h"
-#include "controller/targets.h"
+#include "controller/target_resolution.h"
 #include "rollout/plan.h"
 
 namespace attune::controller {

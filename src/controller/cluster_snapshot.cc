@@ -132,7 +132,7 @@ const api::Pod* ClusterSnapshot::pod(std::string_view ns, std::string_view name)
   return it == podIndex_.end() ? nullptr : &pods_[it->second];
 }
 
-metrics::WorkloadRef ClusterSnapshot::ownerOf(const api::Pod& pod) const {
+api::WorkloadRef ClusterSnapshot::ownerOf(const api::Pod& pod) const {
   const std::string& ns = pod.metadata.namespace_;
   const api::OwnerReference* ref = pod.metadata.controllerRef();
   if (ref == nullptr) return {ns, "Pod", pod.metadata.name};
@@ -145,8 +145,7 @@ metrics::WorkloadRef ClusterSnapshot::ownerOf(const api::Pod& pod) const {
   return {ns, ref->kind, ref->name};
 }
 
-const std::vector<std::size_t>& ClusterSnapshot::podsOf(
-    const metrics::WorkloadRef& workload) const {
+const std::vector<std::size_t>& ClusterSnapshot::podsOf(const api::WorkloadRef& workload) const {
   static const std::vector<std::size_t> kNone;
   auto it = podsByOwner_.find(workload);
   return it == podsByOwner_.end() ? kNone : it->second;

@@ -57,9 +57,9 @@ class ClusterSnapshot {
   // The top-level workload of `pod`: Pod → ReplicaSet → Deployment, Pod → Job → CronJob,
   // StatefulSet, DaemonSet; the pod itself (kind "Pod") when it has no controller. An owner that
   // is not in the snapshot stops the walk at the last known object's reference.
-  metrics::WorkloadRef ownerOf(const api::Pod& pod) const;
+  api::WorkloadRef ownerOf(const api::Pod& pod) const;
   // Indexes into pods() of the pods whose top-level owner is `workload`, in name order.
-  const std::vector<std::size_t>& podsOf(const metrics::WorkloadRef& workload) const;
+  const std::vector<std::size_t>& podsOf(const api::WorkloadRef& workload) const;
 
  private:
   void index();
@@ -82,7 +82,7 @@ class ClusterSnapshot {
   // ReplicaSet / Job (namespace, name) → its controller's reference (kind, name).
   std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>> rsOwner_;
   std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>> jobOwner_;
-  std::map<metrics::WorkloadRef, std::vector<std::size_t>> podsByOwner_;
+  std::map<api::WorkloadRef, std::vector<std::size_t>> podsByOwner_;
 };
 
 }  // namespace attune::controller

@@ -21,7 +21,6 @@
 #include "api/policy/attune_policy.h"
 #include "controller/event_recorder.h"
 #include "controller/operator_metrics.h"
-#include "controller/usage_tracker.h"
 #include "controller/work_queue.h"
 #include "core/clock.h"
 #include "core/error.h"
@@ -53,7 +52,7 @@ struct ActionRecord {
   Kind kind = Kind::kResized;
   Time time;
   std::string policy;  // "namespace/name"
-  metrics::WorkloadRef workload;
+  api::WorkloadRef workload;
   std::string pod;
   std::string container;  // empty when about the whole pod or workload
   std::string reason;     // skip reason, revert reason, failure message

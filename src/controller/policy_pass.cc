@@ -5,10 +5,10 @@
 #include "api/policy/policy_defaults.h"
 #include "controller/actuator.h"
 #include "controller/policy_status.h"
-#include "recommend/pod_aggregation.h"
 #include "rollout/planner.h"
 #include "safety/conditions.h"
 #include "safety/observation.h"
+#include "usage/pod_aggregation.h"
 
 namespace attune::controller {
 namespace {
@@ -38,12 +38,13 @@ Result<std::unique_ptr<PolicyState>> PolicyState::create(const api::AttunePolicy
   if (!strategy) return std::unexpected(strategy.error());
   const api::MetricsSource& source = defaulted.spec.metricsSource;
   const Duration window = source.historyWindow.value_or(api::kDefaultHistoryWindow);
-  auto config = recommend::statsConfigFor(defaulted.spec, window);
+  auto config = usage::statsConfigFor(defaulted.spec, window);
   if (!config) return std::unexpected(config.error());
-  UsageTracker tracker(*config, source.podAggregation.value_or(api::kDefaultPodAggregation), window,
-                       source.queryStep.value_or(api::kDefaultQueryStep));
+  usage::UsageHistory usage(*config, source.podAggregation.value_or(api::kDefaultPodAggregation),
+                            window, source.queryStep.value_or(api::kDefaultQueryStep),
+                            {strategy->get()});
   return std::make_unique<PolicyState>(generation, strategyName, std::move(*strategy),
-                                       std::move(tracker));
+                                       std::move(usage));
 }
 
 PolicyPass::PolicyPass(Context context, const ClusterSnapshot& snapshot,
@@ -59,17 +60,17 @@ PolicyPass::PolicyPass(Context context, const ClusterSnapshot& snapshot,
 
 PassResult PolicyPass::run() {
   ++state_.passes;
-  targets_ = resolveTargets(snapshot_, policy_);  // snapshot
-  readUsage();                                    // usage
-  advice_ =                                       // recommend
-      adviseTargets(targets_, state_.tracker, *state_.strategy, policy_, now_, &state_.advice);
-  std::map<metrics::WorkloadRef, std::size_t> replicas;
+  targets_ = resolveTargets(snapshot_, policy_);                                      // snapshot
+  readUsage();                                                                        // usage
+  recommended_ = recommendTargets(targets_, state_.usage, *state_.strategy, policy_,  // recommend
+                                  now_, &state_.recommendations);
+  std::map<api::WorkloadRef, std::size_t> replicas;
   for (const TargetWorkload& t : targets_) replicas[t.ref] = t.pods.size();
-  publishRecommendations(advice_, replicas, policy_, now_, ctx_.operatorMetrics, status_);
+  publishRecommendations(recommended_, replicas, policy_, now_, ctx_.operatorMetrics, status_);
   const std::vector<rollout::ObservedPod> observed = judgeResizedPods();  // verdicts
   const rollout::Plan plan = makePlan(observed);                          // plan
   actuate(plan);                                                          // actuate
-  settleStatus(status_, stored_, policy_, advice_,                        // status
+  settleStatus(status_, stored_, policy_, recommended_,                   // status
                {.metricsError = metricsError_,
                 .targets = targets_.size(),
                 .resizeBlocked = plan.resizeBlocked},
@@ -79,18 +80,18 @@ PassResult PolicyPass::run() {
 }
 
 void PolicyPass::readUsage() {
-  std::map<std::string, metrics::WorkloadRef, std::less<>> podOwner;
+  std::map<std::string, api::WorkloadRef, std::less<>> podOwner;
   for (const TargetWorkload& t : targets_) {
     for (const api::Pod* pod : t.pods) podOwner[pod->metadata.name] = t.ref;
   }
-  const WorkloadOf workloadOf =
-      [&](const metrics::ContainerId& id) -> std::optional<metrics::WorkloadRef> {
+  const usage::WorkloadOf workloadOf =
+      [&](const metrics::ContainerId& id) -> std::optional<api::WorkloadRef> {
     if (api::isExcludedContainer(policy_, id.container)) return std::nullopt;
     auto it = podOwner.find(id.pod);
     if (it == podOwner.end()) return std::nullopt;
     return it->second;
   };
-  auto refreshed = state_.tracker.refresh(ctx_.metrics, scopeOf(policy_), now_, workloadOf);
+  auto refreshed = state_.usage.refresh(ctx_.metrics, scopeOf(policy_), now_, workloadOf);
   if (!refreshed) metricsError_ = refreshed.error().toString();
 }
 
@@ -101,7 +102,7 @@ safety::SafetySignals PolicyPass::throttleSignals() {
   safety::SafetySignals signals;
   signals.throttleRatio.emplace();
   const Duration window = ctx_.options.observation.throttleWindow;
-  const Time end = floorToStep(now_, ctx_.options.observation.sampleInterval);
+  const Time end = usage::floorToStep(now_, ctx_.options.observation.sampleInterval);
   // A failing source leaves the map empty: the monitor then fails closed (no data, no "safe").
   if (auto ratios = ctx_.metrics.cpuThrottleRatio(scopeOf(policy_), {end, end, window})) {
     for (const auto& series : *ratios) {
@@ -167,9 +168,9 @@ rollout::Plan PolicyPass::makePlan(const std::vector<rollout::ObservedPod>& obse
                              .updatedReplicas = t.updatedReplicas,
                              .pods = t.pods,
                              .targets = {}};
-    for (const WorkloadAdvice& a : advice_) {
+    for (const RecommendedWorkload& a : recommended_) {
       if (!(a.ref == t.ref)) continue;
-      for (const ContainerAdvice& c : a.containers) {
+      for (const RecommendedContainer& c : a.containers) {
         if (c.recommendation.enoughData) w.targets[c.name] = c.recommendation.resources;
       }
     }

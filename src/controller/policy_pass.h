@@ -17,13 +17,13 @@
 #include "controller/controller.h"
 #include "controller/event_recorder.h"
 #include "controller/operator_metrics.h"
-#include "controller/recommender.h"
-#include "controller/targets.h"
-#include "controller/usage_tracker.h"
+#include "controller/target_resolution.h"
+#include "controller/workload_recommendations.h"
 #include "recommend/strategy.h"
 #include "rollout/observation_plan.h"
 #include "rollout/plan.h"
 #include "safety/safety_monitor.h"
+#include "usage/usage_history.h"
 
 namespace attune::controller {
 
@@ -34,17 +34,17 @@ struct PolicyState {
                                                      const std::string& strategyName,
                                                      std::int64_t generation);
   PolicyState(std::int64_t generation, std::string strategyName, recommend::StrategyPtr strategy,
-              UsageTracker tracker)
+              usage::UsageHistory usage)
       : generation(generation),
         strategyName(std::move(strategyName)),
         strategy(std::move(strategy)),
-        tracker(std::move(tracker)) {}
+        usage(std::move(usage)) {}
 
   std::int64_t generation;
   std::string strategyName;
   recommend::StrategyPtr strategy;
-  UsageTracker tracker;
-  AdviceCache advice;
+  usage::UsageHistory usage;
+  RecommendationCache recommendations;
   SkipMemory lastSkip;
   std::uint64_t passes = 0;  // passes run since the state was created
 };
@@ -83,7 +83,8 @@ class PolicyPass {
                             const Error& error, Time now);
 
  private:
-  // Usage: refreshes the tracker with the target pods' containers the policy does not exclude.
+  // Usage: refreshes the usage history with the target pods' containers the policy does not
+  // exclude.
   void readUsage();
   // Verdicts: every target pod carrying a resize record, with the safety monitor's verdict
   // where the record is still to be judged (rollout::recordState).
@@ -102,7 +103,7 @@ class PolicyPass {
   PolicyState& state_;
   Time now_;
   std::vector<TargetWorkload> targets_;
-  std::vector<WorkloadAdvice> advice_;
+  std::vector<RecommendedWorkload> recommended_;
   api::AttunePolicyStatus status_;
   std::optional<std::string> metricsError_;       // set when the usage read failed
   std::optional<safety::SafetySignals> signals_;  // queried once, when first needed

@@ -17,19 +17,19 @@ bool observing(const api::AttunePolicy& policy) {
 
 }  // namespace
 
-void publishRecommendations(const std::vector<WorkloadAdvice>& advice,
-                            const std::map<metrics::WorkloadRef, std::size_t>& replicas,
+void publishRecommendations(const std::vector<RecommendedWorkload>& recommended,
+                            const std::map<api::WorkloadRef, std::size_t>& replicas,
                             const api::AttunePolicy& policy, Time now, OperatorMetrics& metrics,
                             api::AttunePolicyStatus& status) {
   status.recommendations.clear();
   if (observing(policy)) return;  // Observe tracks data points only; no recommendations
-  for (const WorkloadAdvice& a : advice) {
+  for (const RecommendedWorkload& a : recommended) {
     status.recommendations.push_back(toStatus(a, policy, now));
     double cpuSaved = 0;
     double memorySaved = 0;
     auto running = replicas.find(a.ref);
     const double pods = running == replicas.end() ? 0.0 : static_cast<double>(running->second);
-    for (const ContainerAdvice& c : a.containers) {
+    for (const RecommendedContainer& c : a.containers) {
       const std::vector<std::string> labels{a.ref.ns, a.ref.name, c.name};
       const auto& r = c.recommendation.resources;
       if (!c.recommendation.enoughData) continue;
@@ -53,16 +53,17 @@ void publishRecommendations(const std::vector<WorkloadAdvice>& advice,
 }
 
 void settleStatus(api::AttunePolicyStatus& status, const api::AttunePolicy& stored,
-                  const api::AttunePolicy& policy, const std::vector<WorkloadAdvice>& advice,
-                  const PassOutcome& outcome, Time now) {
+                  const api::AttunePolicy& policy,
+                  const std::vector<RecommendedWorkload>& recommended, const PassOutcome& outcome,
+                  Time now) {
   const std::int64_t generation = stored.metadata.generation;
   // Ready: whether the policy could be evaluated this pass, and its data-point progress.
   const int minimum =
       policy.spec.metricsSource.minimumDataPoints.value_or(api::kDefaultMinimumDataPoints);
   std::int64_t fewest = -1;
   int containers = 0;
-  for (const WorkloadAdvice& a : advice) {
-    for (const ContainerAdvice& c : a.containers) {
+  for (const RecommendedWorkload& a : recommended) {
+    for (const RecommendedContainer& c : a.containers) {
       fewest = fewest < 0 ? c.dataPoints : std::min(fewest, c.dataPoints);
       ++containers;
     }

@@ -10,15 +10,15 @@
 #include "api/cluster_api.h"
 #include "api/policy/attune_policy.h"
 #include "controller/operator_metrics.h"
-#include "controller/recommender.h"
+#include "controller/workload_recommendations.h"
 #include "core/time.h"
 
 namespace attune::controller {
 
-// status.recommendations from `advice` (none under Observe), and the recommendation and
+// status.recommendations from `recommended` (none under Observe), and the recommendation and
 // savings gauges. `replicas` gives the running pods of each advised workload.
-void publishRecommendations(const std::vector<WorkloadAdvice>& advice,
-                            const std::map<metrics::WorkloadRef, std::size_t>& replicas,
+void publishRecommendations(const std::vector<RecommendedWorkload>& recommended,
+                            const std::map<api::WorkloadRef, std::size_t>& replicas,
                             const api::AttunePolicy& policy, Time now, OperatorMetrics& metrics,
                             api::AttunePolicyStatus& status);
 
@@ -32,8 +32,9 @@ struct PassOutcome {
 // CollectingData or Reconciled), Degraded, ResizeBlocked, observedGeneration and
 // consecutiveReverts.
 void settleStatus(api::AttunePolicyStatus& status, const api::AttunePolicy& stored,
-                  const api::AttunePolicy& policy, const std::vector<WorkloadAdvice>& advice,
-                  const PassOutcome& outcome, Time now);
+                  const api::AttunePolicy& policy,
+                  const std::vector<RecommendedWorkload>& recommended, const PassOutcome& outcome,
+                  Time now);
 
 // Writes `status` when it differs from the stored one; on a conflict, over the latest version
 // (the status is the controller's alone).

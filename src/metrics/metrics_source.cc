@@ -19,6 +19,4 @@ bool Scope::includes(const ContainerId& id) const {
 
 std::string toString(const ContainerId& id) { return id.ns + "/" + id.pod + "/" + id.container; }
 
-std::string toString(const WorkloadRef& ref) { return ref.ns + "/" + ref.kind + "/" + ref.name; }
-
 }  // namespace attune::metrics

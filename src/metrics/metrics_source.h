@@ -21,6 +21,8 @@
 #include <string_view>
 #include <vector>
 
+#include "api/k8s/resource_values.h"
+#include "api/k8s/workload_ref.h"
 #include "core/error.h"
 #include "core/time.h"
 #include "core/units.h"
@@ -59,18 +61,8 @@ struct Range {
   Duration step = std::chrono::minutes(5);
 };
 
-// A workload (the top-level owner of a pod): Deployment, StatefulSet, DaemonSet, CronJob, Job,
-// ReplicaSet (no Deployment above it), or the pod itself when it has no owner (kind "Pod").
-struct WorkloadRef {
-  std::string ns;
-  std::string kind;
-  std::string name;
-  auto operator<=>(const WorkloadRef&) const = default;
-};
-
-// "ns/pod/container" and "ns/Kind/name", for messages and table keys.
+// "ns/pod/container", for messages and table keys.
 std::string toString(const ContainerId& id);
-std::string toString(const WorkloadRef& ref);
 
 struct Point {
   Time time;
@@ -95,19 +87,15 @@ struct RestartCount {
   std::int64_t restarts = 0;
 };
 
-// Current requests and limits of a container; an unset request or limit is nullopt.
-struct ContainerResources {
+// The requests and limits of a container at some time (unset = not set on the container).
+struct ContainerResourceValues : api::ResourceValues {
   ContainerId id;
-  std::optional<Millicores> cpuRequest;
-  std::optional<Millicores> cpuLimit;
-  std::optional<Bytes> memoryRequest;
-  std::optional<Bytes> memoryLimit;
 };
 
 struct PodOwner {
   std::string ns;
   std::string pod;
-  WorkloadRef workload;
+  api::WorkloadRef workload;
 };
 
 struct NodeSeries {
@@ -142,7 +130,7 @@ class MetricsSource {
   // Container restart counts at `at`.
   virtual Result<std::vector<RestartCount>> restartCounts(const Scope& scope, Time at) = 0;
   // Current requests and limits per container at `at`.
-  virtual Result<std::vector<ContainerResources>> resources(const Scope& scope, Time at) = 0;
+  virtual Result<std::vector<ContainerResourceValues>> resources(const Scope& scope, Time at) = 0;
   // The workload owning each pod at `at` (Pod → ReplicaSet → Deployment, Job → CronJob, ...).
   virtual Result<std::vector<PodOwner>> podOwners(const Scope& scope, Time at) = 0;
   // node_load1 per node over the range.

@@ -4,13 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "api/policy/attune_policy.h"
+#include "api/k8s/resource_values.h"
 
 namespace attune::recommend {
-
-// Requests and limits of one container (optional Millicores / Bytes); unset = not set. The same
-// shape as the policy status' ResourceValues, so recommendations go to status unchanged.
-using ContainerResources = api::ResourceValues;
 
 enum class Resource { kCpu, kMemory };
 
@@ -25,7 +21,7 @@ struct ExplanationStep {
 
 struct Recommendation {
   // The recommended values; an unset limit means "no limit". All unset unless enoughData.
-  ContainerResources resources;
+  api::ResourceValues resources;
   bool enoughData = false;
   std::string reason;  // why there is no recommendation ("12 of 48 data points"); else empty
   std::vector<ExplanationStep> explanation;

@@ -103,7 +103,7 @@ Recommendation recommendEach(const StrategyInput& in,
     rec.reason = std::to_string(have) + " of " + std::to_string(needed) + " data points";
     return rec;
   }
-  ContainerResources values;
+  api::ResourceValues values;
   for (Resource r : {Resource::kCpu, Resource::kMemory}) {
     Explainer ex(r, rec.explanation);
     const Outcome out = perResource(r, ex);

@@ -10,25 +10,36 @@
 #include "core/error.h"
 #include "core/time.h"
 #include "recommend/recommendation.h"
-#include "recommend/vpa_histogram.h"
 #include "stats/container_stats.h"
 
 namespace attune::recommend {
+
+// What a strategy keeps per container beside the shared statistics, fed the same aggregated
+// samples in time order (vpa: its decaying histograms, since ContainerStats keep no raw
+// samples). Made by Strategy::newContainerState; only the strategy that made it reads it.
+// Not thread-safe.
+class ContainerState {
+ public:
+  virtual ~ContainerState() = default;
+  virtual void add(const stats::Sample& sample) = 0;
+};
+using ContainerStatePtr = std::unique_ptr<ContainerState>;
 
 // Everything a strategy may look at for one container. References must outlive the call.
 struct StrategyInput {
   const stats::ContainerStats& stats;
   Time now;
   // The container's requests and limits as they are now (unset = not set on the container).
-  ContainerResources current;
+  api::ResourceValues current;
   // The policy: cpu, memory and metricsSource.minimumDataPoints are read; unset fields (and
   // percentile 0, empty overhead) mean their defaults, as api::applyDefaults gives them.
   const api::AttunePolicySpec& policy;
   // Containers in the pod this container belongs to (>= 1); vpa splits its per-pod minimum.
   int containersInPod = 1;
-  // VPA's decaying histograms of this container, when the caller keeps them; vpa reads its
-  // percentiles from them and falls back to the long-horizon sketch of `stats` otherwise.
-  const VpaHistograms* vpa = nullptr;
+  // What this strategy's newContainerState() made for this container, fed the same samples as
+  // `stats`; nullptr when the caller keeps none (vpa then falls back to the long-horizon sketch
+  // of `stats`). A state another strategy made is ignored.
+  const ContainerState* state = nullptr;
 };
 
 class Strategy {
@@ -37,6 +48,10 @@ class Strategy {
 
   // The strategy's name as makeStrategy accepts it ("attune", "cruisekube", "vpa", "krr").
   virtual std::string_view name() const = 0;
+
+  // A new, empty per-container state for this strategy, or nullptr when it needs none (the
+  // default: the shared statistics are enough).
+  virtual ContainerStatePtr newContainerState() const { return nullptr; }
 
   // Recommends requests and limits for one container. Never throws and never invents a
   // number: with fewer samples in the history window than minimumDataPoints, or when a window

@@ -58,9 +58,9 @@ class VpaHistogram {
   std::optional<Time> reference_;
 };
 
-// One container's CPU (cores) and memory (bytes) histograms, fed by the caller next to its
-// ContainerStats: CPU samples weighted by the container's CPU request in cores (at least 0.1, as
-// VPA does), memory samples with weight 1.
+// One container's CPU (cores) and memory (bytes) histograms, the vpa strategy's per-container
+// state fed next to its ContainerStats: CPU samples weighted by the container's CPU request in
+// cores (at least 0.1, as VPA does), memory samples with weight 1.
 struct VpaHistograms {
   VpaHistogram cpu{vpaCpuHistogramOptions()};
   VpaHistogram memory{vpaMemoryHistogramOptions()};

@@ -42,17 +42,33 @@ VpaEstimate estimate(Resource r, const VpaPercentiles& raw, double confidence, i
   return e;
 }
 
+// VPA's per-container state: its decaying histograms. Every CPU sample weighs the same (VPA's
+// minimum weight): history is read without the request in force at each sample, and a weight
+// that does not change gives the same percentiles as weighting by a request that did not.
+class VpaContainerState final : public ContainerState {
+ public:
+  void add(const stats::Sample& s) override {
+    histograms.add(s.time, s.cpuCores, s.memoryBytes, std::nullopt);
+  }
+  VpaHistograms histograms;
+};
+
 class VpaStrategy final : public Strategy {
  public:
   std::string_view name() const override { return "vpa"; }
+  ContainerStatePtr newContainerState() const override {
+    return std::make_unique<VpaContainerState>();
+  }
   Recommendation recommend(const StrategyInput& in) const override {
+    const auto* state = dynamic_cast<const VpaContainerState*>(in.state);
+    const VpaHistograms* vpa = state != nullptr ? &state->histograms : nullptr;
     const double confidence = vpaConfidence(in.stats);
     std::optional<double> oom;
     if (const auto kill = in.stats.maxOomMemory(in.now)) oom = static_cast<double>(kill->value());
     return recommendEachWithinBounds(in, [&](Resource r, Explainer& ex) -> Outcome {
       VpaPercentiles raw;
       const VpaHistogram* histogram =
-          in.vpa == nullptr ? nullptr : (r == Resource::kCpu ? &in.vpa->cpu : &in.vpa->memory);
+          vpa == nullptr ? nullptr : (r == Resource::kCpu ? &vpa->cpu : &vpa->memory);
       if (const auto fromHistogram = histogram ? vpaPercentiles(*histogram, r) : std::nullopt) {
         raw = *fromHistogram;
         ex.note("percentiles from", "decaying histogram (half-life 24h, buckets +5%)");

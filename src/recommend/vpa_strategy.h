@@ -52,10 +52,12 @@ std::optional<VpaPercentiles> vpaPercentiles(const VpaHistogram& h, Resource r);
 VpaEstimate vpaEstimate(Resource r, const VpaPercentiles& raw, double confidence,
                         int containersInPod, std::optional<double> oomMemory);
 
-// Uses ContainerStats' long-horizon percentiles as the histograms (for memory VPA uses a
-// histogram of per-day peaks; the stats keep none, so memory percentiles are of all samples),
-// recommends the target, and keeps the current limit/request ratio (VPA's default
-// RequestsAndLimits). The policy's bounds and change rules are not applied.
+// Reads its percentiles from VPA's decaying histograms (half-life 24h), which it keeps as its
+// per-container state (newContainerState; every CPU sample weighs the same); without that state
+// it uses ContainerStats' long-horizon percentiles (for memory VPA uses a histogram of per-day
+// peaks; the stats keep none, so memory percentiles are of all samples). Recommends the target
+// and keeps the current limit/request ratio (VPA's default RequestsAndLimits). The policy's
+// bounds and change rules are not applied.
 StrategyPtr makeVpaStrategy();
 
 }  // namespace attune::recommend

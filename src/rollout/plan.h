@@ -41,9 +41,10 @@
 #include <variant>
 #include <vector>
 
-#include "api/cluster_api.h"
 #include "api/k8s/meta.h"
 #include "api/k8s/patch.h"
+#include "api/k8s/pod.h"
+#include "api/k8s/workload_ref.h"
 #include "api/policy/attune_policy.h"
 #include "core/time.h"
 #include "safety/resize_record.h"

@@ -7,15 +7,15 @@
 #include <span>
 #include <vector>
 
-#include "api/cluster_api.h"
 #include "api/k8s/hpa.h"
 #include "api/k8s/node.h"
 #include "api/k8s/pod.h"
 #include "api/k8s/quota.h"
+#include "api/k8s/workload_ref.h"
 #include "api/policy/attune_policy.h"
 #include "core/time.h"
 #include "rollout/plan.h"
-#include "rollout/targets.h"
+#include "rollout/pod_targets.h"
 #include "safety/observation.h"
 
 namespace attune::rollout {

@@ -15,7 +15,7 @@
 #include "api/k8s/quota.h"
 #include "core/units.h"
 #include "rollout/plan.h"
-#include "rollout/targets.h"
+#include "rollout/pod_targets.h"
 
 namespace attune::rollout {
 

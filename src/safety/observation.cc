@@ -2,17 +2,19 @@
 
 #include <algorithm>
 
+#include "api/policy/policy_defaults.h"
+
 namespace attune::safety {
 
 Duration observationPeriod(const api::AttunePolicySpec& spec, const ObservationOptions& options) {
   const api::UpdateStrategy& u = spec.updateStrategy;
-  Duration period = kDefaultObservationPeriod;
+  Duration period = api::kDefaultSafetyObservationPeriod;
   if (u.safetyObservationPeriod) {
     period = *u.safetyObservationPeriod;
   } else if (u.canary && u.canary->observationPeriod) {
     period = *u.canary->observationPeriod;
   }
-  period = std::max(period, kMinimumObservationPeriod);
+  period = std::max(period, api::kMinimumObservationPeriod);
   return std::max(period, options.throttleWindow + options.sampleInterval);
 }
 

@@ -8,9 +8,6 @@
 
 namespace attune::safety {
 
-inline constexpr Duration kDefaultObservationPeriod = std::chrono::minutes(5);
-inline constexpr Duration kMinimumObservationPeriod = std::chrono::minutes(1);
-
 // What the throttle check looks at. The throttle ratio is
 //   rate(container_cpu_cfs_throttled_periods_total[W]) / rate(container_cpu_cfs_periods_total[W])
 // evaluated at the end of the observation period. A rate over (t − W, t] only holds post-resize
@@ -25,8 +22,9 @@ struct ObservationOptions {
 
 // The observation period of a resize under `spec`:
 //   1. the configured period: updateStrategy.safetyObservationPeriod when set, else
-//      updateStrategy.canary.observationPeriod when set, else 5 minutes;
-//   2. raised to the 1-minute minimum;
+//      updateStrategy.canary.observationPeriod when set, else api::kDefaultSafetyObservationPeriod
+//      (5 minutes);
+//   2. raised to api::kMinimumObservationPeriod (1 minute);
 //   3. raised to throttleWindow + sampleInterval (see ObservationOptions), so that the throttle
 //      check at the end of the period never reads pre-resize data.
 // With the defaults every period is at least 6 minutes. Pure.

@@ -61,7 +61,7 @@ std::string_view toString(RevertReason reason) {
 SafetyOptions safetyOptionsFor(const api::AttunePolicySpec& spec, const ObservationOptions& obs,
                                double throttleThreshold) {
   SafetyOptions o;
-  o.autoRevert = spec.updateStrategy.autoRevert.value_or(true);
+  o.autoRevert = spec.updateStrategy.autoRevert.value_or(api::kDefaultAutoRevert);
   o.throttleThreshold = throttleThreshold;
   o.observationPeriod = observationPeriod(spec, obs);
   o.throttleDataGrace = obs.throttleWindow;

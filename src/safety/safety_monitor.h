@@ -10,6 +10,7 @@
 
 #include "api/k8s/pod.h"
 #include "api/policy/attune_policy.h"
+#include "api/policy/policy_defaults.h"
 #include "core/time.h"
 #include "safety/observation.h"
 #include "safety/resize_record.h"
@@ -26,11 +27,12 @@ inline constexpr std::string_view kOomKilledReason = "OOMKilled";
 inline constexpr double kDefaultThrottleThreshold = 0.5;
 
 struct SafetyOptions {
-  bool autoRevert = true;
+  bool autoRevert = api::kDefaultAutoRevert;
   // The resize is reverted when a resized container's throttle ratio exceeds this (strictly).
   double throttleThreshold = kDefaultThrottleThreshold;
   // The effective observation period (observationPeriod()).
-  Duration observationPeriod = kDefaultObservationPeriod + std::chrono::minutes(1);
+  // The default: the default period raised to the default throttleWindow + sampleInterval.
+  Duration observationPeriod = safety::observationPeriod(api::AttunePolicySpec{});
   // How long after the period ends the monitor waits for a missing throttle value before it
   // fails closed (see SafetyMonitor::verdict).
   Duration throttleDataGrace = std::chrono::minutes(5);

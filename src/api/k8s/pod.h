@@ -37,6 +37,13 @@ struct Container {
   bool operator==(const Container&) const = default;
 };
 
+// Desired resources for one container in a resize request. Only cpu and memory requests and
+// limits may differ from the container's current resources.
+struct ContainerResize {
+  std::string name;
+  ResourceRequirements resources;
+};
+
 struct PodSpec {
   std::vector<Container> containers;
   std::vector<Container> initContainers;

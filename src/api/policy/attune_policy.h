@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "api/k8s/meta.h"
+#include "api/k8s/resource_values.h"
 #include "api/yaml/source_map.h"
 #include "core/error.h"
 #include "core/time.h"
@@ -177,15 +178,6 @@ struct AttunePolicySpec {
 };
 
 // ---- Status
-
-// Container requests and limits; an unset value means "not set on the container".
-struct ResourceValues {
-  std::optional<Millicores> cpuRequest;
-  std::optional<Millicores> cpuLimit;
-  std::optional<Bytes> memoryRequest;
-  std::optional<Bytes> memoryLimit;
-  bool operator==(const ResourceValues&) const = default;
-};
 
 struct ContainerRecommendation {
   std::string name;

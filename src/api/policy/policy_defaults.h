@@ -31,9 +31,11 @@ inline constexpr UpdateMode kDefaultUpdateMode = UpdateMode::kRecommend;
 inline constexpr Duration kDefaultCooldown = std::chrono::hours(1);
 inline constexpr bool kDefaultAutoRevert = true;
 inline constexpr Duration kDefaultSafetyObservationPeriod = std::chrono::minutes(5);
+// No observation period is shorter than this, whatever the policy says.
+inline constexpr Duration kMinimumObservationPeriod = std::chrono::minutes(1);
+inline constexpr int kDefaultCanaryPercentage = 10;
 inline constexpr int kDefaultMaxConcurrentResizes = 1;
 inline constexpr bool kDefaultCanaryAutoPromote = false;
-inline constexpr int kDefaultCanaryPercentage = 10;
 
 inline constexpr bool kDefaultExcludeKnownSidecars = true;
 inline constexpr bool kDefaultPaused = false;

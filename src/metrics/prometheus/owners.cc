@@ -59,7 +59,7 @@ std::vector<PodOwner> resolvePodOwners(const std::vector<PromSeries>& series) {
   out.reserve(pods.size());
   for (const auto& [key, owner] : pods) {
     const auto& [ns, pod] = key;
-    WorkloadRef workload{ns, owner.kind, owner.name};
+    api::WorkloadRef workload{ns, owner.kind, owner.name};
     if (owner.kind.empty() || owner.kind == kNone || owner.name.empty() || owner.name == kNone) {
       workload = {ns, "Pod", pod};
     } else if (owner.kind == "ReplicaSet") {

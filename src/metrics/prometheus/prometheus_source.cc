@@ -127,14 +127,16 @@ Result<std::vector<RestartCount>> PrometheusSource::restartCounts(const Scope& s
   return out;
 }
 
-Result<std::vector<ContainerResources>> PrometheusSource::resources(const Scope& scope, Time at) {
+Result<std::vector<ContainerResourceValues>> PrometheusSource::resources(const Scope& scope,
+                                                                         Time at) {
   auto series = run(scope, promql::resources, std::nullopt, at);
   if (!series) return std::unexpected(series.error());
-  std::map<ContainerId, ContainerResources> byContainer;
+  std::map<ContainerId, ContainerResourceValues> byContainer;
   for (const auto& s : *series) {
     if (!hasContainer(s)) continue;
     const ContainerId id = containerOf(s);
-    ContainerResources& r = byContainer.try_emplace(id, ContainerResources{id}).first->second;
+    ContainerResourceValues& r =
+        byContainer.try_emplace(id, ContainerResourceValues{{}, id}).first->second;
     const bool limit = s.label("__name__") == "kube_pod_container_resource_limits";
     const double value = instantValue(s);
     if (s.label("resource") == "cpu") {
@@ -143,7 +145,7 @@ Result<std::vector<ContainerResources>> PrometheusSource::resources(const Scope&
       (limit ? r.memoryLimit : r.memoryRequest) = toBytes(value);
     }
   }
-  std::vector<ContainerResources> out;
+  std::vector<ContainerResourceValues> out;
   out.reserve(byContainer.size());
   for (auto& [id, r] : byContainer) out.push_back(std::move(r));
   return out;

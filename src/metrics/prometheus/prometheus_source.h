@@ -55,7 +55,7 @@ class PrometheusSource final : public MetricsSource {
   Result<std::vector<OomKill>> oomKills(const Scope& scope, const Range& range) override;
   Result<std::vector<RestartCount>> restartCounts(const Scope& scope, Time at) override;
   // CPU cores are rounded up to whole millicores; memory to the nearest byte.
-  Result<std::vector<ContainerResources>> resources(const Scope& scope, Time at) override;
+  Result<std::vector<ContainerResourceValues>> resources(const Scope& scope, Time at) override;
   // Per pod: the scope's container exclusions do not apply.
   Result<std::vector<PodOwner>> podOwners(const Scope& scope, Time at) override;
   // Node name from the "node" label, else "instance" without its ":port".

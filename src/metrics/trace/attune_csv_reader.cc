@@ -147,14 +147,16 @@ Result<void> parseRow(const RowParser& row, TraceData& into) {
     return row.error(kOomKilled, "needs memory_working_set_bytes in the same row");
   }
 
-  auto trace = into.container(ContainerId{ns, pod, container}, WorkloadRef{ns, kind, workload});
+  auto trace =
+      into.container(ContainerId{ns, pod, container}, api::WorkloadRef{ns, kind, workload});
   if (!trace) return row.error(kWorkload, trace.error().message);
   ContainerTrace& c = **trace;
   appendFinite(c.cpuUsage, *time, cpu);
   appendFinite(c.memoryWorkingSet, *time, memory);
   appendFinite(c.psiCpuWaiting, *time, psi);
   appendFinite(c.cpuThrottleRatio, *time, throttle);
-  c.resources.push_back({*time, ResourceState{cpuRequest, cpuLimit, memoryRequest, memoryLimit}});
+  c.resources.push_back(
+      {*time, api::ResourceValues{cpuRequest, cpuLimit, memoryRequest, memoryLimit}});
   if (restarts) c.restarts.push_back({*time, *restarts});
   if (oomKilled) c.oomKills.push_back({*time, Bytes(std::llround(*memory))});
   return {};

@@ -81,7 +81,7 @@ void append(const Row& row, ContainerTrace& trace) {
   if (std::isfinite(row.memoryUsageKb)) {
     trace.memoryWorkingSet.push_back({row.time, row.memoryUsageKb * kBytesPerKb});
   }
-  ResourceState state;
+  api::ResourceValues state;
   state.cpuRequest = Millicores(std::llround(row.cores * 1000));
   if (std::isfinite(row.memoryCapacityKb) && row.memoryCapacityKb > 0) {
     state.memoryRequest = Bytes(std::llround(row.memoryCapacityKb * kBytesPerKb));
@@ -107,7 +107,7 @@ Result<void> readBitbrainsRows(LineReader& lines, std::string_view vmId, std::st
                                TraceData& into) {
   const std::string name = "vm-" + std::string(vmId);
   auto trace = into.container(ContainerId{std::string(ns), name + "-0", "main"},
-                              WorkloadRef{std::string(ns), "Deployment", name});
+                              api::WorkloadRef{std::string(ns), "Deployment", name});
   if (!trace) return lines.error(trace.error().message);
   return lines.forEachLine([&](std::string_view line) -> Result<void> {
     auto row = parseRow(lines, line);

@@ -52,7 +52,8 @@ void finalizeContainer(ContainerTrace& c) {
 
 }  // namespace
 
-Result<ContainerTrace*> TraceData::container(const ContainerId& id, const WorkloadRef& workload) {
+Result<ContainerTrace*> TraceData::container(const ContainerId& id,
+                                             const api::WorkloadRef& workload) {
   // Any container of the same pod sorts at or after {ns, pod, ""}.
   auto it = containers_.lower_bound(ContainerId{id.ns, id.pod, ""});
   if (it != containers_.end() && it->first.ns == id.ns && it->first.pod == id.pod &&

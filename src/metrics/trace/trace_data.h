@@ -14,15 +14,6 @@
 
 namespace attune::metrics {
 
-// The requests and limits a trace row states for a container; unset is nullopt.
-struct ResourceState {
-  std::optional<Millicores> cpuRequest;
-  std::optional<Millicores> cpuLimit;
-  std::optional<Bytes> memoryRequest;
-  std::optional<Bytes> memoryLimit;
-  bool operator==(const ResourceState&) const = default;
-};
-
 template <typename T>
 struct Timed {
   Time time;
@@ -32,14 +23,15 @@ struct Timed {
 // Everything a trace records about one container. Readers append in any order; after
 // TraceData::finalize() every series is in strictly increasing time order.
 struct ContainerTrace {
-  WorkloadRef workload;
-  std::vector<Point> cpuUsage;                  // cores
-  std::vector<Point> memoryWorkingSet;          // bytes
-  std::vector<Point> psiCpuWaiting;             // seconds waiting per second
-  std::vector<Point> cpuThrottleRatio;          // [0, 1]
-  std::vector<Timed<ResourceState>> resources;  // after finalize(): only the changes
-  std::vector<Timed<std::int64_t>> restarts;    // cumulative restart count
-  std::vector<Timed<Bytes>> oomKills;           // memory working set at the kill
+  api::WorkloadRef workload;
+  std::vector<Point> cpuUsage;          // cores
+  std::vector<Point> memoryWorkingSet;  // bytes
+  std::vector<Point> psiCpuWaiting;     // seconds waiting per second
+  std::vector<Point> cpuThrottleRatio;  // [0, 1]
+  // The requests and limits the rows state (unset = not set); after finalize() only the changes.
+  std::vector<Timed<api::ResourceValues>> resources;
+  std::vector<Timed<std::int64_t>> restarts;  // cumulative restart count
+  std::vector<Timed<Bytes>> oomKills;         // memory working set at the kill
   // The first and last row of this container; set by finalize().
   Time first;
   Time last;
@@ -49,7 +41,7 @@ class TraceData {
  public:
   // The container `id`, owned by `workload`, created on first use. kInvalidArgument when the
   // container or another container of its pod was recorded under a different workload.
-  Result<ContainerTrace*> container(const ContainerId& id, const WorkloadRef& workload);
+  Result<ContainerTrace*> container(const ContainerId& id, const api::WorkloadRef& workload);
 
   // Counts a row a reader skipped as unusable (e.g. Bitbrains rows with zero capacity).
   void countSkippedRow() { ++skippedRows_; }

@@ -127,13 +127,12 @@ Result<std::vector<RestartCount>> TraceSource::restartCounts(const Scope& scope,
   return out;
 }
 
-Result<std::vector<ContainerResources>> TraceSource::resources(const Scope& scope, Time at) {
-  std::vector<ContainerResources> out;
+Result<std::vector<ContainerResourceValues>> TraceSource::resources(const Scope& scope, Time at) {
+  std::vector<ContainerResourceValues> out;
   for (const auto& [id, trace] : data_.containers()) {
     if (!scope.includes(id)) continue;
     if (const auto* latest = latestAt(trace.resources, at)) {
-      const ResourceState& s = latest->value;
-      out.push_back({id, s.cpuRequest, s.cpuLimit, s.memoryRequest, s.memoryLimit});
+      out.push_back({latest->value, id});
     }
   }
   return out;

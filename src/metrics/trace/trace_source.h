@@ -69,7 +69,7 @@ class TraceSource final : public MetricsSource {
                                                         const Range& range) override;
   Result<std::vector<OomKill>> oomKills(const Scope& scope, const Range& range) override;
   Result<std::vector<RestartCount>> restartCounts(const Scope& scope, Time at) override;
-  Result<std::vector<ContainerResources>> resources(const Scope& scope, Time at) override;
+  Result<std::vector<ContainerResourceValues>> resources(const Scope& scope, Time at) override;
   Result<std::vector<PodOwner>> podOwners(const Scope& scope, Time at) override;
   Result<std::vector<NodeSeries>> nodeLoad(const Range& range) override;
   Result<std::vector<NodeCapacity>> nodeCapacity(Time at) override;

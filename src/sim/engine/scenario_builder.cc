@@ -182,8 +182,8 @@ Result<void> checkFormat(const TraceWorkloads& t) {
   return {};
 }
 
-metrics::ResourceState firstResources(const metrics::ContainerTrace& trace) {
-  return trace.resources.empty() ? metrics::ResourceState{} : trace.resources.front().value;
+api::ResourceValues firstResources(const metrics::ContainerTrace& trace) {
+  return trace.resources.empty() ? api::ResourceValues{} : trace.resources.front().value;
 }
 
 // One Deployment per pod of the trace `t`.
@@ -215,7 +215,7 @@ Result<void> addTraceWorkloads(const TraceWorkloads& t, ClusterState& state,
     }
     ContainerScenario& c = workloads.back().containers.emplace_back();
     c.name = dnsLabel(id.container);
-    const metrics::ResourceState r = firstResources(container);
+    const api::ResourceValues r = firstResources(container);
     if (r.cpuRequest) c.resources.requests.cpu = Quantity::fromMillicores(*r.cpuRequest);
     if (r.cpuLimit) c.resources.limits.cpu = Quantity::fromMillicores(*r.cpuLimit);
     if (r.memoryRequest) c.resources.requests.memory = Quantity::fromBytes(*r.memoryRequest);

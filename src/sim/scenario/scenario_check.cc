@@ -34,25 +34,6 @@ void checkName(YamlReader& r, std::string_view name, const std::string& path,
   }
 }
 
-std::string kindName(api::WorkloadKind kind) {
-  using enum api::WorkloadKind;
-  switch (kind) {
-    case kDeployment:
-      return "Deployment";
-    case kStatefulSet:
-      return "StatefulSet";
-    case kDaemonSet:
-      return "DaemonSet";
-    case kReplicaSet:
-      return "ReplicaSet";
-    case kJob:
-      return "Job";
-    case kCronJob:
-      return "CronJob";
-  }
-  return "";
-}
-
 void checkRun(YamlReader& r, const Scenario& s) {
   checkName(r, s.name, "metadata.name");
   if (s.tick <= Duration::zero()) r.error("spec.tick", "must be positive");
@@ -126,8 +107,9 @@ void checkWorkload(YamlReader& r, const WorkloadScenario& w) {
     }
   }
   if (!w.restartPolicy.empty() && batch == (w.restartPolicy == "Always")) {
-    r.error(path + ".restartPolicy", batch ? "must be OnFailure or Never for a " + kindName(w.kind)
-                                           : "must be Always for a " + kindName(w.kind));
+    r.error(path + ".restartPolicy",
+            batch ? "must be OnFailure or Never for a " + std::string(api::kindName(w.kind))
+                  : "must be Always for a " + std::string(api::kindName(w.kind)));
   }
   for (auto [field, set] : {std::pair{"completions", w.completions.has_value()},
                             std::pair{"parallelism", w.parallelism.has_value()},
@@ -174,8 +156,8 @@ void checkWorkloads(YamlReader& r, const Scenario& s) {
   for (const WorkloadScenario& w : s.workloads) {
     checkWorkload(r, w);
     if (!w.name.empty() && !seen.emplace(w.kind, w.namespace_, w.name).second) {
-      r.error(w.fieldPath + ".name",
-              "duplicate " + kindName(w.kind) + " \"" + w.namespace_ + "/" + w.name + "\"");
+      r.error(w.fieldPath + ".name", "duplicate " + std::string(api::kindName(w.kind)) + " \"" +
+                                         w.namespace_ + "/" + w.name + "\"");
     }
   }
   for (const TraceWorkloads& t : s.traces) {
@@ -208,7 +190,7 @@ void checkHpas(YamlReader& r, const Scenario& s) {
     const api::ScaleTargetRef& ref = hpa.spec.scaleTargetRef;
     const bool found = std::any_of(s.workloads.begin(), s.workloads.end(), [&](const auto& w) {
       return w.namespace_ == hpa.metadata.namespace_ && w.name == ref.name &&
-             kindName(w.kind) == ref.kind;
+             api::kindName(w.kind) == ref.kind;
     });
     if (!ref.name.empty() && !found) {
       r.error(path + ".scaleTargetRef", "no " + ref.kind + " \"" + ref.name + "\" in namespace \"" +

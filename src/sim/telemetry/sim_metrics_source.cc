@@ -304,25 +304,26 @@ Result<std::vector<metrics::RestartCount>> SimMetricsSource::restartCounts(
   return out;
 }
 
-Result<std::vector<metrics::ContainerResources>> SimMetricsSource::resources(
+Result<std::vector<metrics::ContainerResourceValues>> SimMetricsSource::resources(
     const metrics::Scope& scope, Time /*at*/) {
-  std::vector<metrics::ContainerResources> out;
+  std::vector<metrics::ContainerResourceValues> out;
   forEachPod(state_, scope, [&](const api::Pod& pod) {
     for (const api::Container& c : pod.spec.containers) {
       if (scope.excludes(c.name)) continue;
       const api::ResourceRequirements& r = c.resources;
-      metrics::ContainerResources res{
-          ContainerId{pod.metadata.namespace_, pod.metadata.name, c.name}, {}, {}, {}, {}};
-      if (r.requests.cpu) res.cpuRequest = r.requests.cpu->toMillicores();
-      if (r.limits.cpu) res.cpuLimit = r.limits.cpu->toMillicores();
-      if (r.requests.memory) res.memoryRequest = r.requests.memory->toBytes();
-      if (r.limits.memory) res.memoryLimit = r.limits.memory->toBytes();
-      if (res.cpuRequest || res.cpuLimit || res.memoryRequest || res.memoryLimit) {
+      metrics::ContainerResourceValues res{
+          {}, ContainerId{pod.metadata.namespace_, pod.metadata.name, c.name}};
+      api::ResourceValues& v = res;
+      if (r.requests.cpu) v.cpuRequest = r.requests.cpu->toMillicores();
+      if (r.limits.cpu) v.cpuLimit = r.limits.cpu->toMillicores();
+      if (r.requests.memory) v.memoryRequest = r.requests.memory->toBytes();
+      if (r.limits.memory) v.memoryLimit = r.limits.memory->toBytes();
+      if (v.cpuRequest || v.cpuLimit || v.memoryRequest || v.memoryLimit) {
         out.push_back(std::move(res));
       }
     }
   });
-  std::ranges::sort(out, {}, &metrics::ContainerResources::id);
+  std::ranges::sort(out, {}, &metrics::ContainerResourceValues::id);
   return out;
 }
 
@@ -331,7 +332,7 @@ Result<std::vector<metrics::PodOwner>> SimMetricsSource::podOwners(const metrics
   std::vector<metrics::PodOwner> out;
   forEachPod(state_, scope, [&](const api::Pod& pod) {
     const std::string& ns = pod.metadata.namespace_;
-    metrics::WorkloadRef workload{ns, "Pod", pod.metadata.name};
+    api::WorkloadRef workload{ns, "Pod", pod.metadata.name};
     if (const api::OwnerReference* ref = ownerOf(pod.metadata)) {
       workload = {ns, ref->kind, ref->name};
       const api::ObjectMeta* parent = nullptr;

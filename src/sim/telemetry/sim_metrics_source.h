@@ -69,8 +69,8 @@ class SimMetricsSource final : public metrics::MetricsSource {
                                                            Time at) override;
   // spec.containers[].resources; a container without any cpu or memory request or limit is
   // absent. CPU is rounded up to whole millicores.
-  Result<std::vector<metrics::ContainerResources>> resources(const metrics::Scope& scope,
-                                                             Time at) override;
+  Result<std::vector<metrics::ContainerResourceValues>> resources(const metrics::Scope& scope,
+                                                                  Time at) override;
   // Pod → ReplicaSet → Deployment, Job → CronJob, other owners as they are, kind "Pod" for a
   // pod without owner; the controller owner reference wins over the others.
   Result<std::vector<metrics::PodOwner>> podOwners(const metrics::Scope& scope, Time at) override;

@@ -37,13 +37,13 @@ Usage TraceReplayModel::usage(Time now, Duration) {
   return {valueAt(cpu_, t), toBytes(valueAt(memory_, t))};
 }
 
-metrics::ResourceState TraceReplayModel::resources(Time now) const {
+api::ResourceValues TraceReplayModel::resources(Time now) const {
   const auto* row = lastAtOrBefore(resources_, traceTime(now));
-  return row == nullptr ? metrics::ResourceState{} : row->value;
+  return row == nullptr ? api::ResourceValues{} : row->value;
 }
 
-metrics::ResourceState TraceReplayModel::originalResources() const {
-  return resources_.empty() ? metrics::ResourceState{} : resources_.front().value;
+api::ResourceValues TraceReplayModel::originalResources() const {
+  return resources_.empty() ? api::ResourceValues{} : resources_.front().value;
 }
 
 }  // namespace attune::sim

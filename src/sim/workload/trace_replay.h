@@ -28,17 +28,17 @@ class TraceReplayModel final : public UsageModel {
 
   // The requests and limits the trace states at simulated time `now` (step-held like usage;
   // all unset before the container's first row).
-  metrics::ResourceState resources(Time now) const;
+  api::ResourceValues resources(Time now) const;
   // The requests and limits of the container's first row: what it was originally provisioned
   // with, to create the simulated pod.
-  metrics::ResourceState originalResources() const;
+  api::ResourceValues originalResources() const;
 
  private:
   Time traceTime(Time now) const { return traceStart_ + (now - simStart_); }
 
   std::vector<metrics::Point> cpu_;
   std::vector<metrics::Point> memory_;
-  std::vector<metrics::Timed<metrics::ResourceState>> resources_;
+  std::vector<metrics::Timed<api::ResourceValues>> resources_;
   Time traceStart_;
   Time simStart_;
 };

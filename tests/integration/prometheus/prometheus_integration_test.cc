@@ -143,7 +143,7 @@ TEST_F(PrometheusIntegration, NoSeriesIsAnEmptyAnswer) {
 TEST_F(PrometheusIntegration, ResourcesRestartsAndOwners) {
   auto resources = source_->resources(Scope{{"shop", "data"}}, cluster().end());
   ASSERT_TRUE(resources.has_value()) << resources.error().message;
-  std::map<ContainerId, ContainerResources> r;
+  std::map<ContainerId, ContainerResourceValues> r;
   for (const auto& x : *resources) r[x.id] = x;
   ASSERT_EQ(r.size(), 4u);
   const auto& app = r.at({"shop", "web-7d9c5-abcde", "app"});
@@ -173,9 +173,9 @@ TEST_F(PrometheusIntegration, ResourcesRestartsAndOwners) {
 
   auto owners = source_->podOwners(Scope{}, cluster().end());
   ASSERT_TRUE(owners.has_value()) << owners.error().message;
-  std::map<std::string, WorkloadRef> o;
+  std::map<std::string, api::WorkloadRef> o;
   for (const auto& x : *owners) o[x.ns + "/" + x.pod] = x.workload;
-  EXPECT_EQ(o, (std::map<std::string, WorkloadRef>{
+  EXPECT_EQ(o, (std::map<std::string, api::WorkloadRef>{
                    {"batch/migrate-k2j4h", {"batch", "Job", "migrate"}},
                    {"batch/nightly-28900000-q8x7z", {"batch", "CronJob", "nightly"}},
                    {"data/db-0", {"data", "StatefulSet", "db"}},

@@ -122,8 +122,8 @@ class ObservedMetricsSource final : public metrics::MetricsSource {
                                                            Time at) override {
     return observe(s, [&] { return real_.restartCounts(s, at); });
   }
-  Result<std::vector<metrics::ContainerResources>> resources(const metrics::Scope& s,
-                                                             Time at) override {
+  Result<std::vector<metrics::ContainerResourceValues>> resources(const metrics::Scope& s,
+                                                                  Time at) override {
     return observe(s, [&] { return real_.resources(s, at); });
   }
   Result<std::vector<metrics::PodOwner>> podOwners(const metrics::Scope& s, Time at) override {

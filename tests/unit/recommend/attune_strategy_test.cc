@@ -26,7 +26,7 @@ class AttuneStrategyTest : public ::testing::Test {
     feed(stats_, samples_);
   }
 
-  Recommendation run(ContainerResources current, const api::AttunePolicySpec& policy) const {
+  Recommendation run(api::ResourceValues current, const api::AttunePolicySpec& policy) const {
     return makeAttuneStrategy()->recommend(
         {.stats = stats_, .now = now_, .current = current, .policy = policy});
   }

@@ -97,7 +97,7 @@ TEST_F(CruisekubeStrategyTest, NoRecentSamplesNoNumbers) {
   const Recommendation r = run();
   EXPECT_FALSE(r.enoughData);
   EXPECT_EQ(r.reason, "no cpu sample in the last 10m");
-  EXPECT_EQ(r.resources, ContainerResources{});
+  EXPECT_EQ(r.resources, api::ResourceValues{});
   EXPECT_FALSE(cruisekubeDemand(stats_, now_).has_value());
 }
 

@@ -100,7 +100,7 @@ TEST(ResourcePipelineTest, NotEnoughDataGivesNoNumbers) {
                                               .policy = policy});
     EXPECT_FALSE(r.enoughData) << name;
     EXPECT_EQ(r.reason, "12 of 48 data points") << name;
-    EXPECT_EQ(r.resources, ContainerResources{}) << name;
+    EXPECT_EQ(r.resources, api::ResourceValues{}) << name;
   }
   api::AttunePolicySpec lenient;
   lenient.metricsSource.minimumDataPoints = 12;

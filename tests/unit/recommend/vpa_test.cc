@@ -91,7 +91,7 @@ TEST(VpaEstimateTest, OomBumpIsTheLargerOfPlus100MiAndTimes1Point2) {
 }
 
 Recommendation runVpa(const stats::ContainerStats& s, Time now, int containers,
-                      ContainerResources current = {}) {
+                      api::ResourceValues current = {}) {
   static const api::AttunePolicySpec policy;
   return makeVpaStrategy()->recommend({.stats = s,
                                        .now = now,
@@ -129,16 +129,17 @@ TEST(VpaStrategyTest, TargetIsP90PlusMarginWithLimitRatioKept) {
 TEST(VpaStrategyTest, DecayingHistogramFollowsTheRecentDays) {
   stats::StatsConfig config;
   stats::ContainerStats s(config);
-  VpaHistograms histograms;
+  const StrategyPtr vpa = makeVpaStrategy();
+  const ContainerStatePtr state = vpa->newContainerState();
   const auto samples = minuteSamples(
       8 * kDay, [](std::int64_t m) { return m < 4 * kDay ? 1.0 : 0.2; },
       [](std::int64_t) { return 3e8; });
   feed(s, samples);
-  for (const auto& x : samples) histograms.add(x.time, x.cpuCores, x.memoryBytes, 0.5);
+  for (const auto& x : samples) state->add(x);
   static const api::AttunePolicySpec policy;
   const Time now = minute(8 * kDay - 1);
-  const Recommendation withHistogram = makeVpaStrategy()->recommend(
-      {.stats = s, .now = now, .current = {}, .policy = policy, .vpa = &histograms});
+  const Recommendation withHistogram = vpa->recommend(
+      {.stats = s, .now = now, .current = {}, .policy = policy, .state = state.get()});
   ASSERT_TRUE(withHistogram.enoughData) << withHistogram.reason;
   int bucket = 0;
   while (start(0.01, bucket + 1) <= 0.2) ++bucket;

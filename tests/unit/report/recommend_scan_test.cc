@@ -3,6 +3,7 @@
 #include "cli/recommend_scan.h"
 
 #include "api/policy/policy_defaults.h"
+#include "usage/pod_aggregation.h"
 
 #include <gtest/gtest.h>
 
@@ -21,7 +22,15 @@ const Time kT0 = Time(std::chrono::seconds(1714521600));  // 2024-05-01T00:00:00
 // Answers from fixed vectors, filtered by scope; records every call.
 class FixedSource final : public metrics::MetricsSource {
  public:
-  ScanData data;
+  struct Data {
+    std::vector<ContainerSeries> cpu;
+    std::vector<ContainerSeries> psi;
+    std::vector<ContainerSeries> memory;
+    std::vector<metrics::OomKill> oomKills;
+    std::vector<metrics::ContainerResourceValues> resources;
+    std::vector<metrics::PodOwner> owners;
+  };
+  Data data;
   std::map<std::string, int> calls;
   std::optional<Error> failure;
 
@@ -38,7 +47,7 @@ class FixedSource final : public metrics::MetricsSource {
   }
   static const std::string& nsOf(const ContainerSeries& v) { return v.id.ns; }
   static const std::string& nsOf(const metrics::OomKill& v) { return v.id.ns; }
-  static const std::string& nsOf(const metrics::ContainerResources& v) { return v.id.ns; }
+  static const std::string& nsOf(const metrics::ContainerResourceValues& v) { return v.id.ns; }
   static const std::string& nsOf(const metrics::PodOwner& v) { return v.ns; }
 
   Result<std::vector<ContainerSeries>> cpuUsage(const metrics::Scope& s,
@@ -64,8 +73,8 @@ class FixedSource final : public metrics::MetricsSource {
   Result<std::vector<metrics::RestartCount>> restartCounts(const metrics::Scope&, Time) override {
     return std::vector<metrics::RestartCount>{};
   }
-  Result<std::vector<metrics::ContainerResources>> resources(const metrics::Scope& s,
-                                                             Time) override {
+  Result<std::vector<metrics::ContainerResourceValues>> resources(const metrics::Scope& s,
+                                                                  Time) override {
     return answer("resources", s, data.resources);
   }
   Result<std::vector<metrics::PodOwner>> podOwners(const metrics::Scope& s, Time) override {
@@ -106,9 +115,9 @@ FixedSource cluster() {
   s.data.psi = {constant(a, 0.5)};  // web-a's adjusted CPU is 0.3, still below web-b's 0.4
   s.data.memory = {constant(a, 100 << 20), constant(b, 300 << 20), constant(lonely, 1 << 20, 20),
                    constant(db, 1 << 30)};
-  s.data.resources = {{a, 100_m, 500_m, 128_Mi, std::nullopt},
-                      {b, 200_m, std::nullopt, 64_Mi, 512_Mi},
-                      {db, 1000_m, 2000_m, 2_Gi, 2_Gi}};
+  s.data.resources = {{{100_m, 500_m, 128_Mi, std::nullopt}, a},
+                      {{200_m, std::nullopt, 64_Mi, 512_Mi}, b},
+                      {{1000_m, 2000_m, 2_Gi, 2_Gi}, db}};
   s.data.owners = {{"shop", "web-a", {"shop", "Deployment", "web"}},
                    {"shop", "web-b", {"shop", "Deployment", "web"}},
                    {"data", "db-0", {"data", "StatefulSet", "db"}}};
@@ -209,17 +218,17 @@ TEST(RecommendScanTest, AggregateSamplesAvgAndMax) {
   const std::vector<std::vector<stats::Sample>> pods = {
       {{kT0, 0.2, 0.5, 100}, {kT0 + minutes(5), 0.2, std::nullopt, 100}},
       {{kT0, 0.4, std::nullopt, 300}}};
-  const auto avg = aggregateSamples(pods, api::PodAggregation::kAvg);
+  const auto avg = usage::aggregateSamples(pods, api::PodAggregation::kAvg);
   ASSERT_EQ(avg.size(), 2u);
   EXPECT_DOUBLE_EQ(avg[0].cpuCores, 0.3);
   EXPECT_DOUBLE_EQ(avg[0].memoryBytes, 200);
   // Mean adjusted CPU (0.3 + 0.4) / 2 = 0.35 = 0.3 × (1 + rate).
   EXPECT_NEAR(avg[0].cpuCores * (1 + *avg[0].psiCpuWaitingRate), 0.35, 1e-12);
   EXPECT_FALSE(avg[1].psiCpuWaitingRate.has_value());
-  const auto max = aggregateSamples(pods, api::PodAggregation::kMax);
+  const auto max = usage::aggregateSamples(pods, api::PodAggregation::kMax);
   EXPECT_DOUBLE_EQ(max[0].cpuCores, 0.4);
   EXPECT_DOUBLE_EQ(max[0].memoryBytes, 300);
-  EXPECT_EQ(aggregateSamples(pods, api::PodAggregation::kNone).size(), 3u);
+  EXPECT_EQ(usage::aggregateSamples(pods, api::PodAggregation::kNone).size(), 3u);
 }
 
 TEST(RecommendScanTest, NamespaceScopeAndSelector) {
@@ -266,7 +275,7 @@ TEST(RecommendScanTest, ExcludedContainersAndKnownSidecarsAreLeftOut) {
 }
 
 TEST(RecommendScanTest, MatchesSelector) {
-  const metrics::WorkloadRef web{"shop", "Deployment", "web-frontend"};
+  const api::WorkloadRef web{"shop", "Deployment", "web-frontend"};
   EXPECT_TRUE(matchesSelector(web, ""));
   EXPECT_TRUE(matchesSelector(web, "web-*"));
   EXPECT_TRUE(matchesSelector(web, "Deployment/web-frontend"));

@@ -79,8 +79,8 @@ inline void addContainer(api::Pod& p, std::string name, api::ResourceRequirement
 }
 
 // Recommended requests of one container.
-inline recommend::ContainerResources target(Millicores cpu, Bytes memory) {
-  recommend::ContainerResources r;
+inline api::ResourceValues target(Millicores cpu, Bytes memory) {
+  api::ResourceValues r;
   r.cpuRequest = cpu;
   r.memoryRequest = memory;
   return r;

@@ -75,7 +75,7 @@ TEST(ResolvePodOwners, ControllerOwnerWins) {
       podOwner("a", "p", "Secret", "sec", "false"),
   });
   ASSERT_EQ(owners.size(), 1u);
-  EXPECT_EQ(owners[0].workload, (WorkloadRef{"a", "StatefulSet", "s"}));
+  EXPECT_EQ(owners[0].workload, (api::WorkloadRef{"a", "StatefulSet", "s"}));
 }
 
 TEST(ResolvePodOwners, SameNamesInOtherNamespacesDoNotMix) {
@@ -84,7 +84,7 @@ TEST(ResolvePodOwners, SameNamesInOtherNamespacesDoNotMix) {
       rsOwner("b", "web-rs", "Deployment", "other"),
   });
   ASSERT_EQ(owners.size(), 1u);
-  EXPECT_EQ(owners[0].workload, (WorkloadRef{"a", "ReplicaSet", "web-rs"}));
+  EXPECT_EQ(owners[0].workload, (api::WorkloadRef{"a", "ReplicaSet", "web-rs"}));
 }
 
 TEST(ResolvePodOwners, NoPodsNoOwners) {

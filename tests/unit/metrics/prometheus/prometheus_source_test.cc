@@ -179,13 +179,13 @@ TEST(PrometheusSource, ConvertsResourcesRoundingCpuUp) {
   auto r = f.source->resources(Scope{{"shop"}}, kEnd);
   ASSERT_TRUE(r.has_value()) << r.error().message;
   ASSERT_EQ(r->size(), 2u);
-  const ContainerResources& app = (*r)[0];
+  const ContainerResourceValues& app = (*r)[0];
   EXPECT_EQ(app.id, (ContainerId{"shop", "web-1", "app"}));
   EXPECT_EQ(app.cpuRequest, Millicores(100));
   EXPECT_EQ(app.cpuLimit, Millicores(1));
   EXPECT_EQ(app.memoryRequest, Bytes(268435456));
   EXPECT_EQ(app.memoryLimit, Bytes(536870912));
-  const ContainerResources& sidecar = (*r)[1];
+  const ContainerResourceValues& sidecar = (*r)[1];
   EXPECT_EQ(sidecar.cpuRequest, Millicores(250));
   EXPECT_EQ(sidecar.cpuLimit, std::nullopt);
   EXPECT_EQ(sidecar.memoryRequest, std::nullopt);
@@ -225,7 +225,7 @@ TEST(PrometheusSource, ResolvesOwnersFromOneQuery) {
   auto r = f.source->podOwners(Scope{{"shop"}}, kEnd);
   ASSERT_TRUE(r.has_value());
   ASSERT_EQ(r->size(), 1u);
-  EXPECT_EQ((*r)[0].workload, (WorkloadRef{"shop", "Deployment", "web"}));
+  EXPECT_EQ((*r)[0].workload, (api::WorkloadRef{"shop", "Deployment", "web"}));
   EXPECT_EQ(f.transport->requests.size(), 1u);
 }
 

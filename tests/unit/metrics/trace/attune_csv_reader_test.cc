@@ -59,21 +59,21 @@ TEST(AttuneCsvReaderTest, ReadsRequestsLimitsAndOwners) {
   auto resources = source->resources(Scope{{"shop"}}, unixTime(kT0));
   ASSERT_TRUE(resources.has_value());
   ASSERT_EQ(resources->size(), 2u);
-  const ContainerResources& app = (*resources)[0];
+  const ContainerResourceValues& app = (*resources)[0];
   EXPECT_EQ(app.id, kApp);
   EXPECT_EQ(app.cpuRequest, 250_m);
   EXPECT_EQ(app.cpuLimit, 500_m);
   EXPECT_EQ(app.memoryRequest, 128_Mi);
   EXPECT_EQ(app.memoryLimit, 256_Mi);
-  const ContainerResources& sidecar = (*resources)[1];
+  const ContainerResourceValues& sidecar = (*resources)[1];
   EXPECT_EQ(sidecar.cpuLimit, std::nullopt);  // empty = unset
   EXPECT_EQ(sidecar.memoryLimit, std::nullopt);
   auto owners = source->podOwners({}, unixTime(kT0));
   ASSERT_TRUE(owners.has_value());
   ASSERT_EQ(owners->size(), 2u);  // one per pod, not per container
-  EXPECT_EQ((*owners)[0].workload, (WorkloadRef{"batch", "CronJob", "nightly"}));
+  EXPECT_EQ((*owners)[0].workload, (api::WorkloadRef{"batch", "CronJob", "nightly"}));
   EXPECT_EQ((*owners)[1].pod, "web-7d9f-abcde");
-  EXPECT_EQ((*owners)[1].workload, (WorkloadRef{"shop", "Deployment", "web"}));
+  EXPECT_EQ((*owners)[1].workload, (api::WorkloadRef{"shop", "Deployment", "web"}));
 }
 
 TEST(AttuneCsvReaderTest, ReadsTheOptionalColumns) {

@@ -52,8 +52,8 @@ TEST(BitbrainsReaderTest, ReadsPlainAndGzippedFilesOfADirectoryAsOneWorkloadPerV
   ASSERT_TRUE(owners.has_value());
   ASSERT_EQ(owners->size(), 2u);
   EXPECT_EQ((*owners)[0].pod, "vm-1-0");
-  EXPECT_EQ((*owners)[0].workload, (WorkloadRef{"bitbrains", "Deployment", "vm-1"}));
-  EXPECT_EQ((*owners)[1].workload, (WorkloadRef{"bitbrains", "Deployment", "vm-2"}));
+  EXPECT_EQ((*owners)[0].workload, (api::WorkloadRef{"bitbrains", "Deployment", "vm-1"}));
+  EXPECT_EQ((*owners)[1].workload, (api::WorkloadRef{"bitbrains", "Deployment", "vm-2"}));
 }
 
 TEST(BitbrainsReaderTest, ConvertsMhzToCoresAndKilobytesToBytes) {

@@ -309,14 +309,14 @@ TEST_F(SimMetricsSourceTest, OwnersResolveToTheTopLevelWorkload) {
 
   auto owners = source.podOwners(Scope{}, f.clock.now());
   ASSERT_TRUE(owners);
-  std::map<std::string, metrics::WorkloadRef> byPod;
+  std::map<std::string, api::WorkloadRef> byPod;
   for (const auto& o : *owners) byPod[o.pod] = o.workload;
-  EXPECT_EQ(byPod["web-7d9c5-abcde"], (metrics::WorkloadRef{"shop", "Deployment", "web"}));
-  EXPECT_EQ(byPod["legacy-5f6g7-x"], (metrics::WorkloadRef{"shop", "ReplicaSet", "legacy-5f6g7"}));
-  EXPECT_EQ(byPod["nightly-1-q"], (metrics::WorkloadRef{"batch", "CronJob", "nightly"}));
-  EXPECT_EQ(byPod["migrate-k"], (metrics::WorkloadRef{"batch", "Job", "migrate"}));
-  EXPECT_EQ(byPod["db-0"], (metrics::WorkloadRef{"data", "StatefulSet", "db"}));
-  EXPECT_EQ(byPod["lonely"], (metrics::WorkloadRef{"data", "Pod", "lonely"}));
+  EXPECT_EQ(byPod["web-7d9c5-abcde"], (api::WorkloadRef{"shop", "Deployment", "web"}));
+  EXPECT_EQ(byPod["legacy-5f6g7-x"], (api::WorkloadRef{"shop", "ReplicaSet", "legacy-5f6g7"}));
+  EXPECT_EQ(byPod["nightly-1-q"], (api::WorkloadRef{"batch", "CronJob", "nightly"}));
+  EXPECT_EQ(byPod["migrate-k"], (api::WorkloadRef{"batch", "Job", "migrate"}));
+  EXPECT_EQ(byPod["db-0"], (api::WorkloadRef{"data", "StatefulSet", "db"}));
+  EXPECT_EQ(byPod["lonely"], (api::WorkloadRef{"data", "Pod", "lonely"}));
   EXPECT_EQ(owners->size(), 6u);
 
   auto shop = source.podOwners(Scope{{"shop"}}, f.clock.now());

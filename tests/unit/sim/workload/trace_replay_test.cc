@@ -79,7 +79,7 @@ TEST_F(TraceReplay, ExposesOriginalAndCurrentResources) {
   EXPECT_EQ(m.resources(kSimStart + seconds(899)).cpuRequest, 250_m);
   EXPECT_EQ(m.resources(kSimStart + seconds(900)).cpuRequest, 500_m);
   EXPECT_EQ(m.resources(kSimStart + seconds(900)).cpuLimit, 1000_m);
-  EXPECT_EQ(m.resources(kSimStart - seconds(1)), metrics::ResourceState{});
+  EXPECT_EQ(m.resources(kSimStart - seconds(1)), api::ResourceValues{});
 }
 
 TEST_F(TraceReplay, RejectsBadContainers) {

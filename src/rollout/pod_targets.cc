@@ -1,4 +1,4 @@
-#include "rollout/targets.h"
+#include "rollout/pod_targets.h"
 
 #include "safety/resize_record.h"
 
@@ -28,7 +28,7 @@ void deriveResource(std::optional<Amount>& request, std::optional<Amount>& limit
 }  // namespace
 
 api::ResourceValues deriveTarget(const api::ResourceValues& current,
-                                 const recommend::ContainerResources& recommended,
+                                 const api::ResourceValues& recommended,
                                  api::ControlledValues controlled, bool guaranteedPod) {
   const bool controlLimits = controlled == api::ControlledValues::kRequestsAndLimits;
   api::ResourceValues out = current;
@@ -54,9 +54,9 @@ std::vector<ContainerChange> podChanges(const api::Pod& pod, const ContainerTarg
     if (it == targets.end()) continue;
     ContainerChange change{c.name, safety::resourceValuesOf(c.resources), {}};
     // cpu and memory may be controlled differently: derive each with its own mode.
-    recommend::ContainerResources cpuOnly;
+    api::ResourceValues cpuOnly;
     cpuOnly.cpuRequest = it->second.cpuRequest;
-    recommend::ContainerResources memoryOnly;
+    api::ResourceValues memoryOnly;
     memoryOnly.memoryRequest = it->second.memoryRequest;
     change.target = deriveTarget(change.current, cpuOnly, cpuMode, guaranteed);
     change.target = deriveTarget(change.target, memoryOnly, memoryMode, guaranteed);

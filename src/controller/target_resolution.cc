@@ -1,4 +1,4 @@
-#include "controller/targets.h"
+#include "controller/target_resolution.h"
 
 #include <algorithm>
 #include <string>

@@ -1,4 +1,4 @@
-#include "controller/recommender.h"
+#include "controller/workload_recommendations.h"
 
 #include <algorithm>
 
@@ -16,20 +16,20 @@ void raiseTo(std::optional<Amount>& target, const std::optional<Amount>& v) {
 
 }  // namespace
 
-std::vector<WorkloadAdvice> adviseTargets(const std::vector<TargetWorkload>& targets,
-                                          const UsageTracker& tracker,
-                                          const recommend::Strategy& strategy,
-                                          const api::AttunePolicy& policy, Time now,
-                                          AdviceCache* cache) {
-  std::vector<WorkloadAdvice> out;
+std::vector<RecommendedWorkload> recommendTargets(const std::vector<TargetWorkload>& targets,
+                                                  const usage::UsageHistory& history,
+                                                  const recommend::Strategy& strategy,
+                                                  const api::AttunePolicy& policy, Time now,
+                                                  RecommendationCache* cache) {
+  std::vector<RecommendedWorkload> out;
   for (const TargetWorkload& target : targets) {
     if (target.pods.empty()) continue;
-    WorkloadAdvice advice{.ref = target.ref, .containers = {}, .lastDataTime = std::nullopt};
+    RecommendedWorkload workload{.ref = target.ref, .containers = {}, .lastDataTime = std::nullopt};
     const auto& first = target.pods.front()->spec;
     const int containersInPod = static_cast<int>(std::max<std::size_t>(1, first.containers.size()));
     for (const api::Container& c : first.containers) {
       if (api::isExcludedContainer(policy, c.name)) continue;
-      ContainerAdvice a{.name = c.name, .current = {}, .recommendation = {}, .dataPoints = 0};
+      RecommendedContainer a{.name = c.name, .current = {}, .recommendation = {}, .dataPoints = 0};
       for (const api::Pod* pod : target.pods) {
         if (const api::Container* pc = pod->spec.findContainer(c.name)) {
           const api::ResourceValues v = safety::resourceValuesOf(pc->resources);
@@ -39,48 +39,47 @@ std::vector<WorkloadAdvice> adviseTargets(const std::vector<TargetWorkload>& tar
           raiseTo(a.current.memoryLimit, v.memoryLimit);
         }
       }
-      if (const TrackedContainer* tracked = tracker.find(target.ref, c.name)) {
-        a.dataPoints = static_cast<std::int64_t>(tracked->stats.sampleCount());
-        const std::optional<Time> last = tracked->stats.lastSampleTime();
-        AdviceCache::Entry* cached = cache ? &cache->at(target.ref, c.name) : nullptr;
-        if (cached != nullptr && cached->samples == tracked->stats.sampleCount() &&
+      if (const usage::ContainerUsage* tracked = history.find(target.ref, c.name)) {
+        const stats::ContainerStats& stats = tracked->stats();
+        a.dataPoints = static_cast<std::int64_t>(stats.sampleCount());
+        const std::optional<Time> last = stats.lastSampleTime();
+        RecommendationCache::Entry* cached = cache ? &cache->at(target.ref, c.name) : nullptr;
+        if (cached != nullptr && cached->samples == stats.sampleCount() &&
             cached->lastSample == last && cached->current == a.current && cached->samples > 0) {
           a.recommendation = cached->recommendation;
         } else {
-          const recommend::StrategyInput input{.stats = tracked->stats,
-                                               .now = now,
-                                               .current = a.current,
-                                               .policy = policy.spec,
-                                               .containersInPod = containersInPod,
-                                               .vpa = &tracked->vpa};
-          a.recommendation = strategy.recommend(input);
+          a.recommendation = usage::recommendFor(strategy, *tracked,
+                                                 {.now = now,
+                                                  .current = a.current,
+                                                  .policy = policy.spec,
+                                                  .containersInPod = containersInPod});
           if (cached != nullptr) {
-            *cached = {tracked->stats.sampleCount(), last, a.current, a.recommendation};
+            *cached = {stats.sampleCount(), last, a.current, a.recommendation};
           }
         }
-        if (auto last = tracked->stats.lastSampleTime()) {
-          if (!advice.lastDataTime || *advice.lastDataTime < *last) advice.lastDataTime = last;
+        if (last && (!workload.lastDataTime || *workload.lastDataTime < *last)) {
+          workload.lastDataTime = last;
         }
       } else {
         a.recommendation.reason = "no usage data yet";
       }
-      advice.containers.push_back(std::move(a));
+      workload.containers.push_back(std::move(a));
     }
-    out.push_back(std::move(advice));
+    out.push_back(std::move(workload));
   }
   return out;
 }
 
-api::WorkloadRecommendation toStatus(const WorkloadAdvice& advice, const api::AttunePolicy& policy,
-                                     Time now) {
+api::WorkloadRecommendation toStatus(const RecommendedWorkload& workload,
+                                     const api::AttunePolicy& policy, Time now) {
   const int minimum =
       policy.spec.metricsSource.minimumDataPoints.value_or(api::kDefaultMinimumDataPoints);
-  api::WorkloadRecommendation w{.workload = advice.ref.name,
-                                .kind = advice.ref.kind,
+  api::WorkloadRecommendation w{.workload = workload.ref.name,
+                                .kind = workload.ref.kind,
                                 .containers = {},
-                                .lastDataTime = advice.lastDataTime,
+                                .lastDataTime = workload.lastDataTime,
                                 .stale = std::nullopt};
-  for (const ContainerAdvice& a : advice.containers) {
+  for (const RecommendedContainer& a : workload.containers) {
     api::ContainerRecommendation c{.name = a.name,
                                    .current = a.current,
                                    .recommended = {},

@@ -13,7 +13,7 @@
 namespace attune::rollout {
 
 // Recommended values per container name; only the requests are read (see deriveTarget).
-using ContainerTargets = std::map<std::string, recommend::ContainerResources, std::less<>>;
+using ContainerTargets = std::map<std::string, api::ResourceValues, std::less<>>;
 
 // The new requests and limits of one container, per resource (cpu, memory) independently:
 //  - the resource is left as it is (request and limit) when the recommendation has no request
@@ -27,7 +27,7 @@ using ContainerTargets = std::map<std::string, recommend::ContainerResources, st
 //      to it (a request may not exceed its limit). A Guaranteed pod under RequestsOnly thus
 //      gets requests below its limits, which the QoS check then blocks.
 api::ResourceValues deriveTarget(const api::ResourceValues& current,
-                                 const recommend::ContainerResources& recommended,
+                                 const api::ResourceValues& recommended,
                                  api::ControlledValues controlled, bool guaranteedPod);
 
 // One regular container of a pod whose resources would change.

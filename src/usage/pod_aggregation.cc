@@ -1,11 +1,11 @@
-#include "recommend/pod_aggregation.h"
+#include "usage/pod_aggregation.h"
 
 #include <algorithm>
 #include <map>
 
 #include "api/policy/policy_defaults.h"
 
-namespace attune::recommend {
+namespace attune::usage {
 namespace {
 
 double effectiveCpu(const stats::Sample& s) {
@@ -68,4 +68,4 @@ Result<stats::StatsConfig> statsConfigFor(const api::AttunePolicySpec& spec, Dur
   return config;
 }
 
-}  // namespace attune::recommend
+}  // namespace attune::usage

@@ -1,5 +1,5 @@
 // How a recommendation becomes a pod's new resources, and what a Resize action carries.
-#include "rollout/targets.h"
+#include "rollout/pod_targets.h"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 #include "stats/config.h"
 #include "stats/container_stats.h"
 
-namespace attune::recommend {
+namespace attune::usage {
 
 // Reduces the samples of several pods of one container (each in time order) to the samples
 // fed to its statistics: kNone keeps every sample; kMax and kAvg make one sample per
@@ -22,4 +22,4 @@ std::vector<stats::Sample> aggregateSamples(const std::vector<std::vector<stats:
 // cpu/memory percentiles (unset or 0: the defaults). Fails when invalid, naming the field.
 Result<stats::StatsConfig> statsConfigFor(const api::AttunePolicySpec& spec, Duration history);
 
-}  // namespace attune::recommend
+}  // namespace attune::usage

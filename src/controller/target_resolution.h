@@ -1,4 +1,5 @@
-// Which workloads and pods a policy sizes: spec.targetRef resolved against a snapshot.
+// Target resolution: which workloads and pods a policy sizes, spec.targetRef resolved against a
+// snapshot. (The resources each pod's containers should get are rollout/pod_targets.h.)
 #pragma once
 
 #include <optional>
@@ -13,7 +14,7 @@ namespace attune::controller {
 
 // One workload a policy targets, viewed through a snapshot (pointers into it).
 struct TargetWorkload {
-  metrics::WorkloadRef ref;
+  api::WorkloadRef ref;
   api::WorkloadKind kind = api::WorkloadKind::kDeployment;
   const api::ObjectMeta* metadata = nullptr;
   // The selector of its pods (the workload's spec.selector); nullptr for a CronJob, whose pods

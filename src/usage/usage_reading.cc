@@ -1,0 +1,40 @@
+#include "usage/usage_reading.h"
+
+#include <utility>
+
+namespace attune::usage {
+
+ReadRange readRange(Time start, Time end, Duration step) {
+  return {.samples = {start, end, step}, .oomKills = {start - step, end, step}};
+}
+
+Result<UsageReading> readUsage(metrics::MetricsSource& source, const metrics::Scope& scope,
+                               const ReadRange& range, const QueryObserver& observer) {
+  UsageReading out;
+  // Runs one query, telling the observer before and after.
+  const auto run = [&](std::string_view query, auto& into, auto ask) -> Result<void> {
+    if (observer) observer(query, std::nullopt);
+    auto answer = ask();
+    if (!answer) return std::unexpected(answer.error());
+    into = std::move(*answer);
+    if (observer) observer(query, into.size());
+    return {};
+  };
+  Result<void> ok =
+      run("cpu usage", out.cpu, [&] { return source.cpuUsage(scope, range.samples); });
+  if (ok) {
+    ok = run("cpu pressure", out.psi,
+             [&] { return source.cpuPressureWaiting(scope, range.samples); });
+  }
+  if (ok) {
+    ok = run("memory working set", out.memory,
+             [&] { return source.memoryWorkingSet(scope, range.samples); });
+  }
+  if (ok) {
+    ok = run("oom kills", out.oomKills, [&] { return source.oomKills(scope, range.oomKills); });
+  }
+  if (!ok) return std::unexpected(ok.error());
+  return out;
+}
+
+}  // namespace attune::usage

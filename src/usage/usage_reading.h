@@ -1,0 +1,46 @@
+// Reading a scope's usage from a MetricsSource: the first stage of the usage pipeline (see
+// usage_history.h), one query per metric for the whole scope.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "core/error.h"
+#include "core/time.h"
+#include "metrics/metrics_source.h"
+
+namespace attune::usage {
+
+// The ranges of one read: samples over [start, end] every step, and OOM kills over a range
+// that starts one step earlier, so that a kill between the previous read's last sample and
+// this read's first one is not lost (UsageHistory drops the kills an earlier read covered).
+struct ReadRange {
+  metrics::Range samples;
+  metrics::Range oomKills;
+};
+
+// The ReadRange of samples over [start, end] every `step` (> 0).
+ReadRange readRange(Time start, Time end, Duration step);
+
+// What one read of a scope returns.
+struct UsageReading {
+  std::vector<metrics::ContainerSeries> cpu;     // cores
+  std::vector<metrics::ContainerSeries> psi;     // PSI CPU waiting rate; may be empty
+  std::vector<metrics::ContainerSeries> memory;  // working set, bytes
+  std::vector<metrics::OomKill> oomKills;
+};
+
+// Told about each query of readUsage: before it with `found` unset, after it (when it
+// succeeded) with the number of series or kills found. `query` is "cpu usage", "cpu pressure",
+// "memory working set" or "oom kills".
+using QueryObserver = std::function<void(std::string_view query, std::optional<std::size_t> found)>;
+
+// One query per metric for `scope`, in the order QueryObserver lists them; the first error of
+// the source is returned as is and the remaining queries are not made. `observer` may be empty.
+Result<UsageReading> readUsage(metrics::MetricsSource& source, const metrics::Scope& scope,
+                               const ReadRange& range, const QueryObserver& observer = {});
+
+}  // namespace attune::usage
