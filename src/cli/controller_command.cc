@@ -226,6 +226,8 @@ int runController(const ControllerFlags& f) {
   kube::HttpClusterApi leaseApi(*config, clock, leaseOptions);
   kube::CachedClusterApiOptions cacheOptions;
   if (f.watchNamespaces.size() == 1) cacheOptions.namespace_ = f.watchNamespaces.front();
+  // Pods follow their watch at every poll; the other kinds are relisted once per pass.
+  cacheOptions.listResync = settings->reconcileInterval;
   kube::CachedClusterApi api(direct, clock, cacheOptions);
   metrics::PrometheusSource source(std::move(prometheus), clock);
   metrics::Registry registry;
@@ -233,6 +235,7 @@ int runController(const ControllerFlags& f) {
   controllerOptions.watchNamespaces = f.watchNamespaces;
   controllerOptions.durationClock = &clock;
   controllerOptions.observation = settings->observation;
+  controllerOptions.resyncPeriod = settings->reconcileInterval;
   controller::Controller ctl(api, source, clock, registry, controllerOptions);
   metrics::MetricFamily& backendUp = registry.gauge(
       "attune_metrics_backend_up", "1 when the last check of the metrics backend succeeded", {});
@@ -300,6 +303,18 @@ int runController(const ControllerFlags& f) {
     if (!done) return std::unexpected(done.error());
     return counter.summary;
   };
+  // Between passes: the pod watch drained into the cache, then whatever the work queue has due
+  // (a new or changed pod of a target, a policy change, a requeue time).
+  auto poll = [&]() -> Result<PassSummary> {
+    if (auto synced = api.sync(); !synced) return std::unexpected(synced.error());
+    Counter counter;
+    ctl.setObserver([&counter](const controller::ActionRecord& a) { counter(a); });
+    auto done = ctl.reconcileDue();
+    ctl.setObserver(nullptr);
+    if (!done) return std::unexpected(done.error());
+    counter.summary.policies = ctl.reconciledLastCall();
+    return counter.summary;
+  };
   auto wait = [&signals](Duration d) {
     const auto s = std::chrono::duration_cast<std::chrono::seconds>(d);
     const timespec timeout{static_cast<time_t>(s.count()),
@@ -313,10 +328,12 @@ int runController(const ControllerFlags& f) {
     ElectionDriver driver(elector, clock, log, registry);
     OperatorLoop loop(
         clock, [&driver] { return driver.leader(); }, pass, readiness, log, health, loopOptions);
+    loop.setPoll(poll);
     runThreaded(loop, driver, clock, wait, log);
   } else {
     OperatorLoop loop(
         clock, [] { return true; }, pass, readiness, log, health, loopOptions);
+    loop.setPoll(poll);
     runInline(loop, nullptr, wait, log);
   }
   (*server)->stop();

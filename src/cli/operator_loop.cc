@@ -138,6 +138,27 @@ void OperatorLoop::runPass() {
                                     {"duration_s", took}});
 }
 
+void OperatorLoop::runPoll() {
+  const Time start = clock_.now();
+  auto summary = poll_();
+  if (!summary) {
+    if (summary.error().toString() != lastPollError_) {
+      lastPollError_ = summary.error().toString();
+      log_.warn("work queue poll failed", {{"error", lastPollError_}});
+    }
+    return;
+  }
+  lastPollError_.clear();
+  if (summary->policies == 0) return;
+  log_.info("reconciled from the work queue",
+            {{"policies", std::to_string(summary->policies)},
+             {"resizes", std::to_string(summary->resizes)},
+             {"resizes_failed", std::to_string(summary->resizesFailed)},
+             {"resizes_skipped", std::to_string(summary->resizesSkipped)},
+             {"reverts", std::to_string(summary->reverts)},
+             {"duration_s", seconds(clock_.now() - start)}});
+}
+
 Duration OperatorLoop::step() {
   health_.beat(clock_.now());
   if (!health_.ready()) {
@@ -154,6 +175,8 @@ Duration OperatorLoop::step() {
     nextPass_.reset();  // after (re)gaining leadership, reconcile at once
   } else if (!nextPass_ || clock_.now() >= *nextPass_) {
     runPass();
+  } else if (poll_) {
+    runPoll();
   }
   const Time now = clock_.now();
   health_.beat(now);

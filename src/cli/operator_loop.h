@@ -2,7 +2,9 @@
 // - ElectionDriver: a leader-election step every retry period (controller::LeaderElector),
 //   logging leadership changes and publishing whether this replica leads;
 // - OperatorLoop: a readiness check until it first succeeds, and while leader a reconcile pass
-//   every reconcile interval. Passes are synchronous, so a shutdown request seen between
+//   every reconcile interval (the controller's periodic resync) and, between passes, a poll
+//   every iteration (the caches brought up to date and the controller's work queue served, so
+//   a new pod or a cooldown ending is acted on within seconds). Passes are synchronous, so a shutdown request seen between
 //   iterations never interrupts one (in-flight resizes finish their annotations and history).
 // runThreaded (the binary) drives the election on its own thread, so that a slow pass (an
 // unreachable Prometheus retried with backoff) cannot keep the lease from being renewed;
@@ -95,31 +97,42 @@ class OperatorLoop {
   using ReadinessCheck = std::function<Result<void>()>;
   // Whether this replica may reconcile now (ElectionDriver::leader, or always true).
   using Leader = std::function<bool()>;
+  // Between passes: what the work queue has due (Controller::reconcileDue, after the caches'
+  // sync). Its summary is logged when it reconciled a policy; an error is logged once per
+  // distinct message.
+  using Poll = std::function<Result<PassSummary>()>;
 
   // Every reference must outlive the loop.
   OperatorLoop(Clock& clock, Leader leader, Pass pass, ReadinessCheck ready, Logger& log,
                OperatorHealth& health, OperatorLoopOptions options);
 
+  // Sets the poll run on iterations without a pass (none by default).
+  void setPoll(Poll poll) { poll_ = std::move(poll); }
+
   // One iteration at clock.now(): the readiness check until it first succeeds; then, while
   // leader, a pass when one is due (at once after becoming leader, then every
-  // reconcileInterval from the previous pass's start). Pass errors are logged and the loop
-  // continues. Returns how long to wait before the next iteration (at most options.tick).
+  // reconcileInterval from the previous pass's start), else the poll. Pass errors are logged
+  // and the loop continues. Returns how long to wait before the next iteration (at most
+  // options.tick).
   Duration step();
 
   std::uint64_t passes() const { return passes_; }
 
  private:
   void runPass();
+  void runPoll();
 
   Clock& clock_;
   Leader leader_;
   Pass pass_;
+  Poll poll_;
   ReadinessCheck ready_;
   Logger& log_;
   OperatorHealth& health_;
   OperatorLoopOptions options_;
   std::optional<Time> nextPass_;    // unset: due as soon as leader
   std::string lastReadinessError_;  // so a repeated failure is logged once
+  std::string lastPollError_;       // likewise
   std::uint64_t passes_ = 0;
 };
 

@@ -163,6 +163,7 @@ Result<void> Controller::reconcileAll() {
 }
 
 Result<void> Controller::reconcileDue() {
+  reconciledLastCall_ = 0;
   auto policies = listPolicies();
   if (!policies) return std::unexpected(policies.error());
   const Time now = clock_.now();
@@ -191,6 +192,7 @@ Result<void> Controller::reconcileDue() {
     const std::string key = keyOf(stored.metadata);
     if (!dueKeys.contains(key)) continue;
     queue_.add(key, reconcile(stored, *snapshot, now));
+    ++reconciledLastCall_;
   }
   return {};
 }

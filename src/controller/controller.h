@@ -83,6 +83,8 @@ class Controller {
   // When the soonest queued policy is due (nullopt before the first call or with no policy):
   // drivers call reconcileDue() then.
   std::optional<Time> nextDue() const { return queue_.nextDue(); }
+  // Policies the last reconcileDue() or reconcileAll() reconciled.
+  std::size_t reconciledLastCall() const { return reconciledLastCall_; }
   // Passes run for `policy` ("namespace/name") since its state was created; nullopt when it is
   // unknown.
   std::optional<std::uint64_t> passesOf(std::string_view policy) const;
@@ -119,6 +121,7 @@ class Controller {
   EventRecorder events_;
   ActionObserver observer_;
   WorkQueue queue_;
+  std::size_t reconciledLastCall_ = 0;
   std::map<std::string, Known, std::less<>> policies_;  // by "namespace/name"
   // Where each watched scope's pod watch resumes ("" = all namespaces); absent: not watching
   // (started from the next snapshot's pod LIST).

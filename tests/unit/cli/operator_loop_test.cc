@@ -145,6 +145,34 @@ TEST_F(OperatorLoopTest, ShutdownReleasesTheLeaseForAnImmediateTakeover) {
   EXPECT_NE(out_.str().find("released lease"), std::string::npos) << out_.str();
 }
 
+TEST_F(OperatorLoopTest, BetweenPassesThePollServesTheWorkQueueEveryTick) {
+  OperatorHealth health;
+  int passes = 0;
+  std::vector<Time> polls;
+  OperatorLoop loop(
+      clock_, [] { return true; },
+      [&]() -> Result<PassSummary> {
+        ++passes;
+        return PassSummary{};
+      },
+      [] { return Result<void>{}; }, log_, health, OperatorLoopOptions{});
+  loop.setPoll([&]() -> Result<PassSummary> {
+    polls.push_back(clock_.now());
+    // A policy is due at the fifth poll (a cooldown ending, say).
+    return PassSummary{polls.size() == 5 ? 1u : 0u, polls.size() == 5 ? 1u : 0u, 0, 0, 0};
+  });
+  runInline(loop, nullptr, until(startTime() + minutes(1) - seconds(1)), log_);
+  EXPECT_EQ(passes, 1);  // at 0; the next is due at one minute
+  ASSERT_EQ(polls.size(), 29u) << "every 2 s tick between the passes";
+  EXPECT_EQ(polls.front(), startTime() + seconds(2));
+  const std::string text = out_.str();
+  EXPECT_NE(text.find("reconciled from the work queue policies=1 resizes=1"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("reconciled from the work queue"),
+            text.rfind("reconciled from the work queue"))
+      << "polls that reconcile nothing are not logged";
+}
+
 TEST_F(OperatorLoopTest, PassErrorsAreLoggedAndTheLoopContinues) {
   OperatorHealth health;
   int passes = 0;
