@@ -4,8 +4,9 @@
 // - OperatorLoop: a readiness check until it first succeeds, and while leader a reconcile pass
 //   every reconcile interval (the controller's periodic resync) and, between passes, a poll
 //   every iteration (the caches brought up to date and the controller's work queue served, so
-//   a new pod or a cooldown ending is acted on within seconds). Passes are synchronous, so a shutdown request seen between
-//   iterations never interrupts one (in-flight resizes finish their annotations and history).
+//   a new pod or a cooldown ending is acted on within seconds). Passes are synchronous, so a
+//   shutdown request seen between iterations never interrupts one (in-flight resizes finish their
+//   annotations and history).
 // runThreaded (the binary) drives the election on its own thread, so that a slow pass (an
 // unreachable Prometheus retried with backoff) cannot keep the lease from being renewed;
 // runInline (tests) alternates both on one thread. Time comes from the Clock and waiting from

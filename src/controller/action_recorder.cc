@@ -172,7 +172,7 @@ void ActionRecorder::record(const rollout::EventAction& action, const ActionOutc
   event(action.workload, {}, action.type, action.reason, action.message);
 }
 
-void ActionRecorder::restoreFailed(const rollout::WorkloadId& workload, const std::string& pod,
+void ActionRecorder::restoreFailed(const api::WorkloadRef& workload, const std::string& pod,
                                    const ActionOutcome& outcome) {
   event(workload, pod, "Warning", "ResizeFailed",
         "restoring the original resources failed: " + outcome.error +
@@ -208,25 +208,23 @@ void ActionRecorder::addHistory(api::ResizeHistoryEntry entry) {
   }
 }
 
-void ActionRecorder::countResize(const rollout::WorkloadId& workload, std::string_view resource,
+void ActionRecorder::countResize(const api::WorkloadRef& workload, std::string_view resource,
                                  std::string_view result) {
   ctx_.metrics.resizes.inc(
-      {workload.namespace_, workload.name, std::string(resource), std::string(result)});
+      {workload.ns, workload.name, std::string(resource), std::string(result)});
 }
 
-void ActionRecorder::event(const rollout::WorkloadId& workload, const std::string& pod,
+void ActionRecorder::event(const api::WorkloadRef& workload, const std::string& pod,
                            std::string_view type, std::string_view reason,
                            std::string_view message) {
-  const api::Pod* p = pod.empty() ? nullptr : ctx_.snapshot.pod(workload.namespace_, pod);
+  const api::Pod* p = pod.empty() ? nullptr : ctx_.snapshot.pod(workload.ns, pod);
   if (p != nullptr) {
     (void)ctx_.events.record(referenceTo(kPodApiVersion, "Pod", p->metadata), type, reason,
                              message);
     return;
   }
   for (const TargetWorkload& t : ctx_.targets) {
-    if (t.kind != workload.kind || t.ref.ns != workload.namespace_ || t.ref.name != workload.name) {
-      continue;
-    }
+    if (t.ref != workload) continue;
     const bool batch = t.kind == api::WorkloadKind::kJob || t.kind == api::WorkloadKind::kCronJob;
     (void)ctx_.events.record(referenceTo(batch ? "batch/v1" : "apps/v1", t.ref.kind, *t.metadata),
                              type, reason, message);
@@ -234,15 +232,14 @@ void ActionRecorder::event(const rollout::WorkloadId& workload, const std::strin
   }
 }
 
-void ActionRecorder::notify(ActionRecord::Kind kind, const rollout::WorkloadId& workload,
+void ActionRecorder::notify(ActionRecord::Kind kind, const api::WorkloadRef& workload,
                             std::string pod, std::string container, std::string reason,
                             std::string detail) {
   if (!ctx_.observer) return;
   ctx_.observer({.kind = kind,
                  .time = ctx_.now,
                  .policy = ctx_.policy,
-                 .workload = {workload.namespace_,
-                              std::string(rollout::workloadKindName(workload.kind)), workload.name},
+                 .workload = workload,
                  .pod = std::move(pod),
                  .container = std::move(container),
                  .reason = std::move(reason),

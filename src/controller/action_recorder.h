@@ -54,20 +54,20 @@ class ActionRecorder {
   void record(const rollout::EventAction& action, const ActionOutcome& outcome);
 
   // A restore of the originals that failed: the record stays and the restore is retried.
-  void restoreFailed(const rollout::WorkloadId& workload, const std::string& pod,
+  void restoreFailed(const api::WorkloadRef& workload, const std::string& pod,
                      const ActionOutcome& outcome);
   // The Applied history entries of the record's resize become Reverted (or, when trimmed from
   // the bounded history, one Reverted entry per recorded container is added).
   void markReverted(const std::string& pod, const safety::ResizeRecord& record,
                     std::string_view reason);
   void addHistory(api::ResizeHistoryEntry entry);
-  void countResize(const rollout::WorkloadId& workload, std::string_view resource,
+  void countResize(const api::WorkloadRef& workload, std::string_view resource,
                    std::string_view result);
   // An event about the pod (or, when it is not in the snapshot or `pod` is empty, about the
   // workload).
-  void event(const rollout::WorkloadId& workload, const std::string& pod, std::string_view type,
+  void event(const api::WorkloadRef& workload, const std::string& pod, std::string_view type,
              std::string_view reason, std::string_view message);
-  void notify(ActionRecord::Kind kind, const rollout::WorkloadId& workload, std::string pod,
+  void notify(ActionRecord::Kind kind, const api::WorkloadRef& workload, std::string pod,
               std::string container, std::string reason, std::string detail);
   // After a resize or a revert the next skip of the workload or pod is news again.
   void forgetSkips(const std::string& workload, const std::string& pod);

@@ -48,7 +48,7 @@ ActionOutcome Actuator::carryOut(const rollout::EndObservationAction& action) {
 }
 
 ActionOutcome Actuator::carryOut(const rollout::ResizeAction& action) {
-  const std::string& ns = action.workload.namespace_;
+  const std::string& ns = action.workload.ns;
   // 1. The originals first: a pod is never touched before its record is stored.
   auto annotated =
       api_.patchPodAnnotations(ns, action.pod, action.annotations, action.podResourceVersion);
@@ -96,28 +96,28 @@ Result<void> Actuator::resize(const std::string& ns, const std::string& pod,
   return {};
 }
 
-ActionOutcome Actuator::restore(const rollout::WorkloadId& workload, const std::string& pod,
+ActionOutcome Actuator::restore(const api::WorkloadRef& workload, const std::string& pod,
                                 std::span<const api::ContainerResize> originals,
                                 const api::AnnotationChanges& clearRecord) {
   if (!originals.empty()) {
-    auto restored = resize(workload.namespace_, pod, originals);
+    auto restored = resize(workload.ns, pod, originals);
     if (!restored) return failed(restored.error());  // retried next pass; the record stays
   }
   patchPod(workload, pod, clearRecord);
   return {};
 }
 
-void Actuator::patchPod(const rollout::WorkloadId& workload, const std::string& pod,
+void Actuator::patchPod(const api::WorkloadRef& workload, const std::string& pod,
                         const api::AnnotationChanges& changes) {
   if (changes.empty()) return;
-  (void)api_.patchPodAnnotations(workload.namespace_, pod, changes, "");
+  (void)api_.patchPodAnnotations(workload.ns, pod, changes, "");
 }
 
-void Actuator::patchWorkload(const rollout::WorkloadId& workload,
+void Actuator::patchWorkload(const api::WorkloadRef& workload,
                              const api::AnnotationChanges& changes) {
-  if (changes.empty()) return;
-  (void)api_.patchWorkloadAnnotations(workload.kind, workload.namespace_, workload.name, changes,
-                                      "");
+  const auto kind = workload.workloadKind();
+  if (changes.empty() || !kind) return;  // a bare pod has no workload to annotate
+  (void)api_.patchWorkloadAnnotations(*kind, workload.ns, workload.name, changes, "");
 }
 
 }  // namespace attune::controller

@@ -48,12 +48,12 @@ class Actuator {
                       std::span<const api::ContainerResize> containers);
   // Puts the recorded originals back and removes the record; the record stays when the restore
   // fails.
-  ActionOutcome restore(const rollout::WorkloadId& workload, const std::string& pod,
+  ActionOutcome restore(const api::WorkloadRef& workload, const std::string& pod,
                         std::span<const api::ContainerResize> originals,
                         const api::AnnotationChanges& clearRecord);
-  void patchPod(const rollout::WorkloadId& workload, const std::string& pod,
+  void patchPod(const api::WorkloadRef& workload, const std::string& pod,
                 const api::AnnotationChanges& changes);
-  void patchWorkload(const rollout::WorkloadId& workload, const api::AnnotationChanges& changes);
+  void patchWorkload(const api::WorkloadRef& workload, const api::AnnotationChanges& changes);
 
   api::ClusterApi& api_;
 };

@@ -25,10 +25,6 @@ metrics::Scope scopeOf(const api::AttunePolicy& policy) {
   return scope;
 }
 
-rollout::WorkloadId idOf(const TargetWorkload& target) {
-  return {target.kind, target.ref.ns, target.ref.name};
-}
-
 }  // namespace
 
 Result<std::unique_ptr<PolicyState>> PolicyState::create(const api::AttunePolicy& defaulted,
@@ -125,7 +121,7 @@ std::vector<rollout::ObservedPod> PolicyPass::judgeResizedPods() {
       auto record = safety::decodeResizeRecord(*pod);
       if (!record || !*record) continue;  // malformed records are reported by the planner
       rollout::ObservedPod o{
-          .workload = idOf(target), .pod = pod, .record = **record, .verdict = std::nullopt};
+          .workload = target.ref, .pod = pod, .record = **record, .verdict = std::nullopt};
       if (rollout::recordState(*pod, o.record) == rollout::RecordState::kToJudge) {
         safety::SafetySignals signals;
         // Throttle data is only read when a verdict may need it (at or after the period's end).
@@ -148,8 +144,8 @@ std::vector<rollout::ObservedPod> PolicyPass::judgeResizedPods() {
 // ---- Plan
 
 rollout::Plan PolicyPass::makePlan(const std::vector<rollout::ObservedPod>& observed) {
-  std::map<rollout::WorkloadId, api::ObjectMeta> workloads;
-  for (const TargetWorkload& t : targets_) workloads[idOf(t)] = *t.metadata;
+  std::map<api::WorkloadRef, api::ObjectMeta> workloads;
+  for (const TargetWorkload& t : targets_) workloads[t.ref] = *t.metadata;
   rollout::Plan observations;
   rollout::planObservations(observed, workloads, now_, observations);
   // Fail closed: without fresh metrics there is no resize this pass.
@@ -163,7 +159,7 @@ rollout::Plan PolicyPass::makePlan(const std::vector<rollout::ObservedPod>& obse
                               .resizesInFlight = 0};
   for (const TargetWorkload& t : targets_) {
     rollout::WorkloadInput w{.kind = t.kind,
-                             .metadata = workloads[idOf(t)],
+                             .metadata = workloads[t.ref],
                              .replicas = t.replicas,
                              .updatedReplicas = t.updatedReplicas,
                              .pods = t.pods,

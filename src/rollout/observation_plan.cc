@@ -60,7 +60,8 @@ void applyAnnotationChanges(api::ObjectMeta& meta, const api::AnnotationChanges&
 }
 
 void planObservations(std::span<const ObservedPod> pods,
-                      std::map<WorkloadId, api::ObjectMeta>& workloads, Time now, Plan& plan) {
+                      std::map<api::WorkloadRef, api::ObjectMeta>& workloads, Time now,
+                      Plan& plan) {
   using Outcome = EndObservationAction::Outcome;
   for (const ObservedPod& observed : pods) {
     const api::Pod& pod = *observed.pod;

@@ -36,7 +36,7 @@ RecordState recordState(const api::Pod& pod, const safety::ResizeRecord& record)
 
 // One pod under observation, as the pass saw it.
 struct ObservedPod {
-  WorkloadId workload;
+  api::WorkloadRef workload;
   const api::Pod* pod = nullptr;  // must outlive planObservations
   safety::ResizeRecord record;
   // The monitor's verdict; set exactly when recordState(pod, record) is kToJudge.
@@ -54,7 +54,7 @@ struct ObservedPod {
 // action plans are applied to it, so a later entry (a second revert of the same workload, or
 // the rollout planned after these) sees them. A workload missing from the map is added empty.
 void planObservations(std::span<const ObservedPod> pods,
-                      std::map<WorkloadId, api::ObjectMeta>& workloads, Time now, Plan& plan);
+                      std::map<api::WorkloadRef, api::ObjectMeta>& workloads, Time now, Plan& plan);
 
 // `meta` with `changes` applied (set, or erased for nullopt).
 void applyAnnotationChanges(api::ObjectMeta& meta, const api::AnnotationChanges& changes);

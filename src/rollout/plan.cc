@@ -2,24 +2,6 @@
 
 namespace attune::rollout {
 
-std::string_view workloadKindName(api::WorkloadKind kind) {
-  switch (kind) {
-    case api::WorkloadKind::kDeployment:
-      return "Deployment";
-    case api::WorkloadKind::kStatefulSet:
-      return "StatefulSet";
-    case api::WorkloadKind::kDaemonSet:
-      return "DaemonSet";
-    case api::WorkloadKind::kReplicaSet:
-      return "ReplicaSet";
-    case api::WorkloadKind::kJob:
-      return "Job";
-    case api::WorkloadKind::kCronJob:
-      return "CronJob";
-  }
-  return "Unknown";
-}
-
 std::string_view toString(SkipReason reason) {
   switch (reason) {
     case SkipReason::kOptOut:

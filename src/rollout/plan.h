@@ -52,17 +52,6 @@
 
 namespace attune::rollout {
 
-// The workload an action is about.
-struct WorkloadId {
-  api::WorkloadKind kind = api::WorkloadKind::kDeployment;
-  std::string namespace_;
-  std::string name;
-  auto operator<=>(const WorkloadId&) const = default;
-};
-
-// "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob".
-std::string_view workloadKindName(api::WorkloadKind kind);
-
 // Why a resize was not made. The names are the `reason` of ResizeSkipped events and of Skipped
 // history entries.
 enum class SkipReason {
@@ -100,7 +89,7 @@ struct ResourceChange {
 };
 
 struct ResizeAction {
-  WorkloadId workload;
+  api::WorkloadRef workload;  // the workload the action is about
   std::string pod;
   std::string podResourceVersion;  // the precondition of the record's annotation patch
   // The desired resources of every changed container, for ClusterApi::resizePod.
@@ -116,16 +105,16 @@ struct ResizeAction {
 };
 
 struct SkipAction {
-  WorkloadId workload;
-  std::string pod;  // empty when the whole workload is skipped
+  api::WorkloadRef workload;  // the workload the action is about
+  std::string pod;            // empty when the whole workload is skipped
   SkipReason reason = SkipReason::kOptOut;
   std::string message;
   std::optional<Duration> requeueAfter;  // set for kCooldown: the remaining cooldown
 };
 
 struct DeferAction {
-  WorkloadId workload;
-  std::string pod;  // empty when the whole workload waits
+  api::WorkloadRef workload;  // the workload the action is about
+  std::string pod;            // empty when the whole workload waits
   DeferReason reason = DeferReason::kActiveRollout;
   std::string message;
   std::optional<Duration> requeueAfter;
@@ -135,15 +124,15 @@ inline constexpr std::string_view kHpaConflictReason = "HPAConflict";
 
 // An event to emit about the workload.
 struct EventAction {
-  WorkloadId workload;
-  std::string type;    // "Normal" or "Warning"
-  std::string reason;  // e.g. kHpaConflictReason
+  api::WorkloadRef workload;  // the workload the action is about
+  std::string type;           // "Normal" or "Warning"
+  std::string reason;         // e.g. kHpaConflictReason
   std::string message;
 };
 
 // Restores the original resources of a resized pod after a safety violation.
 struct RevertAction {
-  WorkloadId workload;
+  api::WorkloadRef workload;  // the workload the action is about
   std::string pod;
   safety::ResizeRecord record;
   std::vector<api::ContainerResize> restore;   // the recorded originals, for resizePod
@@ -156,7 +145,7 @@ struct RevertAction {
 
 // Restores the original resources of a pod whose resize the kubelet refused.
 struct RestoreAction {
-  WorkloadId workload;
+  api::WorkloadRef workload;  // the workload the action is about
   std::string pod;
   safety::ResizeRecord record;
   std::vector<api::ContainerResize> restore;
@@ -171,7 +160,7 @@ struct EndObservationAction {
     kViolationKept,  // a violation, kept because autoRevert is off
     kNeverApplied,   // the pod is at its recorded originals and no request can still land
   };
-  WorkloadId workload;
+  api::WorkloadRef workload;  // the workload the action is about
   std::string pod;
   Outcome outcome = Outcome::kSafe;
   api::AnnotationChanges clearRecord;

@@ -35,7 +35,7 @@ struct WorkloadInput {
   ContainerTargets targets;
 
   bool rollingOut() const { return updatedReplicas < replicas; }
-  WorkloadId id() const { return {kind, metadata.namespace_, metadata.name}; }
+  api::WorkloadRef id() const { return api::workloadRef(kind, metadata.namespace_, metadata.name); }
 };
 
 // Everything one planning pass reads. Spans must outlive the call.

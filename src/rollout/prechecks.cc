@@ -227,13 +227,13 @@ std::optional<std::string> checkNodeCapacity(const api::Pod& pod, const api::Pod
   return std::nullopt;
 }
 
-std::string hpaConflict(const WorkloadId& workload,
+std::string hpaConflict(const api::WorkloadRef& workload,
                         std::span<const api::HorizontalPodAutoscaler> hpas) {
   std::vector<std::string> found;
   for (const api::HorizontalPodAutoscaler& hpa : hpas) {
-    if (hpa.metadata.namespace_ != workload.namespace_) continue;
+    if (hpa.metadata.namespace_ != workload.ns) continue;
     const api::ScaleTargetRef& ref = hpa.spec.scaleTargetRef;
-    if (ref.kind != workloadKindName(workload.kind) || ref.name != workload.name) continue;
+    if (ref.kind != workload.kind || ref.name != workload.name) continue;
     std::vector<std::string> resources;
     for (const api::MetricSpec& m : hpa.spec.metrics) {
       auto sized = [](const std::string& r) { return r == "cpu" || r == "memory"; };

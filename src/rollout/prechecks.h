@@ -72,7 +72,7 @@ std::optional<std::string> checkNodeCapacity(const api::Pod& pod, const api::Pod
 // The HPAs in the workload's namespace that scale the workload on cpu or memory (a Resource or
 // ContainerResource metric), with the message of the informational HPAConflict event; empty
 // message when there is none.
-std::string hpaConflict(const WorkloadId& workload,
+std::string hpaConflict(const api::WorkloadRef& workload,
                         std::span<const api::HorizontalPodAutoscaler> hpas);
 
 }  // namespace attune::rollout

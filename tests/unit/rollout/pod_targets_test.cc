@@ -44,7 +44,7 @@ TEST(ResizeAction, CarriesTheRecordToWriteFirstAndTheHistoryChanges) {
   Plan plan = planRollout(p, {{web(ps)}}, t0());
   ASSERT_EQ(plan.all<ResizeAction>().size(), 1u);
   const ResizeAction& r = *plan.all<ResizeAction>()[0];
-  EXPECT_EQ(r.workload, (WorkloadId{api::WorkloadKind::kDeployment, "team", "web"}));
+  EXPECT_EQ(r.workload, api::workloadRef(api::WorkloadKind::kDeployment, "team", "web"));
   EXPECT_EQ(r.containers[0].resources, resources("250m", "384Mi", "1", "768Mi"));
 
   const safety::ContainerRecord& c = r.record.containers.at(0);
