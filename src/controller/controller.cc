@@ -95,10 +95,12 @@ Result<std::vector<api::AttunePolicy>> Controller::listPolicies() {
 
 void Controller::notePolicies(const std::vector<api::AttunePolicy>& policies, Time now) {
   std::set<std::string, std::less<>> present;
+  bool membership = false;  // a policy came or went: the namespace index is rebuilt
   for (const api::AttunePolicy& p : policies) {
     const std::string key = keyOf(p.metadata);
     present.insert(key);
     auto [it, added] = policies_.try_emplace(key);
+    membership = membership || added;
     if (added || it->second.generation != p.metadata.generation) {
       it->second.generation = p.metadata.generation;
       it->second.namespace_ = p.metadata.namespace_;
@@ -113,7 +115,11 @@ void Controller::notePolicies(const std::vector<api::AttunePolicy>& policies, Ti
     }
     queue_.forget(it->first);
     it = policies_.erase(it);
+    membership = true;
   }
+  if (!membership) return;
+  policiesByNamespace_.clear();
+  for (const auto& [key, known] : policies_) policiesByNamespace_[known.namespace_].push_back(key);
 }
 
 void Controller::notePodChanges(Time now) {
@@ -140,8 +146,10 @@ void Controller::notePodChanges(Time now) {
       } else {
         continue;
       }
-      for (const auto& [key, known] : policies_) {
-        if (known.namespace_ != pod.metadata.namespace_) continue;
+      auto inNamespace = policiesByNamespace_.find(pod.metadata.namespace_);
+      if (inNamespace == policiesByNamespace_.end()) continue;
+      for (const std::string& key : inNamespace->second) {
+        const Known& known = policies_.find(key)->second;
         for (const api::LabelSelector& selector : known.podSelectors) {
           if (api::selectorMatches(selector, pod.metadata.labels)) {
             queue_.add(key, now);
@@ -154,21 +162,24 @@ void Controller::notePodChanges(Time now) {
   std::erase_if(podWatch_, [](const auto& entry) { return entry.second.empty(); });
 }
 
-Result<void> Controller::reconcileAll() {
-  auto policies = listPolicies();
-  if (!policies) return std::unexpected(policies.error());
-  const Time now = clock_.now();
-  for (const api::AttunePolicy& p : *policies) queue_.add(keyOf(p.metadata), now);
-  return reconcileDue();
-}
+Result<void> Controller::reconcileAll() { return reconcile(/*everything=*/true); }
 
-Result<void> Controller::reconcileDue() {
+Result<void> Controller::reconcileDue() { return reconcile(/*everything=*/false); }
+
+Result<void> Controller::reconcile(bool everything) {
   reconciledLastCall_ = 0;
   auto policies = listPolicies();
   if (!policies) return std::unexpected(policies.error());
   const Time now = clock_.now();
   notePolicies(*policies, now);
-  notePodChanges(now);
+  if (everything) {
+    for (const api::AttunePolicy& p : *policies) queue_.add(keyOf(p.metadata), now);
+    // Every policy runs now: the pod watch has nothing to add. It starts again from this pass's
+    // snapshot instead of being drained.
+    podWatch_.clear();
+  } else {
+    notePodChanges(now);
+  }
   if (!queue_.nextDue() || *queue_.nextDue() > now) return {};
 
   const std::vector<std::string> due = queue_.popDue(now);

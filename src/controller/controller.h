@@ -104,6 +104,8 @@ class Controller {
     std::unique_ptr<PolicyState> state;
   };
 
+  // reconcileDue(), with every policy queued for now first when `everything`.
+  Result<void> reconcile(bool everything);
   Result<std::vector<api::AttunePolicy>> listPolicies();
   // Queues new and changed policies; forgets those that are gone.
   void notePolicies(const std::vector<api::AttunePolicy>& policies, Time now);
@@ -123,6 +125,8 @@ class Controller {
   WorkQueue queue_;
   std::size_t reconciledLastCall_ = 0;
   std::map<std::string, Known, std::less<>> policies_;  // by "namespace/name"
+  // The keys of policies_ by namespace (pod events are matched against these only).
+  std::map<std::string, std::vector<std::string>, std::less<>> policiesByNamespace_;
   // Where each watched scope's pod watch resumes ("" = all namespaces); absent: not watching
   // (started from the next snapshot's pod LIST).
   std::map<std::string, std::string, std::less<>> podWatch_;
