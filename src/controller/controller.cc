@@ -202,14 +202,14 @@ Result<void> Controller::reconcile(bool everything) {
   for (const api::AttunePolicy& stored : *policies) {
     const std::string key = keyOf(stored.metadata);
     if (!dueKeys.contains(key)) continue;
-    queue_.add(key, reconcile(stored, *snapshot, now));
+    queue_.add(key, runPass(stored, *snapshot, now));
     ++reconciledLastCall_;
   }
   return {};
 }
 
-Time Controller::reconcile(const api::AttunePolicy& stored, const ClusterSnapshot& snapshot,
-                           Time now) {
+Time Controller::runPass(const api::AttunePolicy& stored, const ClusterSnapshot& snapshot,
+                         Time now) {
   const Time started = options_.durationClock ? options_.durationClock->now() : Time{};
   const Time resync = now + options_.resyncPeriod;
   api::AttunePolicy policy = stored;

@@ -113,7 +113,7 @@ class Controller {
   // a pod that was added, deleted or changed state.
   void notePodChanges(Time now);
   // Runs one pass of `stored` over `snapshot`; returns when the policy is due again.
-  Time reconcile(const api::AttunePolicy& stored, const ClusterSnapshot& snapshot, Time now);
+  Time runPass(const api::AttunePolicy& stored, const ClusterSnapshot& snapshot, Time now);
 
   api::ClusterApi& api_;
   metrics::MetricsSource& metrics_;

@@ -158,7 +158,7 @@ rollout::Plan PolicyPass::makePlan(const std::vector<rollout::ObservedPod>& obse
                               .hpas = snapshot_.hpas(),
                               .resizesInFlight = 0};
   for (const TargetWorkload& t : targets_) {
-    rollout::WorkloadInput w{.kind = t.kind,
+    rollout::WorkloadInput w{.kind = t.kind(),
                              .metadata = workloads[t.ref],
                              .replicas = t.replicas,
                              .updatedReplicas = t.updatedReplicas,

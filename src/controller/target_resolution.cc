@@ -14,24 +14,6 @@ bool selected(const api::TargetRef& ref, const api::ObjectMeta& meta) {
 
 }  // namespace
 
-api::WorkloadKind workloadKind(api::TargetKind kind) {
-  switch (kind) {
-    case api::TargetKind::kDeployment:
-      return api::WorkloadKind::kDeployment;
-    case api::TargetKind::kStatefulSet:
-      return api::WorkloadKind::kStatefulSet;
-    case api::TargetKind::kDaemonSet:
-      return api::WorkloadKind::kDaemonSet;
-    case api::TargetKind::kCronJob:
-      return api::WorkloadKind::kCronJob;
-    case api::TargetKind::kJob:
-      return api::WorkloadKind::kJob;
-    case api::TargetKind::kReplicaSet:
-      return api::WorkloadKind::kReplicaSet;
-  }
-  return api::WorkloadKind::kDeployment;
-}
-
 std::vector<TargetWorkload> resolveTargets(const ClusterSnapshot& snapshot,
                                            const api::AttunePolicy& policy) {
   std::vector<TargetWorkload> out;
@@ -43,7 +25,6 @@ std::vector<TargetWorkload> resolveTargets(const ClusterSnapshot& snapshot,
                        std::int32_t replicas, std::int32_t updatedReplicas) {
     if (meta.namespace_ != ns || !selected(ref, meta)) return;
     TargetWorkload t{.ref = {ns, kindName, meta.name},
-                     .kind = workloadKind(*ref.kind),
                      .metadata = &meta,
                      .podSelector = podSelector,
                      .replicas = replicas,

@@ -14,8 +14,7 @@ namespace attune::controller {
 
 // One workload a policy targets, viewed through a snapshot (pointers into it).
 struct TargetWorkload {
-  api::WorkloadRef ref;
-  api::WorkloadKind kind = api::WorkloadKind::kDeployment;
+  api::WorkloadRef ref;  // its kind is always one Attune patches (a TargetKind)
   const api::ObjectMeta* metadata = nullptr;
   // The selector of its pods (the workload's spec.selector); nullptr for a CronJob, whose pods
   // belong to Jobs made later.
@@ -28,6 +27,9 @@ struct TargetWorkload {
   std::vector<const api::Pod*> pods;
 
   bool rollingOut() const { return updatedReplicas < replicas; }
+  api::WorkloadKind kind() const {
+    return ref.workloadKind().value_or(api::WorkloadKind::kDeployment);
+  }
 };
 
 // The workloads in the policy's namespace that spec.targetRef selects: of its kind (required),
@@ -35,8 +37,5 @@ struct TargetWorkload {
 // targetRef has no kind targets nothing.
 std::vector<TargetWorkload> resolveTargets(const ClusterSnapshot& snapshot,
                                            const api::AttunePolicy& policy);
-
-// The WorkloadKind for a TargetKind.
-api::WorkloadKind workloadKind(api::TargetKind kind);
 
 }  // namespace attune::controller
