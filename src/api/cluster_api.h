@@ -82,6 +82,7 @@ class ClusterApi {
   // Quotas carry status.hard (= spec.hard) and status.used as the API server's quota controller
   // keeps them: used counts the namespace's pods that are not Succeeded or Failed.
   virtual Result<List<ResourceQuota>> listResourceQuotas(const ListOptions& options) = 0;
+  virtual Result<HorizontalPodAutoscaler> getHpa(std::string_view ns, std::string_view name) = 0;
   virtual Result<List<HorizontalPodAutoscaler>> listHpas(const ListOptions& options) = 0;
   virtual Result<List<Event>> listEvents(const ListOptions& options) = 0;
   // attune.io/v1alpha1 AttunePolicies, with their status.
@@ -155,6 +156,13 @@ class ClusterApi {
   // stale); kNotFound when absent. Never changes metadata.generation; a status equal to the
   // stored one is not a write (same resourceVersion). Returns the stored policy.
   virtual Result<AttunePolicy> updateAttunePolicyStatus(const AttunePolicy& policy) = 0;
+
+  // PUT on an autoscaling/v2 HorizontalPodAutoscaler: replaces spec, labels and annotations;
+  // .status in the request is ignored (the HPA controller owns it). metadata.resourceVersion
+  // (when not empty) is a precondition (kConflict when stale); kNotFound when absent.
+  // metadata.generation advances by one when the spec changes; a request that changes nothing
+  // is not a write. Returns the stored HPA.
+  virtual Result<HorizontalPodAutoscaler> updateHpa(const HorizontalPodAutoscaler& hpa) = 0;
 
   // coordination.k8s.io Leases for leader election. create fails with kConflict when the lease
   // exists; update replaces the spec, with metadata.resourceVersion (when not empty) as a

@@ -133,6 +133,10 @@ Result<List<Event>> ForwardingClusterApi::listEvents(const ListOptions& options)
   return forward(readCall("listEvents"), [&] { return inner_.listEvents(options); });
 }
 
+Result<HorizontalPodAutoscaler> ForwardingClusterApi::getHpa(std::string_view ns,
+                                                            std::string_view name) {
+  return forward(readCall("getHpa", ns, name), [&] { return inner_.getHpa(ns, name); });
+}
 Result<AttunePolicy> ForwardingClusterApi::getAttunePolicy(std::string_view ns,
                                                            std::string_view name) {
   return forward(readCall("getAttunePolicy", ns, name),
@@ -221,6 +225,10 @@ Result<AttunePolicy> ForwardingClusterApi::updateAttunePolicy(const AttunePolicy
 Result<AttunePolicy> ForwardingClusterApi::updateAttunePolicyStatus(const AttunePolicy& policy) {
   return forward(writeCall("updateAttunePolicyStatus", policy, true),
                  [&] { return inner_.updateAttunePolicyStatus(policy); });
+}
+
+Result<HorizontalPodAutoscaler> ForwardingClusterApi::updateHpa(const HorizontalPodAutoscaler& hpa) {
+  return forward(writeCall("updateHpa", hpa, true), [&] { return inner_.updateHpa(hpa); });
 }
 
 Result<Lease> ForwardingClusterApi::createLease(const Lease& lease) {

@@ -23,7 +23,7 @@ struct ForwardedCall {
   std::string_view name;
   // A write with a precondition the server may find stale: patchPodAnnotations /
   // patchWorkloadAnnotations with a resourceVersion; updateEvent / updateAttunePolicy /
-  // updateAttunePolicyStatus / updateLease with metadata.resourceVersion set; evictPod with a
+  // updateAttunePolicyStatus / updateHpa / updateLease with metadata.resourceVersion set; evictPod with a
   // uid or resourceVersion precondition in deleteOptions.
   bool preconditioned = false;
   const AnnotationChanges* annotations = nullptr;  // patch*Annotations: the changes asked for
@@ -61,6 +61,7 @@ class ForwardingClusterApi : public ClusterApi {
   Result<List<CronJob>> listCronJobs(const ListOptions& options) override;
   Result<List<LimitRange>> listLimitRanges(const ListOptions& options) override;
   Result<List<ResourceQuota>> listResourceQuotas(const ListOptions& options) override;
+  Result<HorizontalPodAutoscaler> getHpa(std::string_view ns, std::string_view name) override;
   Result<List<HorizontalPodAutoscaler>> listHpas(const ListOptions& options) override;
   Result<List<Event>> listEvents(const ListOptions& options) override;
   Result<AttunePolicy> getAttunePolicy(std::string_view ns, std::string_view name) override;
@@ -84,6 +85,7 @@ class ForwardingClusterApi : public ClusterApi {
   Result<AttunePolicy> createAttunePolicy(const AttunePolicy& policy) override;
   Result<AttunePolicy> updateAttunePolicy(const AttunePolicy& policy) override;
   Result<AttunePolicy> updateAttunePolicyStatus(const AttunePolicy& policy) override;
+  Result<HorizontalPodAutoscaler> updateHpa(const HorizontalPodAutoscaler& hpa) override;
   Result<Lease> getLease(std::string_view ns, std::string_view name) override;
   Result<Lease> createLease(const Lease& lease) override;
   Result<Lease> updateLease(const Lease& lease) override;

@@ -180,6 +180,12 @@ Result<api::List<api::HorizontalPodAutoscaler>> CachedClusterApi::listHpas(
   return cachedList(hpas_, &api::ClusterApi::listHpas, options);
 }
 
+Result<api::HorizontalPodAutoscaler> CachedClusterApi::getHpa(std::string_view ns,
+                                                              std::string_view name) {
+  if (!covers(hpas_.synced(), ns)) return inner().getHpa(ns, name);
+  return found(hpas_.get(ns, name), "horizontalpodautoscalers.autoscaling", name);
+}
+
 Result<api::AttunePolicy> CachedClusterApi::getAttunePolicy(std::string_view ns,
                                                             std::string_view name) {
   if (!covers(policies_.synced(), ns)) return inner().getAttunePolicy(ns, name);
@@ -263,6 +269,13 @@ Result<api::AttunePolicy> CachedClusterApi::updateAttunePolicyStatus(
     const api::AttunePolicy& policy) {
   auto stored = inner().updateAttunePolicyStatus(policy);
   if (stored) policies_.recordWrite(*stored);
+  return stored;
+}
+
+Result<api::HorizontalPodAutoscaler> CachedClusterApi::updateHpa(
+    const api::HorizontalPodAutoscaler& hpa) {
+  auto stored = inner().updateHpa(hpa);
+  if (stored) hpas_.recordWrite(*stored);
   return stored;
 }
 

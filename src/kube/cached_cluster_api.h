@@ -76,6 +76,7 @@ class CachedClusterApi final : public api::ForwardingClusterApi {
   Result<api::List<api::LimitRange>> listLimitRanges(const api::ListOptions& options) override;
   Result<api::List<api::ResourceQuota>> listResourceQuotas(
       const api::ListOptions& options) override;
+  Result<api::HorizontalPodAutoscaler> getHpa(std::string_view ns, std::string_view name) override;
   Result<api::List<api::HorizontalPodAutoscaler>> listHpas(
       const api::ListOptions& options) override;
   Result<api::AttunePolicy> getAttunePolicy(std::string_view ns, std::string_view name) override;
@@ -95,6 +96,7 @@ class CachedClusterApi final : public api::ForwardingClusterApi {
   Result<api::AttunePolicy> createAttunePolicy(const api::AttunePolicy& policy) override;
   Result<api::AttunePolicy> updateAttunePolicy(const api::AttunePolicy& policy) override;
   Result<api::AttunePolicy> updateAttunePolicyStatus(const api::AttunePolicy& policy) override;
+  Result<api::HorizontalPodAutoscaler> updateHpa(const api::HorizontalPodAutoscaler& hpa) override;
 
  private:
   // True when a read of namespace `ns` ("" = all) can be served by an informer that has synced.

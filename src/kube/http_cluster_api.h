@@ -77,6 +77,7 @@ class HttpClusterApi final : public api::ClusterApi {
   Result<api::List<api::LimitRange>> listLimitRanges(const api::ListOptions& options) override;
   Result<api::List<api::ResourceQuota>> listResourceQuotas(
       const api::ListOptions& options) override;
+  Result<api::HorizontalPodAutoscaler> getHpa(std::string_view ns, std::string_view name) override;
   Result<api::List<api::HorizontalPodAutoscaler>> listHpas(
       const api::ListOptions& options) override;
   Result<api::List<api::Event>> listEvents(const api::ListOptions& options) override;
@@ -107,6 +108,7 @@ class HttpClusterApi final : public api::ClusterApi {
   Result<api::AttunePolicy> createAttunePolicy(const api::AttunePolicy& policy) override;
   Result<api::AttunePolicy> updateAttunePolicy(const api::AttunePolicy& policy) override;
   Result<api::AttunePolicy> updateAttunePolicyStatus(const api::AttunePolicy& policy) override;
+  Result<api::HorizontalPodAutoscaler> updateHpa(const api::HorizontalPodAutoscaler& hpa) override;
   Result<api::Lease> getLease(std::string_view ns, std::string_view name) override;
   Result<api::Lease> createLease(const api::Lease& lease) override;
   Result<api::Lease> updateLease(const api::Lease& lease) override;

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/k8s/decode.h"
+#include "api/k8s/encode_objects.h"
 #include "kube/http_cluster_api.h"
 #include "kube/wire.h"
 
@@ -225,6 +226,18 @@ Result<api::AttunePolicy> HttpClusterApi::updateAttunePolicyStatus(
   return write<api::AttunePolicy>(Method::kPut,
                                   objectPath(kAttunePolicies, meta.namespace_, meta.name, "status"),
                                   wire::policyBody(policy), std::string(kJson), wire::decodePolicy);
+}
+
+Result<api::HorizontalPodAutoscaler> HttpClusterApi::updateHpa(
+    const api::HorizontalPodAutoscaler& hpa) {
+  const auto& meta = hpa.metadata;
+  if (auto ok = requireName(meta, true, "HorizontalPodAutoscaler"); !ok) {
+    return std::unexpected(ok.error());
+  }
+  return write<api::HorizontalPodAutoscaler>(Method::kPut,
+                                             objectPath(kHpas, meta.namespace_, meta.name),
+                                             api::encodeObjectJson(hpa), std::string(kJson),
+                                             api::decodeHorizontalPodAutoscaler);
 }
 
 Result<api::Lease> HttpClusterApi::createLease(const api::Lease& lease) {

@@ -147,6 +147,9 @@ Result<api::List<api::LimitRange>> Cluster::listLimitRanges(const api::ListOptio
 Result<api::List<api::ResourceQuota>> Cluster::listResourceQuotas(const api::ListOptions& options) {
   return state_.resourceQuotas.listResult(options);
 }
+Result<api::HorizontalPodAutoscaler> Cluster::getHpa(std::string_view ns, std::string_view name) {
+  return state_.hpas.get(ns, name);
+}
 Result<api::List<api::HorizontalPodAutoscaler>> Cluster::listHpas(const api::ListOptions& options) {
   return state_.hpas.listResult(options);
 }
@@ -275,6 +278,22 @@ Result<api::Lease> Cluster::updateLease(const api::Lease& lease) {
         stored.metadata.annotations = meta.annotations;
         return Change::kSpec;
       });
+}
+
+Result<api::HorizontalPodAutoscaler> Cluster::updateHpa(const api::HorizontalPodAutoscaler& hpa) {
+  const api::ObjectMeta& meta = hpa.metadata;
+  return state_.hpas.modify(meta.namespace_, meta.name, meta.resourceVersion,
+                            [&](api::HorizontalPodAutoscaler& stored) -> Result<Change> {
+                              const bool specChanged = stored.spec != hpa.spec;
+                              const bool metaChanged =
+                                  stored.metadata.labels != meta.labels ||
+                                  stored.metadata.annotations != meta.annotations;
+                              if (!specChanged && !metaChanged) return Change::kNone;
+                              stored.spec = hpa.spec;
+                              stored.metadata.labels = meta.labels;
+                              stored.metadata.annotations = meta.annotations;
+                              return specChanged ? Change::kSpec : Change::kMetadata;
+                            });
 }
 
 Result<api::AttunePolicy> Cluster::createAttunePolicy(const api::AttunePolicy& policy) {

@@ -33,6 +33,7 @@ class Cluster final : public api::ClusterApi {
   Result<api::List<api::LimitRange>> listLimitRanges(const api::ListOptions& options) override;
   Result<api::List<api::ResourceQuota>> listResourceQuotas(
       const api::ListOptions& options) override;
+  Result<api::HorizontalPodAutoscaler> getHpa(std::string_view ns, std::string_view name) override;
   Result<api::List<api::HorizontalPodAutoscaler>> listHpas(
       const api::ListOptions& options) override;
   Result<api::List<api::Event>> listEvents(const api::ListOptions& options) override;
@@ -61,6 +62,7 @@ class Cluster final : public api::ClusterApi {
   // stores them as given: a client of a real cluster must set them.)
   Result<api::Event> createEvent(const api::Event& event) override;
   Result<api::Event> updateEvent(const api::Event& event) override;
+  Result<api::HorizontalPodAutoscaler> updateHpa(const api::HorizontalPodAutoscaler& hpa) override;
   Result<api::Lease> getLease(std::string_view ns, std::string_view name) override;
   Result<api::Lease> createLease(const api::Lease& lease) override;
   Result<api::Lease> updateLease(const api::Lease& lease) override;
