@@ -134,7 +134,7 @@ Result<List<Event>> ForwardingClusterApi::listEvents(const ListOptions& options)
 }
 
 Result<HorizontalPodAutoscaler> ForwardingClusterApi::getHpa(std::string_view ns,
-                                                            std::string_view name) {
+                                                             std::string_view name) {
   return forward(readCall("getHpa", ns, name), [&] { return inner_.getHpa(ns, name); });
 }
 Result<AttunePolicy> ForwardingClusterApi::getAttunePolicy(std::string_view ns,
@@ -227,7 +227,8 @@ Result<AttunePolicy> ForwardingClusterApi::updateAttunePolicyStatus(const Attune
                  [&] { return inner_.updateAttunePolicyStatus(policy); });
 }
 
-Result<HorizontalPodAutoscaler> ForwardingClusterApi::updateHpa(const HorizontalPodAutoscaler& hpa) {
+Result<HorizontalPodAutoscaler> ForwardingClusterApi::updateHpa(
+    const HorizontalPodAutoscaler& hpa) {
   return forward(writeCall("updateHpa", hpa, true), [&] { return inner_.updateHpa(hpa); });
 }
 

@@ -23,8 +23,8 @@ struct ForwardedCall {
   std::string_view name;
   // A write with a precondition the server may find stale: patchPodAnnotations /
   // patchWorkloadAnnotations with a resourceVersion; updateEvent / updateAttunePolicy /
-  // updateAttunePolicyStatus / updateHpa / updateLease with metadata.resourceVersion set; evictPod with a
-  // uid or resourceVersion precondition in deleteOptions.
+  // updateAttunePolicyStatus / updateHpa / updateLease with metadata.resourceVersion set; evictPod
+  // with a uid or resourceVersion precondition in deleteOptions.
   bool preconditioned = false;
   const AnnotationChanges* annotations = nullptr;  // patch*Annotations: the changes asked for
   std::span<const ContainerResize> resize;         // resizePod: the containers asked for

@@ -234,10 +234,9 @@ Result<api::HorizontalPodAutoscaler> HttpClusterApi::updateHpa(
   if (auto ok = requireName(meta, true, "HorizontalPodAutoscaler"); !ok) {
     return std::unexpected(ok.error());
   }
-  return write<api::HorizontalPodAutoscaler>(Method::kPut,
-                                             objectPath(kHpas, meta.namespace_, meta.name),
-                                             api::encodeObjectJson(hpa), std::string(kJson),
-                                             api::decodeHorizontalPodAutoscaler);
+  return write<api::HorizontalPodAutoscaler>(
+      Method::kPut, objectPath(kHpas, meta.namespace_, meta.name), api::encodeObjectJson(hpa),
+      std::string(kJson), api::decodeHorizontalPodAutoscaler);
 }
 
 Result<api::Lease> HttpClusterApi::createLease(const api::Lease& lease) {
