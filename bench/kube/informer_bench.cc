@@ -123,6 +123,8 @@ class ListOnlyApi final : public api::ClusterApi {
   ATTUNE_UNSUPPORTED(Result<api::HorizontalPodAutoscaler>, updateHpa,
                      const api::HorizontalPodAutoscaler&)
   ATTUNE_UNSUPPORTED(Result<api::Lease>, getLease, std::string_view, std::string_view)
+  ATTUNE_UNSUPPORTED(Result<api::Node>, updateNodeTaints, std::string_view,
+                     std::span<const api::Taint>, std::string_view)
   ATTUNE_UNSUPPORTED(Result<api::Lease>, createLease, const api::Lease&)
   ATTUNE_UNSUPPORTED(Result<api::Lease>, updateLease, const api::Lease&)
 #undef ATTUNE_UNSUPPORTED

@@ -164,6 +164,13 @@ class ClusterApi {
   // is not a write. Returns the stored HPA.
   virtual Result<HorizontalPodAutoscaler> updateHpa(const HorizontalPodAutoscaler& hpa) = 0;
 
+  // Replaces a Node's spec.taints (a JSON merge patch of spec.taints, as `kubectl taint` changes
+  // them): `taints` is the whole new list. `resourceVersion`, when not empty, is a precondition
+  // (kConflict when stale); kNotFound when absent. A list equal to the stored one is not a
+  // write. Returns the stored node.
+  virtual Result<Node> updateNodeTaints(std::string_view name, std::span<const Taint> taints,
+                                        std::string_view resourceVersion) = 0;
+
   // coordination.k8s.io Leases for leader election. create fails with kConflict when the lease
   // exists; update replaces the spec, with metadata.resourceVersion (when not empty) as a
   // precondition (kConflict when stale). Both return the stored lease.

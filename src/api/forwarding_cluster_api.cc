@@ -232,6 +232,16 @@ Result<HorizontalPodAutoscaler> ForwardingClusterApi::updateHpa(
   return forward(writeCall("updateHpa", hpa, true), [&] { return inner_.updateHpa(hpa); });
 }
 
+Result<Node> ForwardingClusterApi::updateNodeTaints(std::string_view name,
+                                                    std::span<const Taint> taints,
+                                                    std::string_view resourceVersion) {
+  return forward({.method = "updateNodeTaints",
+                  .kind = ForwardedCall::Kind::kWrite,
+                  .name = name,
+                  .preconditioned = !resourceVersion.empty()},
+                 [&] { return inner_.updateNodeTaints(name, taints, resourceVersion); });
+}
+
 Result<Lease> ForwardingClusterApi::createLease(const Lease& lease) {
   return forward(writeCall("createLease", lease, false), [&] { return inner_.createLease(lease); });
 }

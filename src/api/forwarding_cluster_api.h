@@ -22,9 +22,10 @@ struct ForwardedCall {
   std::string_view namespace_;
   std::string_view name;
   // A write with a precondition the server may find stale: patchPodAnnotations /
-  // patchWorkloadAnnotations with a resourceVersion; updateEvent / updateAttunePolicy /
-  // updateAttunePolicyStatus / updateHpa / updateLease with metadata.resourceVersion set; evictPod
-  // with a uid or resourceVersion precondition in deleteOptions.
+  // patchWorkloadAnnotations / updateNodeTaints with a resourceVersion; updateEvent /
+  // updateAttunePolicy / updateAttunePolicyStatus / updateHpa / updateLease with
+  // metadata.resourceVersion set; evictPod with a uid or resourceVersion precondition in
+  // deleteOptions.
   bool preconditioned = false;
   const AnnotationChanges* annotations = nullptr;  // patch*Annotations: the changes asked for
   std::span<const ContainerResize> resize;         // resizePod: the containers asked for
@@ -87,6 +88,8 @@ class ForwardingClusterApi : public ClusterApi {
   Result<AttunePolicy> updateAttunePolicyStatus(const AttunePolicy& policy) override;
   Result<HorizontalPodAutoscaler> updateHpa(const HorizontalPodAutoscaler& hpa) override;
   Result<Lease> getLease(std::string_view ns, std::string_view name) override;
+  Result<Node> updateNodeTaints(std::string_view name, std::span<const Taint> taints,
+                                std::string_view resourceVersion) override;
   Result<Lease> createLease(const Lease& lease) override;
   Result<Lease> updateLease(const Lease& lease) override;
 

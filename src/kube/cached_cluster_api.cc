@@ -253,6 +253,14 @@ Result<api::Pod> CachedClusterApi::resizePod(std::string_view ns, std::string_vi
   return pod;
 }
 
+Result<api::Node> CachedClusterApi::updateNodeTaints(std::string_view name,
+                                                     std::span<const api::Taint> taints,
+                                                     std::string_view resourceVersion) {
+  auto stored = inner().updateNodeTaints(name, taints, resourceVersion);
+  if (stored) nodes_.recordWrite(*stored);
+  return stored;
+}
+
 Result<api::AttunePolicy> CachedClusterApi::createAttunePolicy(const api::AttunePolicy& policy) {
   auto stored = inner().createAttunePolicy(policy);
   if (stored) policies_.recordWrite(*stored);

@@ -93,6 +93,8 @@ class CachedClusterApi final : public api::ForwardingClusterApi {
                                                    std::string_view resourceVersion) override;
   Result<api::Pod> resizePod(std::string_view ns, std::string_view name,
                              std::span<const api::ContainerResize> containers) override;
+  Result<api::Node> updateNodeTaints(std::string_view name, std::span<const api::Taint> taints,
+                                     std::string_view resourceVersion) override;
   Result<api::AttunePolicy> createAttunePolicy(const api::AttunePolicy& policy) override;
   Result<api::AttunePolicy> updateAttunePolicy(const api::AttunePolicy& policy) override;
   Result<api::AttunePolicy> updateAttunePolicyStatus(const api::AttunePolicy& policy) override;

@@ -239,6 +239,23 @@ Result<api::HorizontalPodAutoscaler> HttpClusterApi::updateHpa(
       std::string(kJson), api::decodeHorizontalPodAutoscaler);
 }
 
+Result<api::Node> HttpClusterApi::updateNodeTaints(std::string_view name,
+                                                   std::span<const api::Taint> taints,
+                                                   std::string_view resourceVersion) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& taint : taints) {
+    nlohmann::json entry = {{"key", taint.key}, {"effect", taint.effect}};
+    if (!taint.value.empty()) entry["value"] = taint.value;
+    list.push_back(std::move(entry));
+  }
+  nlohmann::json patch = {{"spec", {{"taints", std::move(list)}}}};
+  if (!resourceVersion.empty()) {
+    patch["metadata"] = {{"resourceVersion", std::string(resourceVersion)}};
+  }
+  return write<api::Node>(Method::kPatch, objectPath(kNodes, "", name), patch.dump(),
+                          std::string(kMergePatch), api::decodeNode);
+}
+
 Result<api::Lease> HttpClusterApi::createLease(const api::Lease& lease) {
   const auto& meta = lease.metadata;
   if (auto ok = requireName(meta, true, "Lease"); !ok) return std::unexpected(ok.error());

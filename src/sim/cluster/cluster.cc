@@ -296,6 +296,16 @@ Result<api::HorizontalPodAutoscaler> Cluster::updateHpa(const api::HorizontalPod
                             });
 }
 
+Result<api::Node> Cluster::updateNodeTaints(std::string_view name,
+                                            std::span<const api::Taint> taints,
+                                            std::string_view resourceVersion) {
+  return state_.nodes.modify("", name, resourceVersion, [&](api::Node& stored) -> Result<Change> {
+    if (std::ranges::equal(stored.spec.taints, taints)) return Change::kNone;
+    stored.spec.taints.assign(taints.begin(), taints.end());
+    return Change::kMetadata;
+  });
+}
+
 Result<api::AttunePolicy> Cluster::createAttunePolicy(const api::AttunePolicy& policy) {
   if (auto ok = requireNamespacedName(policy.metadata); !ok) return std::unexpected(ok.error());
   api::AttunePolicy stored = policy;

@@ -64,6 +64,8 @@ class Cluster final : public api::ClusterApi {
   Result<api::Event> updateEvent(const api::Event& event) override;
   Result<api::HorizontalPodAutoscaler> updateHpa(const api::HorizontalPodAutoscaler& hpa) override;
   Result<api::Lease> getLease(std::string_view ns, std::string_view name) override;
+  Result<api::Node> updateNodeTaints(std::string_view name, std::span<const api::Taint> taints,
+                                     std::string_view resourceVersion) override;
   Result<api::Lease> createLease(const api::Lease& lease) override;
   Result<api::Lease> updateLease(const api::Lease& lease) override;
   // Policies are stored as given beyond the rules of cluster_api.h: neither defaulted nor

@@ -225,6 +225,27 @@ Result<Reply> updateNamespace(Simulation& sim, std::string_view body, std::strin
       }));
 }
 
+// A node's PUT (or PATCH: kubectl taint, cordon, label, annotate): its taints through the
+// ClusterApi, then spec.unschedulable, labels and annotations. Status stays the kubelet's.
+Result<Reply> updateNode(Simulation& sim, std::string_view body, std::string_view name) {
+  auto node = api::decodeNode(body);
+  if (!node) return std::unexpected(node.error());
+  const auto& meta = node->metadata;
+  auto tainted = sim.api().updateNodeTaints(name, node->spec.taints, meta.resourceVersion);
+  if (!tainted) return std::unexpected(tainted.error());
+  return encoded(sim.state().nodes.modify("", name, "", [&](api::Node& stored) -> Result<Change> {
+    if (stored.spec.unschedulable == node->spec.unschedulable &&
+        stored.metadata.labels == meta.labels && stored.metadata.annotations == meta.annotations) {
+      return Change::kNone;
+    }
+    const bool specChanged = stored.spec.unschedulable != node->spec.unschedulable;
+    stored.spec.unschedulable = node->spec.unschedulable;
+    stored.metadata.labels = meta.labels;
+    stored.metadata.annotations = meta.annotations;
+    return specChanged ? Change::kSpec : Change::kMetadata;
+  }));
+}
+
 }  // namespace
 
 Result<Reply> getObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r) {
@@ -383,6 +404,7 @@ Result<Reply> updateObject(Simulation& sim, OpaqueStore& opaque, const ResourceR
     return fail(ErrorCode::kNotFound, "the server could not find the requested resource");
   }
   if (plural == "namespaces") return updateNamespace(sim, *json, r.name);
+  if (plural == "nodes") return updateNode(sim, *json, r.name);
   if (plural == "events") {
     auto event = api::decodeEvent(*json);
     if (!event) return std::unexpected(event.error());

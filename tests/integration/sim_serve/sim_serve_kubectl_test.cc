@@ -113,6 +113,24 @@ TEST_F(SimServeKubectl, GetNodes) {
   EXPECT_FALSE(json.out.empty());
 }
 
+TEST_F(SimServeKubectl, TaintAndCordonANode) {
+  auto taint = kubectl("taint nodes general-0 dedicated=batch:NoSchedule");
+  ASSERT_EQ(taint.exitCode, 0) << taint.err;
+  auto taints = kubectl(
+      "get node general-0 -o "
+      "jsonpath={.spec.taints[*].key}={.spec.taints[*].value}:{.spec.taints[*].effect}");
+  EXPECT_EQ(taints.out, "dedicated=batch:NoSchedule");
+  auto untaint = kubectl("taint nodes general-0 dedicated-");
+  ASSERT_EQ(untaint.exitCode, 0) << untaint.err;
+  EXPECT_EQ(kubectl("get node general-0 -o jsonpath={.spec.taints}").out, "");
+
+  ASSERT_EQ(kubectl("cordon general-0").exitCode, 0);
+  EXPECT_EQ(kubectl("get node general-0 -o jsonpath={.spec.unschedulable}").out, "true");
+  EXPECT_NE(kubectl("get nodes").out.find("SchedulingDisabled"), std::string::npos);
+  ASSERT_EQ(kubectl("uncordon general-0").exitCode, 0);
+  EXPECT_EQ(kubectl("get node general-0 -o jsonpath={.spec.unschedulable}").out, "");
+}
+
 TEST_F(SimServeKubectl, ApplyAnAttunePolicyThenGetItAsYaml) {
   const std::string path = file("policy.yaml", kPolicy);
   auto created = apply("-f " + path);
