@@ -51,6 +51,8 @@ struct AdmissionResponse {
   // for no patch.
   std::string patch;
   std::string patchType;  // "JSONPatch" whenever patch is set
+  // Warnings returned to the client (kubectl prints each as "Warning: ...").
+  std::vector<std::string> warnings;
 
   bool operator==(const AdmissionResponse&) const = default;
 };

@@ -50,6 +50,7 @@ static Status readJson(JsonValue& v, AdmissionResponse& out) {
     if (key == "allowed") return readJson(value, out.allowed);
     if (key == "status") return readJson(value, out.status);
     if (key == "patchType") return readJson(value, out.patchType);
+    if (key == "warnings") return readJson(value, out.warnings);
     if (key == "patch") {
       std::string encoded;
       if (Status st = readJson(value, encoded); !st) return st;

@@ -69,6 +69,7 @@ std::string encodeEviction(const Eviction& eviction) {
 std::string encodeAdmissionReviewResponse(const AdmissionResponse& response) {
   Json r = {{"uid", response.uid}, {"allowed", response.allowed}};
   if (response.status) r["status"] = toJson(*response.status);
+  if (!response.warnings.empty()) r["warnings"] = response.warnings;
   if (!response.patch.empty()) {
     r["patch"] = base64Encode(response.patch);
     r["patchType"] = response.patchType.empty() ? "JSONPatch" : response.patchType;
