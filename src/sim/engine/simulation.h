@@ -54,9 +54,11 @@ class Simulation {
   // One tick of length scenario().tick, from t to t + tick, in this order:
   //  1. the clock advances to t + tick, running every callback due in (t, t + tick] at its due
   //     time (code driving the cluster through api() sees the state the previous tick left);
-  //  2. the CronJob controller, then the control plane (Deployments, ReplicaSets, StatefulSets,
-  //     DaemonSets, Jobs, the Scheduler), at t + tick — unless its previous run wrote nothing
-  //     and nothing was written since, when it would again write nothing;
+  //  2. the CronJob controller, then the control plane (the HPA controller every 15 s on the
+  //     usage the kubelets reported in the previous tick, Deployments, ReplicaSets,
+  //     StatefulSets, DaemonSets, Jobs, the Scheduler), at t + tick — unless its previous run
+  //     wrote nothing, nothing was written since and no HPA sync is due, when it would again
+  //     write nothing;
   //  3. the kubelets run (t, t + tick]: start new pods, act on resizes, run the containers
   //     against their usage models, OOM-kill, restart, evict, write pod and node status;
   //  4. the Recorder samples the kubelets' counters at t + tick; the run totals are updated.
