@@ -1,5 +1,7 @@
 #include "sim/engine/simulation.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "sim/engine/scenario_builder.h"
@@ -64,8 +66,11 @@ Result<void> Simulation::step() {
     afterControlPlane_ = state_.pods.resourceVersion();
     controlPlaneWrote_ = afterControlPlane_ != before;
   }
+  models_.refreshEndpoints(state_);
   if (auto ok = kubelet_.tick(state_, now, tick); !ok) return ok;
+  models_.countRequests(now, tick);
   recorder_.record(now, state_, kubelet_.pods(), kubelet_.nodes());
+  if (!models_.services().empty()) recorder_.recordRequests(requests());
   accounting_.record(state_, kubelet_, now, tick);
   return {};
 }
@@ -80,6 +85,17 @@ Result<void> Simulation::runUntil(Time t) {
 Result<void> Simulation::runFor(Duration d) { return runUntil(clock_.now() + d); }
 
 Result<void> Simulation::run() { return runUntil(end()); }
+
+std::vector<WorkloadRequests> Simulation::requests() const {
+  std::vector<WorkloadRequests> out;
+  for (const auto& [key, service] : models_.services()) {
+    const auto& [kind, ns, name] = key;
+    std::string label(api::kindName(kind));
+    std::ranges::transform(label, label.begin(), [](unsigned char c) { return std::tolower(c); });
+    out.push_back({ns, std::move(label), name, service.requestsTotal});
+  }
+  return out;
+}
 
 RunTotals Simulation::totals() const {
   RunAccounting copy = accounting_;
