@@ -39,6 +39,14 @@ std::int32_t changeWithin(const std::vector<HpaScalingMemory::ScaleEvent>& event
   return sum;
 }
 
+// The replica count at the start of the last `periodSeconds`: current, less the replicas added
+// and plus those removed within it.
+std::int32_t periodStart(const HpaScalingMemory& memory, std::int32_t current,
+                         std::int32_t periodSeconds, Time now) {
+  return current - changeWithin(memory.scaleUps, periodSeconds, now) +
+         changeWithin(memory.scaleDowns, periodSeconds, now);
+}
+
 // The highest count the policies allow now (calculateScaleUpLimitWithScalingRules).
 std::int32_t scaleUpLimit(const api::HpaScalingRules& rules, const HpaScalingMemory& memory,
                           std::int32_t current, Time now) {
@@ -47,8 +55,7 @@ std::int32_t scaleUpLimit(const api::HpaScalingRules& rules, const HpaScalingMem
   std::int32_t result =
       pickMin ? std::numeric_limits<std::int32_t>::max() : std::numeric_limits<std::int32_t>::min();
   for (const api::HpaScalingPolicy& p : rules.policies) {
-    const std::int32_t start = current - changeWithin(memory.scaleUps, p.periodSeconds, now) +
-                               changeWithin(memory.scaleDowns, p.periodSeconds, now);
+    const std::int32_t start = periodStart(memory, current, p.periodSeconds, now);
     const std::int32_t proposed =
         p.type == "Pods" ? start + p.value
                          : static_cast<std::int32_t>(std::ceil(start * (1.0 + p.value / 100.0)));
@@ -65,8 +72,7 @@ std::int32_t scaleDownLimit(const api::HpaScalingRules& rules, const HpaScalingM
   std::int32_t result =
       pickMin ? std::numeric_limits<std::int32_t>::min() : std::numeric_limits<std::int32_t>::max();
   for (const api::HpaScalingPolicy& p : rules.policies) {
-    const std::int32_t start = current - changeWithin(memory.scaleUps, p.periodSeconds, now) +
-                               changeWithin(memory.scaleDowns, p.periodSeconds, now);
+    const std::int32_t start = periodStart(memory, current, p.periodSeconds, now);
     const std::int32_t proposed = p.type == "Pods"
                                       ? start - p.value
                                       : static_cast<std::int32_t>(start * (1.0 - p.value / 100.0));
