@@ -240,7 +240,8 @@ int runSim(const SimOptions& o) {
   }
   if (!o.metricsText.empty()) {
     written &= writeFile(o.metricsText, [&](std::ostream& out) {
-      out << sim::renderPrometheusText(s.state(), s.kubelet().pods(), s.kubelet().nodes());
+      out << sim::renderPrometheusText(s.state(), s.kubelet().pods(), s.kubelet().nodes(),
+                                       s.requests());
     });
   }
   if (!o.json.empty()) {

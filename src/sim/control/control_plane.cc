@@ -2,7 +2,8 @@
 
 namespace attune::sim {
 
-void ControlPlane::tick(ClusterState& state, Time now) const {
+void ControlPlane::tick(ClusterState& state, Time now, const PodUsageReader& readUsage) {
+  hpas_.tick(state, now, readUsage);
   deployments_.scale(state, now);
   replicaSets_.tick(state, now);
   statefulSets_.tick(state, now);

@@ -5,6 +5,7 @@
 #include "sim/cluster/cluster_state.h"
 #include "sim/control/daemon_set_controller.h"
 #include "sim/control/deployment_controller.h"
+#include "sim/control/hpa_controller.h"
 #include "sim/control/job_controller.h"
 #include "sim/control/replica_set_controller.h"
 #include "sim/control/scheduler.h"
@@ -13,14 +14,22 @@
 namespace attune::sim {
 
 // One tick of the control plane, in a fixed order so that a tick's effects are deterministic:
-// Deployments scale their ReplicaSets, ReplicaSets, StatefulSets, DaemonSets and Jobs make or
-// delete pods, Deployments write their status, and the Scheduler binds the pods still pending.
-// Stateless.
+// the HPA controller syncs when its period is due (reading pod usage through `readUsage`) and
+// writes its targets' spec.replicas, Deployments scale their ReplicaSets, ReplicaSets,
+// StatefulSets, DaemonSets and Jobs make or delete pods, Deployments write their status, and
+// the Scheduler binds the pods still pending. Only the HPA controller keeps state (its
+// recommendations and scale events); the others are level-based on the cluster state.
 class ControlPlane {
  public:
-  void tick(ClusterState& state, Time now) const;
+  explicit ControlPlane(HpaControllerOptions hpa = {}) : hpas_(hpa) {}
+
+  void tick(ClusterState& state, Time now, const PodUsageReader& readUsage = {});
+  // True when the HPA controller would sync at `now`: the tick must run even if nothing
+  // changed in the cluster since the last one.
+  bool hpaSyncDue(const ClusterState& state, Time now) const { return hpas_.due(state, now); }
 
  private:
+  HpaController hpas_;
   DeploymentController deployments_;
   ReplicaSetController replicaSets_;
   StatefulSetController statefulSets_;

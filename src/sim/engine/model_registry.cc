@@ -2,6 +2,9 @@
 
 #include <utility>
 
+#include "sim/control/owned_pods.h"
+#include "sim/workload/noise.h"
+
 namespace attune::sim {
 namespace {
 
@@ -15,7 +18,38 @@ const api::OwnerReference* controllerOfKind(const api::ObjectMeta& meta, std::st
 
 void ModelRegistry::add(api::WorkloadKind kind, const std::string& ns, const std::string& name,
                         std::map<std::string, ContainerModel, std::less<>> containers) {
-  workloads_.insert_or_assign(Key{kind, ns, name}, std::move(containers));
+  Key key{kind, ns, name};
+  services_.erase(key);
+  for (const auto& [container, model] : containers) {
+    if (model.spec.kind != "service") continue;
+    auto params = serviceParams(model.spec);
+    if (!params) continue;  // makeUsageModel reports it when a pod starts
+    ServiceWorkload service;
+    service.params = *params;
+    service.rateChanges = model.spec.rateChanges;
+    services_.emplace(key, std::move(service));
+    break;
+  }
+  workloads_.insert_or_assign(std::move(key), std::move(containers));
+}
+
+void ModelRegistry::refreshEndpoints(const ClusterState& state) {
+  if (services_.empty()) return;
+  for (auto& [key, service] : services_) service.endpoints->readyPods.clear();
+  state.pods.forEach([&](const api::Pod& pod) {
+    if (!isPodReady(pod) || pod.metadata.deletionTimestamp) return;
+    auto key = ownerOf(state, pod);
+    if (!key) return;
+    auto it = services_.find(*key);
+    if (it != services_.end()) it->second.endpoints->readyPods.insert(pod.metadata.name);
+  });
+}
+
+void ModelRegistry::countRequests(Time now, Duration dt) {
+  for (auto& [key, service] : services_) {
+    service.requestsTotal +=
+        serviceRate(service.params, service.rateChanges, simStart_, now) * toSeconds(dt);
+  }
 }
 
 int ModelRegistry::addTrace(std::unique_ptr<metrics::TraceSource> trace) {
@@ -70,10 +104,14 @@ Result<UsageModelPtr> ModelRegistry::modelFor(const ClusterState& state, const a
   const ContainerModel& m = model->second;
   ReplaySource replay;
   if (m.trace >= 0) replay = ReplaySource{traces_[m.trace].get(), simStart_};
+  ServiceContext service{simStart_, nullptr, pod.metadata.name};
+  if (auto it = services_.find(*key); it != services_.end()) {
+    service.endpoints = it->second.endpoints;
+  }
   return makeUsageModel(m.spec,
                         root_.fork("model/" + pod.metadata.namespace_ + "/" + pod.metadata.name +
                                    "/" + container.name),
-                        replay);
+                        replay, service);
 }
 
 }  // namespace attune::sim

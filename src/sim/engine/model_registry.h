@@ -39,15 +39,33 @@ class ModelRegistry {
   int addTrace(std::unique_ptr<metrics::TraceSource> trace);
   const metrics::TraceSource& trace(int index) const { return *traces_[index]; }
 
+  // A workload with at least one container of kind "service": the pods ready to take its
+  // traffic (shared with its models) and the requests it has received. Its rate is that of its
+  // first service container in name order.
+  struct ServiceWorkload {
+    std::shared_ptr<ServiceEndpoints> endpoints = std::make_shared<ServiceEndpoints>();
+    ServiceParams params;
+    std::vector<RateChange> rateChanges;
+    double requestsTotal = 0;  // http_requests_total
+  };
+  using Key = std::tuple<api::WorkloadKind, std::string, std::string>;
+
+  // Sets every service workload's ready pods from `state` (pods whose Ready condition is True,
+  // not deleting), for the kubelet tick that follows.
+  void refreshEndpoints(const ClusterState& state);
+  // Adds the requests of (now - dt, now] at the rate at `now` to every service workload.
+  void countRequests(Time now, Duration dt);
+  const std::map<Key, ServiceWorkload>& services() const { return services_; }
+
   // Builds the model of `container` of `pod` (as UsageModelProvider), its noise drawn from the
   // stream root.fork("model/<namespace>/<pod>/<container>"): the same pod and container name
-  // always get the same stream, whatever else runs. kNotFound when the pod has no scenario
+  // always get the same stream, whatever else runs. A service model shares its workload's
+  // endpoints. kNotFound when the pod has no scenario
   // workload as owner or the workload has no such container; makeUsageModel's errors otherwise.
   Result<UsageModelPtr> modelFor(const ClusterState& state, const api::Pod& pod,
                                  const api::Container& container) const;
 
  private:
-  using Key = std::tuple<api::WorkloadKind, std::string, std::string>;
   // The scenario workload owning `pod`, found through controller references in `state`.
   Result<Key> ownerOf(const ClusterState& state, const api::Pod& pod) const;
 
@@ -55,6 +73,7 @@ class ModelRegistry {
   Time simStart_;
   std::map<Key, std::map<std::string, ContainerModel, std::less<>>> workloads_;
   std::vector<std::unique_ptr<metrics::TraceSource>> traces_;
+  std::map<Key, ServiceWorkload> services_;
 };
 
 }  // namespace attune::sim

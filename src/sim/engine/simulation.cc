@@ -1,8 +1,33 @@
 #include "sim/engine/simulation.h"
 
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
 #include "sim/engine/scenario_builder.h"
 
 namespace attune::sim {
+namespace {
+
+// The metrics API's view of the pods (metrics-server over the kubelets' summaries): per running
+// pod, its running containers' CPU usage and working set over the last tick.
+PodUsageByName podUsage(const Kubelet& kubelet, Time now, Duration tick) {
+  PodUsageByName out;
+  for (const auto& [uid, pod] : kubelet.pods()) {
+    if (pod.terminal()) continue;
+    PodUsageSample sample{now - tick, tick, {}};
+    for (const ContainerRuntime& c : pod.containers) {
+      if (!c.running) continue;
+      sample.containers.push_back(
+          {c.name, Millicores(static_cast<std::int64_t>(std::llround(c.cpuUsageCores * 1000))),
+           c.memoryWorkingSet});
+    }
+    if (!sample.containers.empty()) out.emplace(podUsageKey(pod.namespace_, pod.name), sample);
+  }
+  return out;
+}
+
+}  // namespace
 
 Simulation::Simulation(const Scenario& scenario, const SimulationOptions& options)
     : scenario_(scenario),
@@ -36,13 +61,16 @@ Result<void> Simulation::step() {
   // since, would write nothing again: it is skipped. Any write (kubelet status, a resize, a
   // callback's API call) makes the next tick run it.
   const std::string before = state_.pods.resourceVersion();
-  if (controlPlaneWrote_ || before != afterControlPlane_) {
-    controlPlane_.tick(state_, now);
+  if (controlPlaneWrote_ || before != afterControlPlane_ || controlPlane_.hpaSyncDue(state_, now)) {
+    controlPlane_.tick(state_, now, [&] { return podUsage(kubelet_, now, tick); });
     afterControlPlane_ = state_.pods.resourceVersion();
     controlPlaneWrote_ = afterControlPlane_ != before;
   }
+  models_.refreshEndpoints(state_);
   if (auto ok = kubelet_.tick(state_, now, tick); !ok) return ok;
+  models_.countRequests(now, tick);
   recorder_.record(now, state_, kubelet_.pods(), kubelet_.nodes());
+  if (!models_.services().empty()) recorder_.recordRequests(requests());
   accounting_.record(state_, kubelet_, now, tick);
   return {};
 }
@@ -57,6 +85,17 @@ Result<void> Simulation::runUntil(Time t) {
 Result<void> Simulation::runFor(Duration d) { return runUntil(clock_.now() + d); }
 
 Result<void> Simulation::run() { return runUntil(end()); }
+
+std::vector<WorkloadRequests> Simulation::requests() const {
+  std::vector<WorkloadRequests> out;
+  for (const auto& [key, service] : models_.services()) {
+    const auto& [kind, ns, name] = key;
+    std::string label(api::kindName(kind));
+    std::ranges::transform(label, label.begin(), [](unsigned char c) { return std::tolower(c); });
+    out.push_back({ns, std::move(label), name, service.requestsTotal});
+  }
+  return out;
+}
 
 RunTotals Simulation::totals() const {
   RunAccounting copy = accounting_;

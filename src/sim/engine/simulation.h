@@ -54,12 +54,16 @@ class Simulation {
   // One tick of length scenario().tick, from t to t + tick, in this order:
   //  1. the clock advances to t + tick, running every callback due in (t, t + tick] at its due
   //     time (code driving the cluster through api() sees the state the previous tick left);
-  //  2. the CronJob controller, then the control plane (Deployments, ReplicaSets, StatefulSets,
-  //     DaemonSets, Jobs, the Scheduler), at t + tick — unless its previous run wrote nothing
-  //     and nothing was written since, when it would again write nothing;
-  //  3. the kubelets run (t, t + tick]: start new pods, act on resizes, run the containers
+  //  2. the CronJob controller, then the control plane (the HPA controller every 15 s on the
+  //     usage the kubelets reported in the previous tick, Deployments, ReplicaSets,
+  //     StatefulSets, DaemonSets, Jobs, the Scheduler), at t + tick — unless its previous run
+  //     wrote nothing, nothing was written since and no HPA sync is due, when it would again
+  //     write nothing;
+  //  3. service workloads learn their ready pods (ModelRegistry::refreshEndpoints), the
+  //     kubelets run (t, t + tick]: start new pods, act on resizes, run the containers
   //     against their usage models, OOM-kill, restart, evict, write pod and node status;
-  //  4. the Recorder samples the kubelets' counters at t + tick; the run totals are updated.
+  //  4. service workloads count the tick's requests; the Recorder samples the kubelets'
+  //     counters and the request counters at t + tick; the run totals are updated.
   // ResourceQuota usage is kept current by the cluster state on every pod write, so no step of
   // its own is needed. A kubelet error is returned; the simulation should not be stepped after
   // one.
@@ -83,6 +87,9 @@ class Simulation {
   api::ClusterApi& api() { return cluster_; }
   metrics::MetricsSource& metrics() { return metrics_; }
   const Kubelet& kubelet() const { return kubelet_; }
+  const ModelRegistry& models() const { return models_; }
+  // Every service workload's requests received so far (http_requests_total), by workload.
+  std::vector<WorkloadRequests> requests() const;
   const Recorder& recorder() const { return recorder_; }
   const Scenario& scenario() const { return scenario_; }
   // The run's totals so far, with the end-of-run fields computed now.

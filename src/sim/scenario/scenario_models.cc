@@ -13,7 +13,9 @@ namespace {
 enum class ParamForm { kNumber, kCpu, kMemory, kSeconds };
 
 ParamForm formOf(std::string_view name) {
-  if (name == "cpuCores" || name == "gcCpuCores") return ParamForm::kCpu;
+  if (name == "cpuCores" || name == "gcCpuCores" || name == "cpuPerRequest") {
+    return ParamForm::kCpu;
+  }
   if (name.ends_with("Bytes") || name.ends_with("BytesPerHour")) return ParamForm::kMemory;
   if (name.ends_with("Seconds")) return ParamForm::kSeconds;
   return ParamForm::kNumber;
@@ -49,7 +51,17 @@ void readModel(YamlReader& r, const YAML::Node& node, const std::string& path,
   r.entries(node, path, [&](const std::string& key, const YAML::Node& value, const std::string& p) {
     if (key == "kind") {
       sawKind = true;
-      r.oneOf(value, p, {"steady", "diurnal", "bursty", "memory-leak", "jvm", "batch"}, out.kind);
+      r.oneOf(value, p, {"steady", "diurnal", "bursty", "memory-leak", "jvm", "batch", "service"},
+              out.kind);
+      return;
+    }
+    if (key == "rateChanges") {
+      r.objects<RateChange>(value, p, out.rateChanges,
+                            [&](const YAML::Node& item, const std::string& ip, RateChange& c) {
+                              r.object(item, ip,
+                                       {r.field("from", c.from, true), r.field("to", c.to, true),
+                                        r.field("factor", c.factor, true)});
+                            });
       return;
     }
     double number = 0;

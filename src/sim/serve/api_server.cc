@@ -174,7 +174,7 @@ HttpResponse ApiServer::handle(const HttpRequest& request) {
   }
   if (path == "/metrics") {
     HttpResponse r = text(200, host_.inspect([](Simulation& s) {
-      return renderPrometheusText(s.state(), s.kubelet().pods(), s.kubelet().nodes());
+      return renderPrometheusText(s.state(), s.kubelet().pods(), s.kubelet().nodes(), s.requests());
     }) + faults_.metricsText());
     r.contentType = "text/plain; version=0.0.4; charset=utf-8";
     return r;

@@ -83,6 +83,7 @@ class Dump {
 
   void run() {
     cadvisor();
+    requests();
     jobOwners();
     nodeCapacity();
     resources(series::kResourceLimits, true);
@@ -298,6 +299,16 @@ class Dump {
     for (const auto& [labels, span] : order) {
       w_.series(labels);
       forTicks(span.first, span.second, [&](TickId t) { w_.sample(1, r_.tickTime(t)); });
+    }
+  }
+  void requests() {
+    if (r_.requests().empty()) return;
+    w_.family(series::kHttpRequests);
+    for (const auto& [labels, samples] : r_.requests()) {
+      w_.series(labels);
+      for (const RequestSample& x : samples) {
+        if (x.tick >= r_.firstTick()) w_.sample(x.total, r_.tickTime(x.tick));
+      }
     }
   }
   void jobOwners() { parentOwners(series::kJobOwner, "Job", "job_name"); }

@@ -103,8 +103,13 @@ void addNode(Families& out, const api::Node& node) {
 
 std::string renderPrometheusText(const ClusterState& state,
                                  const std::map<std::string, PodRuntime, std::less<>>& pods,
-                                 const std::map<std::string, NodeRuntime, std::less<>>& nodes) {
+                                 const std::map<std::string, NodeRuntime, std::less<>>& nodes,
+                                 const std::vector<WorkloadRequests>& requests) {
   Families out;
+  for (const WorkloadRequests& w : requests) {
+    out.add(series::kHttpRequests, series::requestLabels(w.namespace_, w.kindLabel, w.name),
+            w.total);
+  }
   for (const auto& [uid, pod] : pods) {
     for (const ContainerRuntime& c : pod.containers) {
       if (!c.running) continue;

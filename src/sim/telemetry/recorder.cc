@@ -1,5 +1,7 @@
 #include "sim/telemetry/recorder.h"
 
+#include "sim/telemetry/series_names.h"
+
 #include <algorithm>
 #include <cassert>
 #include <limits>
@@ -247,6 +249,14 @@ void Recorder::recordNodes(TickId tick,
     }
     node.lastCpuSeconds = rt.cpuSecondsTotal;
     node.samples.push_back(s);
+  }
+}
+
+void Recorder::recordRequests(const std::vector<WorkloadRequests>& requests) {
+  if (ticks_.empty()) return;
+  for (const WorkloadRequests& w : requests) {
+    requests_[series::requestLabels(w.namespace_, w.kindLabel, w.name)].push_back(
+        {endTick() - 1, w.total});
   }
 }
 

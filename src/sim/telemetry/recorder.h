@@ -136,6 +136,19 @@ struct RecordedNode {
   double lastCpuSeconds = 0;
 };
 
+// One service workload's requests received so far (http_requests_total).
+struct WorkloadRequests {
+  std::string namespace_;
+  std::string kindLabel;  // "deployment", "statefulset", ...
+  std::string name;
+  double total = 0;
+};
+
+struct RequestSample {
+  TickId tick = 0;
+  double total = 0;
+};
+
 // The owner of a ReplicaSet or Job as seen when one of its pods was first seen, keyed by
 // (namespace, "ReplicaSet" | "Job", name).
 using ParentKey = std::tuple<StringId, StringId, StringId>;
@@ -156,6 +169,14 @@ class Recorder {
   void record(Time now, const ClusterState& state,
               const std::map<std::string, PodRuntime, std::less<>>& pods,
               const std::map<std::string, NodeRuntime, std::less<>>& nodes);
+
+  // Records each workload's request counter at the latest recorded tick (call after record()).
+  // Request samples are kept for the whole run (one per service workload and tick).
+  void recordRequests(const std::vector<WorkloadRequests>& requests);
+  // Request samples by their label set (series::requestLabels).
+  const std::map<std::string, std::vector<RequestSample>, std::less<>>& requests() const {
+    return requests_;
+  }
 
   const RecorderOptions& options() const { return options_; }
   std::string_view str(StringId id) const { return strings_[id]; }
@@ -202,6 +223,7 @@ class Recorder {
   std::string lastVersion_;  // the pods store's resourceVersion at the previous record
   std::vector<Time> ticks_;
   TickId firstTick_ = 0;
+  std::map<std::string, std::vector<RequestSample>, std::less<>> requests_;
 };
 
 }  // namespace attune::sim

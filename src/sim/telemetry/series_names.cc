@@ -77,4 +77,8 @@ std::string timestamp(Time t) {
   return out;
 }
 
+std::string requestLabels(std::string_view ns, std::string_view kindLabel, std::string_view name) {
+  return labelSet({{kindLabel, name}, {"namespace", ns}});
+}
+
 }  // namespace attune::sim::series

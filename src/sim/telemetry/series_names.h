@@ -35,6 +35,8 @@ inline constexpr Family kMemoryWorkingSet{"container_memory_working_set_bytes", 
 inline constexpr Family kPressureCpuWaiting{
     "container_pressure_cpu_waiting_seconds", "counter",
     "Total time duration tasks in the container have waited due to CPU congestion."};
+inline constexpr Family kHttpRequests{"http_requests", "counter",
+                                      "Requests received by the workload (the service model)."};
 inline constexpr Family kJobOwner{"kube_job_owner", "gauge", "Information about the Job's owner."};
 inline constexpr Family kNodeCapacity{"kube_node_status_capacity", "gauge",
                                       "The capacity for different resources of a node."};
@@ -69,6 +71,10 @@ std::string cadvisorLabels(std::string_view ns, std::string_view pod, std::strin
 std::string ownerLabels(std::string_view objectLabel, std::string_view ns, std::string_view object,
                         std::string_view uid, std::string_view ownerKind,
                         std::string_view ownerName, bool controller);
+
+// http_requests_total labels of a workload: namespace and the workload under its lowercase kind
+// ("deployment", "statefulset", ...), as kube-state-metrics labels workloads.
+std::string requestLabels(std::string_view ns, std::string_view kindLabel, std::string_view name);
 
 // kube-state-metrics' unit label of a resource: "core" for cpu, "byte" for memory, storage
 // and hugepages, "integer" otherwise.

@@ -1,10 +1,11 @@
-// Noise and unit conversions shared by the synthetic usage models.
+// Noise, the daily wave and unit conversions shared by the synthetic usage models.
 #pragma once
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <numbers>
 
 #include "core/time.h"
 #include "core/units.h"
@@ -30,6 +31,19 @@ inline double toSeconds(Duration d) { return std::chrono::duration<double>(d).co
 inline Duration fromSeconds(double seconds) {
   const auto d = std::chrono::round<Duration>(std::chrono::duration<double>(seconds));
   return seconds > 0 ? std::max(d, Duration(1)) : d;
+}
+
+// The UTC hour of day of `t`, fractional, in [0, 24).
+inline double hourOfDay(Time t) {
+  const Duration day = std::chrono::hours(24);
+  Duration intoDay = t.time_since_epoch() % day;
+  if (intoDay < Duration::zero()) intoDay += day;
+  return toSeconds(intoDay) / 3600.0;
+}
+
+// cos(2π (hour(t) - peakHour) / 24): 1 at peakHour, -1 twelve hours later.
+inline double dailyWave(Time t, double peakHour) {
+  return std::cos(2 * std::numbers::pi * (hourOfDay(t) - peakHour) / 24.0);
 }
 
 }  // namespace attune::sim

@@ -7,27 +7,13 @@
 #include "sim/workload/noise.h"
 
 namespace attune::sim {
-namespace {
-
-constexpr double kSecondsPerDay = 86400;
-
-// The UTC hour of day of `t`, fractional, in [0, 24).
-double hourOfDay(Time t) {
-  const Duration day = std::chrono::hours(24);
-  Duration intoDay = t.time_since_epoch() % day;
-  if (intoDay < Duration::zero()) intoDay += day;
-  return toSeconds(intoDay) * 24.0 / kSecondsPerDay;
-}
-
-}  // namespace
-
 Usage SteadyModel::usage(Time, Duration) {
   return {jitter(random_, p_.cpuCores, p_.noise),
           toBytes(jitter(random_, p_.memoryBytes, p_.noise))};
 }
 
 Usage DiurnalModel::usage(Time now, Duration) {
-  const double wave = std::cos(2 * std::numbers::pi * (hourOfDay(now) - p_.peakHour) / 24.0);
+  const double wave = dailyWave(now, p_.peakHour);
   return {jitter(random_, p_.cpuCores * (1 + p_.amplitude * wave), p_.noise),
           toBytes(jitter(random_, p_.memoryBytes * (1 + p_.memoryAmplitude * wave), p_.noise))};
 }

@@ -149,6 +149,45 @@ constexpr Field<BatchParams> kBatch[] = {
     {"noise", &BatchParams::noise, Bound::kFraction, false},
 };
 
+constexpr Field<ServiceParams> kService[] = {
+    {"requestsPerSecond", &ServiceParams::requestsPerSecond, Bound::kNonNegative, true},
+    {"cpuPerRequest", &ServiceParams::cpuPerRequest, Bound::kNonNegative, true},
+    {"memoryBytes", &ServiceParams::memoryBytes, Bound::kNonNegative, true},
+    {"cpuCores", &ServiceParams::cpuCores, Bound::kNonNegative, false},
+    {"amplitude", &ServiceParams::amplitude, Bound::kFraction, false},
+    {"peakHour", &ServiceParams::peakHour, Bound::kHourOfDay, false},
+    {"noise", &ServiceParams::noise, Bound::kFraction, false},
+};
+
+Result<void> checkRateChanges(const std::vector<RateChange>& changes) {
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    const RateChange& c = changes[i];
+    const std::string field = "rateChanges[" + std::to_string(i) + "]";
+    if (c.from < Duration::zero())
+      return fail(ErrorCode::kInvalidArgument, "must be >= 0", field + ".from");
+    if (c.to <= c.from)
+      return fail(ErrorCode::kInvalidArgument, "must be after from", field + ".to");
+    if (!std::isfinite(c.factor) || c.factor < 0) {
+      return fail(ErrorCode::kInvalidArgument, "must be a finite number >= 0", field + ".factor");
+    }
+  }
+  return {};
+}
+
+Result<UsageModelPtr> serviceModel(const UsageModelSpec& spec, Random random,
+                                   const ServiceContext& context) {
+  if (!spec.container.empty()) {
+    return fail(ErrorCode::kInvalidArgument, "only kind \"trace\" takes a container", "container");
+  }
+  auto p = readParams<ServiceParams>(spec.kind, spec.params, kService);
+  if (!p) return std::unexpected(p.error());
+  if (auto ok = checkRateChanges(spec.rateChanges); !ok) return std::unexpected(ok.error());
+  auto endpoints =
+      context.endpoints ? context.endpoints : std::make_shared<const ServiceEndpoints>();
+  return std::make_unique<ServiceModel>(*p, spec.rateChanges, context.simStart,
+                                        std::move(endpoints), context.pod, random);
+}
+
 // Parses "namespace/pod/container".
 Result<metrics::ContainerId> parseContainerId(std::string_view text) {
   const auto first = text.find('/');
@@ -184,9 +223,17 @@ Result<UsageModelPtr> traceReplay(const UsageModelSpec& spec, const ReplaySource
 
 }  // namespace
 
+Result<ServiceParams> serviceParams(const UsageModelSpec& spec) {
+  return readParams<ServiceParams>(spec.kind, spec.params, kService);
+}
+
 Result<UsageModelPtr> makeUsageModel(const UsageModelSpec& spec, Random random,
-                                     const ReplaySource& replay) {
+                                     const ReplaySource& replay, const ServiceContext& service) {
   const std::string_view kind = spec.kind;
+  if (!spec.rateChanges.empty() && kind != "service") {
+    return fail(ErrorCode::kInvalidArgument, "only kind \"service\" takes rateChanges",
+                "rateChanges");
+  }
   if (kind == "steady") return synthetic<SteadyModel>(spec, random, kSteady);
   if (kind == "diurnal") return synthetic<DiurnalModel>(spec, random, kDiurnal);
   if (kind == "bursty") return synthetic<BurstyModel>(spec, random, kBursty);
@@ -196,9 +243,10 @@ Result<UsageModelPtr> makeUsageModel(const UsageModelSpec& spec, Random random,
   if (kind == "jvm") return synthetic<JvmModel>(spec, random, kJvm, &checkJvm);
   if (kind == "batch") return synthetic<BatchModel>(spec, random, kBatch);
   if (kind == "trace") return traceReplay(spec, replay);
+  if (kind == "service") return serviceModel(spec, random, service);
   return fail(ErrorCode::kInvalidArgument,
               "unknown usage model kind \"" + spec.kind +
-                  "\"; want steady, diurnal, bursty, memory-leak, jvm, batch or trace",
+                  "\"; want steady, diurnal, bursty, memory-leak, jvm, batch, service or trace",
               "kind");
 }
 
