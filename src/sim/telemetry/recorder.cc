@@ -255,8 +255,9 @@ void Recorder::recordNodes(TickId tick,
 void Recorder::recordRequests(const std::vector<WorkloadRequests>& requests) {
   if (ticks_.empty()) return;
   for (const WorkloadRequests& w : requests) {
-    requests_[series::requestLabels(w.namespace_, w.kindLabel, w.name)].push_back(
-        {endTick() - 1, w.total});
+    std::string labels = series::requestLabels(w.namespace_, w.kindLabel, w.name);
+    requests_[labels].push_back({endTick() - 1, w.total});
+    requestWorkloads_.try_emplace(std::move(labels), w);
   }
 }
 

@@ -177,6 +177,10 @@ class Recorder {
   const std::map<std::string, std::vector<RequestSample>, std::less<>>& requests() const {
     return requests_;
   }
+  // The workload each request series is of (its `total` is unused), by the same label sets.
+  const std::map<std::string, WorkloadRequests, std::less<>>& requestWorkloads() const {
+    return requestWorkloads_;
+  }
 
   const RecorderOptions& options() const { return options_; }
   std::string_view str(StringId id) const { return strings_[id]; }
@@ -224,6 +228,7 @@ class Recorder {
   std::vector<Time> ticks_;
   TickId firstTick_ = 0;
   std::map<std::string, std::vector<RequestSample>, std::less<>> requests_;
+  std::map<std::string, WorkloadRequests, std::less<>> requestWorkloads_;
 };
 
 }  // namespace attune::sim
