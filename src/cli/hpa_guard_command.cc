@@ -57,6 +57,7 @@ int runHpaGuard(const HpaGuardFlags& f) {
   OperatorHealth health;
   OperatorLoopOptions loopOptions;
   loopOptions.reconcileInterval = *interval;
+  loopOptions.logPasses = false;  // HpaGuardProcess logs its own summary
   loopOptions.tick = std::min(election->retryPeriod, Duration(std::chrono::seconds(2)));
   OperatorEndpoints endpoints{registry, health, clock, loopOptions.stallTimeout};
   auto server = serveEndpoints(*address, endpoints, *log);
