@@ -215,9 +215,7 @@ int runController(const ControllerFlags& f) {
     return counter.summary;
   };
   runUntilShutdown(f.process, settings->election, leaseApi, clock, *log, registry, health,
-                   loopOptions, {pass, poll, readiness}, wait);
-  (*server)->stop();
-  log->info("stopped");
+                   loopOptions, {pass, poll, readiness}, wait, **server);
   return kExitOk;
 }
 

@@ -81,9 +81,7 @@ int runHpaGuard(const HpaGuardFlags& f) {
     return PassSummary{};
   };
   runUntilShutdown(f.process, *election, leaseApi, clock, *log, registry, health, loopOptions,
-                   {pass, nullptr, readiness}, wait);
-  (*server)->stop();
-  log->info("stopped");
+                   {pass, nullptr, readiness}, wait, **server);
   return kExitOk;
 }
 

@@ -182,7 +182,8 @@ void runUntilShutdown(const OperatorProcessFlags& f,
                       const controller::LeaderElectionOptions& election, api::ClusterApi& leaseApi,
                       Clock& clock, Logger& log, metrics::Registry& registry,
                       OperatorHealth& health, const OperatorLoopOptions& options,
-                      const LoopCallbacks& callbacks, const Wait& wait) {
+                      const LoopCallbacks& callbacks, const Wait& wait,
+                      http::server::HttpServer& server) {
   if (f.leaderElect) {
     controller::LeaderElector elector(leaseApi, clock, election);
     ElectionDriver driver(elector, clock, log, registry);
@@ -197,6 +198,8 @@ void runUntilShutdown(const OperatorProcessFlags& f,
     if (callbacks.poll) loop.setPoll(callbacks.poll);
     runInline(loop, nullptr, wait, log);
   }
+  server.stop();
+  log.info("stopped");
 }
 
 }  // namespace attune::cli

@@ -91,11 +91,13 @@ struct LoopCallbacks {
 
 // Runs an OperatorLoop of `callbacks` until `wait` says shutdown: with f.leaderElect on a Lease
 // through `leaseApi` (runThreaded, the lease released at the end), else always leading
-// (runInline). Every reference must outlive the call.
+// (runInline); then stops the endpoints' `server` and logs "stopped". Every reference must
+// outlive the call.
 void runUntilShutdown(const OperatorProcessFlags& f,
                       const controller::LeaderElectionOptions& election, api::ClusterApi& leaseApi,
                       Clock& clock, Logger& log, metrics::Registry& registry,
                       OperatorHealth& health, const OperatorLoopOptions& options,
-                      const LoopCallbacks& callbacks, const Wait& wait);
+                      const LoopCallbacks& callbacks, const Wait& wait,
+                      http::server::HttpServer& server);
 
 }  // namespace attune::cli
