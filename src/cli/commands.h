@@ -8,6 +8,8 @@ namespace attune::cli {
 
 // `attune controller --prometheus-url URL [flags]` (docs/operator.md)
 void addControllerCommand(CLI::App& app, int& exitCode);
+// `attune hpa-guard --prometheus-url URL [flags]` (docs/hpa.md)
+void addHpaGuardCommand(CLI::App& app, int& exitCode);
 // `attune policy validate FILE... [-o yaml|json]`
 void addPolicyCommand(CLI::App& app, int& exitCode);
 // `attune recommend (--prometheus URL | --trace PATH...) [flags]` (docs/recommend.md)

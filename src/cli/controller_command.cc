@@ -1,28 +1,19 @@
 // `attune controller`: the operator. Runs the controller core against a cluster (kubeconfig or
 // in-cluster), with leader election on a Lease, /metrics /healthz /readyz, graceful shutdown on
-// SIGTERM/SIGINT, and redacted text or JSON logs (docs/operator.md).
-#include <signal.h>
-#include <unistd.h>
-
+// SIGTERM/SIGINT, and redacted text or JSON logs (docs/operator.md); with --hpa-guard, the HPA
+// guard too (docs/hpa.md).
 #include <fmt/format.h>
 
-#include <fstream>
 #include <memory>
-#include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
-#include "cli/logging.h"
-#include "cli/operator_endpoints.h"
-#include "cli/operator_loop.h"
+#include "cli/hpa_guard_process.h"
+#include "cli/operator_process.h"
 #include "controller/controller.h"
-#include "controller/leader_election.h"
-#include "http/http_server.h"
 #include "kube/cached_cluster_api.h"
 #include "kube/http_cluster_api.h"
-#include "kube/kubeconfig.h"
 #include "metrics/exposition/registry.h"
 #include "metrics/prometheus/prometheus_source.h"
 #include "safety/observation.h"
@@ -30,29 +21,14 @@
 namespace attune::cli {
 namespace {
 
-constexpr int kExitOk = 0;
-constexpr int kExitFailed = 1;
-constexpr int kExitUsage = 2;
-
 struct ControllerFlags {
-  std::string kubeconfig;
-  std::string context;
-  std::string prometheusUrl;
-  std::string prometheusTokenFile;
-  std::string metricsAddress = ":8080";
-  bool leaderElect = true;
-  std::string leaseNamespace;
-  std::string leaseName = "attune-leader";
-  std::string leaseDuration = "15s";
-  std::string renewDeadline = "10s";
-  std::string retryPeriod = "2s";
-  std::string identity;
+  OperatorProcessFlags process{.leaseName = "attune-leader"};
   std::string reconcileInterval = "1m";
   std::string scrapeInterval = "1m";
   std::string throttleWindow = "5m";
   std::vector<std::string> watchNamespaces;
-  std::string logFormat = "text";
-  std::string logLevel = "info";
+  bool hpaGuard = false;
+  std::string hpaGuardInterval = "1m";
 };
 
 // Everything parsed from the flags before anything is started.
@@ -61,104 +37,35 @@ struct Settings {
   Duration reconcileInterval{};
   safety::ObservationOptions observation;
   ListenAddress metricsAddress;
+  Duration hpaGuardInterval{};
 };
-
-Result<Duration> positiveDuration(const std::string& text, const std::string& flag) {
-  auto d = parseDuration(text);
-  if (!d || *d <= Duration::zero()) {
-    return fail(ErrorCode::kInvalidArgument,
-                "want a positive duration such as 2s or 1m, got \"" + text + "\"", flag);
-  }
-  return *d;
-}
-
-std::string defaultIdentity() {
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
-  return fmt::format("{}_{}", host[0] != '\0' ? host : "attune", getpid());
-}
 
 Result<Settings> settingsFrom(const ControllerFlags& f) {
   Settings s;
-  auto& e = s.election;
-  e.namespace_ = f.leaseNamespace;
-  if (e.namespace_.empty()) e.namespace_ = kube::processEnv("POD_NAMESPACE").value_or("");
-  if (e.namespace_.empty()) e.namespace_ = "attune-system";
-  e.name = f.leaseName;
-  e.identity = f.identity.empty() ? defaultIdentity() : f.identity;
-  auto lease = positiveDuration(f.leaseDuration, "--lease-duration");
-  auto renew = positiveDuration(f.renewDeadline, "--renew-deadline");
-  auto retry = positiveDuration(f.retryPeriod, "--retry-period");
+  auto election = electionOptions(f.process);
+  if (!election) return std::unexpected(election.error());
+  s.election = *election;
   auto interval = positiveDuration(f.reconcileInterval, "--reconcile-interval");
   auto scrape = positiveDuration(f.scrapeInterval, "--scrape-interval");
   auto throttle = positiveDuration(f.throttleWindow, "--throttle-window");
-  for (const auto* r : {&lease, &renew, &retry, &interval, &scrape, &throttle}) {
+  auto guard = positiveDuration(f.hpaGuardInterval, "--hpa-guard-interval");
+  for (const auto* r : {&interval, &scrape, &throttle, &guard}) {
     if (!*r) return std::unexpected(r->error());
   }
-  e.leaseDuration = *lease;
-  e.renewDeadline = *renew;
-  e.retryPeriod = *retry;
   s.reconcileInterval = *interval;
   s.observation.sampleInterval = *scrape;
   s.observation.throttleWindow = *throttle;
+  s.hpaGuardInterval = *guard;
   if (*throttle < 2 * *scrape) {
     return fail(ErrorCode::kInvalidArgument,
                 "must hold at least two scrapes (2 x --scrape-interval = " +
                     formatDuration(2 * *scrape) + ")",
                 "--throttle-window");
   }
-  if (auto ok = controller::validate(e); !ok) {
-    const std::string& field = ok.error().field;
-    const std::string flag = field == "leaseDuration"   ? "--lease-duration"
-                             : field == "renewDeadline" ? "--renew-deadline"
-                             : field == "retryPeriod"   ? "--retry-period"
-                             : field == "identity"      ? "--identity"
-                             : field == "namespace"     ? "--leader-election-namespace"
-                                                        : "--leader-election-id";
-    return fail(ErrorCode::kInvalidArgument, ok.error().message, flag);
-  }
-  auto address = parseListenAddress(f.metricsAddress, "--metrics-address");
+  auto address = parseListenAddress(f.process.metricsAddress, "--metrics-address");
   if (!address) return std::unexpected(address.error());
   s.metricsAddress = *address;
-  if (f.prometheusUrl.empty()) {
-    return fail(ErrorCode::kInvalidArgument, "is required", "--prometheus-url");
-  }
   return s;
-}
-
-// Registers the contents of `path` (a token or key file) as a secret, when it can be read.
-void addFileSecret(Redactor& redactor, const std::filesystem::path& path) {
-  if (path.empty()) return;
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  redactor.addSecret(text.str());
-}
-
-void addSecrets(Redactor& redactor, const http::HttpClientOptions& http) {
-  redactor.addSecret(http.bearerToken);
-  redactor.addSecret(http.clientKeyData);
-  if (http.basicAuth) redactor.addSecret(http.basicAuth->password);
-  addFileSecret(redactor, http.bearerTokenFile);
-  addFileSecret(redactor, http.clientKeyFile);
-}
-
-// The cluster to talk to: --kubeconfig (with --context), else $KUBECONFIG, else in-cluster
-// when KUBERNETES_SERVICE_HOST is set, else ~/.kube/config.
-Result<kube::ClusterConfig> clusterConfig(const ControllerFlags& f) {
-  if (!f.kubeconfig.empty()) return kube::loadKubeconfig(f.kubeconfig, f.context);
-  const bool inCluster = kube::processEnv("KUBERNETES_SERVICE_HOST").has_value();
-  if (!kube::processEnv("KUBECONFIG").has_value() && inCluster && f.context.empty()) {
-    return kube::loadInClusterConfig();
-  }
-  const std::filesystem::path path = kube::defaultKubeconfigPath();
-  if (path.empty() || !std::filesystem::exists(path)) {
-    return fail(ErrorCode::kNotFound,
-                "no cluster configuration: pass --kubeconfig FILE, set KUBECONFIG, or run in a "
-                "pod (KUBERNETES_SERVICE_HOST is not set)",
-                "--kubeconfig");
-  }
-  return kube::loadKubeconfig(path, f.context);
 }
 
 struct Counter {
@@ -177,46 +84,31 @@ std::vector<std::string> namespacesOf(const std::vector<std::string>& watch) {
 }
 
 int runController(const ControllerFlags& f) {
-  auto format = parseLogFormat(f.logFormat);
-  auto level = parseLogLevel(f.logLevel);
-  if (!format || !level) {
-    fmt::print(stderr, "{}\n", (!format ? format.error() : level.error()).toString());
-    return kExitUsage;
-  }
   SystemClock clock;
   Redactor redactor;
-  Logger log(*format, *level, clock, redactor);
+  auto log = makeLogger(f.process, clock, redactor);
+  if (!log) return kExitUsage;
   auto settings = settingsFrom(f);
-  if (!settings) {
-    log.error("invalid flags", {{"error", settings.error().toString()}});
+  auto prometheusBase = settings ? prometheusOptions(f.process, *log, redactor)
+                                 : Result<metrics::PrometheusOptions>();
+  if (!settings || !prometheusBase) {
+    log->error("invalid flags",
+               {{"error", (!settings ? settings.error() : prometheusBase.error()).toString()}});
     return kExitUsage;
   }
-  auto config = clusterConfig(f);
+  auto config = clusterConfig(f.process);
   if (!config) {
-    log.error("cannot load the cluster configuration", {{"error", config.error().toString()}});
+    log->error("cannot load the cluster configuration", {{"error", config.error().toString()}});
     return kExitFailed;
   }
   addSecrets(redactor, config->http);
-  metrics::PrometheusOptions prometheus;
-  prometheus.client.address = f.prometheusUrl;
-  prometheus.client.retries = 1;  // a pass fails closed quickly when Prometheus is down
-  prometheus.client.onWarning = [&log](std::string_view promql, std::string_view warning) {
-    log.warn("prometheus warning",
-             {{"warning", std::string(warning)}, {"query", std::string(promql)}});
-  };
-  prometheus.http.bearerTokenFile = f.prometheusTokenFile;
+  metrics::PrometheusOptions prometheus = *prometheusBase;
   // Rate windows hold at least two scrapes; the throttle ratio is read over the same window as
   // the safety monitor assumes.
   prometheus.minRateWindow = 2 * settings->observation.sampleInterval;
   prometheus.throttleWindow = settings->observation.throttleWindow;
-  addFileSecret(redactor, prometheus.http.bearerTokenFile);
 
-  // SIGINT and SIGTERM are taken with sigtimedwait: block them before any thread starts.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  const Wait wait = shutdownSignals();  // before any thread starts
 
   kube::HttpClusterApi direct(*config, clock);
   // The election thread's own client. One retry: the next election step is the retry, and a
@@ -229,7 +121,7 @@ int runController(const ControllerFlags& f) {
   // Pods follow their watch at every poll; the other kinds are relisted once per pass.
   cacheOptions.listResync = settings->reconcileInterval;
   kube::CachedClusterApi api(direct, clock, cacheOptions);
-  metrics::PrometheusSource source(std::move(prometheus), clock);
+  metrics::PrometheusSource source(prometheus, clock);
   metrics::Registry registry;
   controller::ControllerOptions controllerOptions;
   controllerOptions.watchNamespaces = f.watchNamespaces;
@@ -239,26 +131,30 @@ int runController(const ControllerFlags& f) {
   controller::Controller ctl(api, source, clock, registry, controllerOptions);
   metrics::MetricFamily& backendUp = registry.gauge(
       "attune_metrics_backend_up", "1 when the last check of the metrics backend succeeded", {});
+  // --hpa-guard: the guard reads and writes HPAs directly (never a cached resourceVersion).
+  std::unique_ptr<HpaGuardProcess> guard;
+  if (f.hpaGuard) {
+    guard = std::make_unique<HpaGuardProcess>(
+        direct, prometheus, clock, registry, *log,
+        controller::HpaGuardOptions{.namespaces = f.watchNamespaces,
+                                    .interval = settings->hpaGuardInterval});
+  }
 
   OperatorHealth health;
   OperatorLoopOptions loopOptions;
   loopOptions.reconcileInterval = settings->reconcileInterval;
   loopOptions.tick = std::min(settings->election.retryPeriod, Duration(std::chrono::seconds(2)));
   OperatorEndpoints endpoints{registry, health, clock, loopOptions.stallTimeout};
-  auto server = http::server::HttpServer::start(
-      {settings->metricsAddress.host, settings->metricsAddress.port, nullptr},
-      [&endpoints](const http::server::HttpRequest& r) { return endpoints.serve(r); });
-  if (!server) {
-    log.error("cannot serve the metrics address", {{"error", server.error().toString()}});
-    return kExitFailed;
-  }
-  log.info(
+  auto server = serveEndpoints(settings->metricsAddress, endpoints, *log);
+  if (!server) return kExitFailed;
+  log->info(
       "starting",
       {{"server", config->server},
        {"context", config->context},
        {"metrics_address", fmt::format("{}:{}", settings->metricsAddress.host, (*server)->port())},
        {"identity", settings->election.identity},
-       {"leader_elect", f.leaderElect ? "true" : "false"},
+       {"leader_elect", f.process.leaderElect ? "true" : "false"},
+       {"hpa_guard", f.hpaGuard ? "true" : "false"},
        {"watch_namespaces", fmt::format("{}", fmt::join(f.watchNamespaces, ","))}});
 
   // One cheap request before the caches' many LISTs, so an unreachable API server fails in
@@ -281,14 +177,15 @@ int runController(const ControllerFlags& f) {
     auto probe = source.nodeCapacity(clock.now());
     backendUp.set({}, probe ? 1 : 0);
     if (probe) {
-      log.info("metrics backend reachable", {{"url", f.prometheusUrl}});
+      log->info("metrics backend reachable", {{"url", f.process.prometheusUrl}});
     } else {
-      log.warn("metrics backend check failed; no resizes until it answers",
-               {{"url", f.prometheusUrl}, {"error", probe.error().toString()}});
+      log->warn("metrics backend check failed; no resizes until it answers",
+                {{"url", f.process.prometheusUrl}, {"error", probe.error().toString()}});
     }
     return {};
   };
   auto pass = [&]() -> Result<PassSummary> {
+    if (guard) guard->runDue();
     if (auto ok = reachable(); !ok) return std::unexpected(ok.error());
     if (auto synced = api.sync(); !synced) return std::unexpected(synced.error());
     Counter counter;
@@ -304,8 +201,10 @@ int runController(const ControllerFlags& f) {
     return counter.summary;
   };
   // Between passes: the pod watch drained into the cache, then whatever the work queue has due
-  // (a new or changed pod of a target, a policy change, a requeue time).
+  // (a new or changed pod of a target, a policy change, a requeue time), and the HPA guard
+  // when its interval has passed.
   auto poll = [&]() -> Result<PassSummary> {
+    if (guard) guard->runDue();
     if (auto synced = api.sync(); !synced) return std::unexpected(synced.error());
     Counter counter;
     ctl.setObserver([&counter](const controller::ActionRecord& a) { counter(a); });
@@ -315,29 +214,8 @@ int runController(const ControllerFlags& f) {
     counter.summary.policies = ctl.reconciledLastCall();
     return counter.summary;
   };
-  auto wait = [&signals](Duration d) {
-    const auto s = std::chrono::duration_cast<std::chrono::seconds>(d);
-    const timespec timeout{static_cast<time_t>(s.count()),
-                           static_cast<long>(std::chrono::nanoseconds(d - s).count())};
-    const int got = sigtimedwait(&signals, nullptr, &timeout);
-    return got == SIGINT || got == SIGTERM;
-  };
-
-  if (f.leaderElect) {
-    controller::LeaderElector elector(leaseApi, clock, settings->election);
-    ElectionDriver driver(elector, clock, log, registry);
-    OperatorLoop loop(
-        clock, [&driver] { return driver.leader(); }, pass, readiness, log, health, loopOptions);
-    loop.setPoll(poll);
-    runThreaded(loop, driver, clock, wait, log);
-  } else {
-    OperatorLoop loop(
-        clock, [] { return true; }, pass, readiness, log, health, loopOptions);
-    loop.setPoll(poll);
-    runInline(loop, nullptr, wait, log);
-  }
-  (*server)->stop();
-  log.info("stopped");
+  runUntilShutdown(f.process, settings->election, leaseApi, clock, *log, registry, health,
+                   loopOptions, {pass, poll, readiness}, wait, **server);
   return kExitOk;
 }
 
@@ -349,33 +227,7 @@ void addControllerCommand(CLI::App& app, int& exitCode) {
       "controller",
       "Run the operator against a cluster: reconcile AttunePolicies, with leader election, "
       "/metrics /healthz /readyz, and graceful shutdown on SIGTERM (docs/operator.md).");
-  cmd->add_option("--kubeconfig", f->kubeconfig,
-                  "Kubeconfig file (default: $KUBECONFIG, in-cluster, ~/.kube/config)");
-  cmd->add_option("--context", f->context, "Kubeconfig context (default: current-context)");
-  cmd->add_option("--prometheus-url", f->prometheusUrl,
-                  "Prometheus-compatible HTTP API base URL (required)");
-  cmd->add_option("--prometheus-bearer-token-file", f->prometheusTokenFile,
-                  "File holding a bearer token for the Prometheus API (re-read on change)");
-  cmd->add_option("--metrics-address", f->metricsAddress,
-                  "HOST:PORT (or :PORT) serving /metrics, /healthz and /readyz")
-      ->capture_default_str();
-  cmd->add_flag("--leader-elect{true}", f->leaderElect,
-                "Elect a leader on a Lease; only the leader reconciles (--leader-elect=false: "
-                "this replica always reconciles)")
-      ->capture_default_str();
-  cmd->add_option("--leader-election-namespace", f->leaseNamespace,
-                  "Namespace of the Lease (default: $POD_NAMESPACE, else attune-system)");
-  cmd->add_option("--leader-election-id", f->leaseName, "Name of the Lease")->capture_default_str();
-  cmd->add_option("--lease-duration", f->leaseDuration,
-                  "How long a lease lasts without renewal before a standby takes it")
-      ->capture_default_str();
-  cmd->add_option("--renew-deadline", f->renewDeadline,
-                  "The leader steps down when it has not renewed for this long")
-      ->capture_default_str();
-  cmd->add_option("--retry-period", f->retryPeriod, "Time between leader-election attempts")
-      ->capture_default_str();
-  cmd->add_option("--identity", f->identity,
-                  "This replica's identity in the Lease (default: HOSTNAME_PID)");
+  addOperatorProcessFlags(*cmd, f->process);
   cmd->add_option("--reconcile-interval", f->reconcileInterval,
                   "Time between reconcile passes while leader")
       ->capture_default_str();
@@ -393,8 +245,12 @@ void addControllerCommand(CLI::App& app, int& exitCode) {
       ->take_all()
       ->delimiter(',')
       ->allow_extra_args(false);
-  cmd->add_option("--log-format", f->logFormat, "Log lines as text or json")->capture_default_str();
-  cmd->add_option("--log-level", f->logLevel, "debug, info, warn or error")->capture_default_str();
+  cmd->add_flag("--hpa-guard", f->hpaGuard,
+                "Also run the HPA guard (docs/hpa.md) on HPAs annotated estafette.io/hpa-scaler, "
+                "while leader");
+  cmd->add_option("--hpa-guard-interval", f->hpaGuardInterval,
+                  "Time between HPA guard passes (with --hpa-guard)")
+      ->capture_default_str();
   cmd->callback([f, &exitCode] { exitCode = runController(*f); });
 }
 

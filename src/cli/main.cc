@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   int exitCode = 0;
   attune::cli::addBacktestCommand(app, exitCode);
   attune::cli::addControllerCommand(app, exitCode);
+  attune::cli::addHpaGuardCommand(app, exitCode);
   attune::cli::addPolicyCommand(app, exitCode);
   attune::cli::addRecommendCommand(app, exitCode);
   attune::cli::addSimCommand(app, exitCode);

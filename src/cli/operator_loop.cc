@@ -130,6 +130,7 @@ void OperatorLoop::runPass() {
                {{"error", summary.error().toString()}, {"duration_s", took}});
     return;
   }
+  if (!options_.logPasses) return;
   log_.info("reconcile pass done", {{"policies", std::to_string(summary->policies)},
                                     {"resizes", std::to_string(summary->resizes)},
                                     {"resizes_failed", std::to_string(summary->resizesFailed)},

@@ -87,6 +87,9 @@ struct OperatorLoopOptions {
   Duration tick = std::chrono::seconds(2);
   // /healthz fails once no iteration has completed for this long (a stuck pass or API call).
   Duration stallTimeout = std::chrono::minutes(2);
+  // Whether a successful pass is logged with its PassSummary (off when the pass logs its own
+  // summary, as the HPA guard does).
+  bool logPasses = true;
 };
 
 class OperatorLoop {

@@ -27,4 +27,15 @@ OperatorMetrics::OperatorMetrics(metrics::Registry& registry)
           "Memory requests the recommendations would free per workload (all replicas), in bytes.",
           {"namespace", "workload"})) {}
 
+HpaGuardMetrics::HpaGuardMetrics(metrics::Registry& registry)
+    : minReplicas(registry.gauge("attune_hpa_guard_min_replicas",
+                                 "minReplicas of each HPA the guard looks after.",
+                                 {"namespace", "hpa"})),
+      changes(registry.counter("attune_hpa_guard_changes_total",
+                               "minReplicas changes the HPA guard wrote.", {"namespace", "hpa"})),
+      queryFailures(registry.counter(
+          "attune_hpa_guard_query_failures_total",
+          "HPA guard queries that failed or gave no value (minReplicas left unchanged).",
+          {"namespace", "hpa"})) {}
+
 }  // namespace attune::controller

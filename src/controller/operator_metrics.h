@@ -6,6 +6,10 @@
 //   attune_recommendation_memory_bytes{namespace,workload,container}
 //   attune_savings_cpu_cores{namespace,workload}
 //   attune_savings_memory_bytes{namespace,workload}
+// and the HPA guard's:
+//   attune_hpa_guard_min_replicas{namespace,hpa}
+//   attune_hpa_guard_changes_total{namespace,hpa}
+//   attune_hpa_guard_query_failures_total{namespace,hpa}
 #pragma once
 
 #include "metrics/exposition/registry.h"
@@ -22,6 +26,14 @@ struct OperatorMetrics {
   metrics::MetricFamily& recommendationMemory;
   metrics::MetricFamily& savingsCpu;
   metrics::MetricFamily& savingsMemory;
+};
+
+struct HpaGuardMetrics {
+  explicit HpaGuardMetrics(metrics::Registry& registry);
+
+  metrics::MetricFamily& minReplicas;
+  metrics::MetricFamily& changes;
+  metrics::MetricFamily& queryFailures;
 };
 
 }  // namespace attune::controller

@@ -68,8 +68,17 @@ std::string PrometheusClient::formatTimestamp(Time t) {
 }
 
 Result<QueryResponse> PrometheusClient::query(std::string_view promql, Time at) {
+  return instant(promql, at, ScalarResults::kRejected);
+}
+
+Result<QueryResponse> PrometheusClient::queryValue(std::string_view promql, Time at) {
+  return instant(promql, at, ScalarResults::kAccepted);
+}
+
+Result<QueryResponse> PrometheusClient::instant(std::string_view promql, Time at,
+                                                ScalarResults scalars) {
   return post("/api/v1/query", promql,
-              {{"query", std::string(promql)}, {"time", formatTimestamp(at)}});
+              {{"query", std::string(promql)}, {"time", formatTimestamp(at)}}, scalars);
 }
 
 Result<QueryResponse> PrometheusClient::queryRange(std::string_view promql, const Range& range) {
@@ -79,12 +88,13 @@ Result<QueryResponse> PrometheusClient::queryRange(std::string_view promql, cons
               {{"query", std::string(promql)},
                {"start", formatTimestamp(range.start)},
                {"end", formatTimestamp(range.end)},
-               {"step", formatSeconds(step)}});
+               {"step", formatSeconds(step)}},
+              ScalarResults::kRejected);
 }
 
 Result<QueryResponse> PrometheusClient::post(
     std::string_view endpoint, std::string_view promql,
-    const std::vector<std::pair<std::string, std::string>>& form) {
+    const std::vector<std::pair<std::string, std::string>>& form, ScalarResults scalars) {
   HttpRequest request;
   request.method = HttpRequest::Method::kPost;
   request.url = options_.address + std::string(endpoint);
@@ -104,7 +114,7 @@ Result<QueryResponse> PrometheusClient::post(
       return queryError(codeForStatus(response->status), promql,
                         describeFailure(response->status, response->body));
     } else {
-      auto decoded = decodeQueryResponse(response->body);
+      auto decoded = decodeQueryResponse(response->body, scalars);
       if (!decoded || !decoded->success) {
         return queryError(ErrorCode::kInvalidArgument, promql,
                           describeFailure(response->status, response->body));

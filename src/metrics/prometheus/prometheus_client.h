@@ -53,6 +53,8 @@ class PrometheusClient {
 
   // Instant query evaluated at `at`; resultType "vector".
   Result<QueryResponse> query(std::string_view promql, Time at);
+  // Instant query evaluated at `at` whose result may also be a scalar (one series, no labels).
+  Result<QueryResponse> queryValue(std::string_view promql, Time at);
   // Range query over [range.start, range.end] every range.step; resultType "matrix".
   Result<QueryResponse> queryRange(std::string_view promql, const Range& range);
 
@@ -60,8 +62,10 @@ class PrometheusClient {
   static std::string formatTimestamp(Time t);
 
  private:
+  Result<QueryResponse> instant(std::string_view promql, Time at, ScalarResults scalars);
   Result<QueryResponse> post(std::string_view endpoint, std::string_view promql,
-                             const std::vector<std::pair<std::string, std::string>>& form);
+                             const std::vector<std::pair<std::string, std::string>>& form,
+                             ScalarResults scalars);
 
   PrometheusClientOptions options_;
   HttpTransport& transport_;

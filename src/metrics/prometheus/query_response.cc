@@ -98,7 +98,7 @@ Status readSeries(od::value& v, PromSeries& series) {
   return {};
 }
 
-Status readData(od::value& v, QueryResponse& out) {
+Status readData(od::value& v, QueryResponse& out, ScalarResults scalars) {
   od::object object;
   if (auto code = v.get_object().get(object)) return malformed("data is not an object", code);
   for (auto field : object) {
@@ -108,9 +108,14 @@ Status readData(od::value& v, QueryResponse& out) {
     if (auto code = field.value().get(value)) return malformed("data value", code);
     if (key == "resultType") {
       if (auto status = readString(value, out.resultType, "resultType"); !status) return status;
-      if (out.resultType != "vector" && out.resultType != "matrix") {
+      const bool scalar = out.resultType == "scalar" && scalars == ScalarResults::kAccepted;
+      if (out.resultType != "vector" && out.resultType != "matrix" && !scalar) {
         return malformed("unsupported resultType \"" + out.resultType + "\"");
       }
+    } else if (key == "result" && out.resultType == "scalar") {
+      PromSeries series;
+      if (auto status = readSample(value, series.points); !status) return status;
+      if (!series.points.empty()) out.series.push_back(std::move(series));
     } else if (key == "result") {
       od::array items;
       if (auto code = value.get_array().get(items)) return malformed("result", code);
@@ -159,7 +164,7 @@ Result<std::optional<double>> parseSampleValue(std::string_view text) {
   return std::optional<double>(value);
 }
 
-Result<QueryResponse> decodeQueryResponse(std::string& body) {
+Result<QueryResponse> decodeQueryResponse(std::string& body, ScalarResults scalars) {
   const size_t size = body.size();
   body.resize(size + simdjson::SIMDJSON_PADDING);  // zero bytes the parser may read past the end
   od::parser parser;
@@ -191,7 +196,7 @@ Result<QueryResponse> decodeQueryResponse(std::string& body) {
       } else if (key == "error") {
         status = readString(value, out.error, "error");
       } else if (key == "data") {
-        status = readData(value, out);
+        status = readData(value, out, scalars);
       } else if (key == "warnings") {
         status = readWarnings(value, out.warnings);
       }

@@ -36,11 +36,20 @@ struct QueryResponse {
   std::vector<std::string> warnings;
 };
 
+// Which resultTypes a decode accepts besides vector and matrix.
+enum class ScalarResults {
+  kRejected,
+  // A "scalar" result ("result":[t,"v"], after "resultType") becomes one series without labels
+  // (none when the value is NaN or ±Inf).
+  kAccepted,
+};
+
 // Decodes a response body with simdjson On Demand, in one pass and without a DOM. Samples
 // whose value is NaN or ±Inf are dropped; a series left without points is dropped. `body` may be
 // reallocated to add the padding simdjson needs. Fails with kInvalidArgument on malformed JSON,
-// an unknown resultType (scalar, string) or a sample that is not a number.
-Result<QueryResponse> decodeQueryResponse(std::string& body);
+// an unknown resultType (string; scalar unless accepted) or a sample that is not a number.
+Result<QueryResponse> decodeQueryResponse(std::string& body,
+                                          ScalarResults scalars = ScalarResults::kRejected);
 
 // Parses a Prometheus sample value ("1.5", "1e3", "NaN", "+Inf", "-Inf"). Returns nullopt for
 // NaN and infinities, and an error for text that is not a number.

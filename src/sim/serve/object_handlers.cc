@@ -421,6 +421,11 @@ Result<Reply> updateObject(Simulation& sim, OpaqueStore& opaque, const ResourceR
     return encoded(sub == "status" ? sim.api().updateAttunePolicyStatus(*policy)
                                    : sim.api().updateAttunePolicy(*policy));
   }
+  if (plural == "horizontalpodautoscalers") {
+    auto hpa = api::decodeHorizontalPodAutoscaler(*json);
+    if (!hpa) return std::unexpected(hpa.error());
+    return encoded(sim.api().updateHpa(*hpa));
+  }
   // Pods and scenario workloads: annotations only.
   auto current = currentJson(sim, opaque, r);
   if (!current) return std::unexpected(current.error());

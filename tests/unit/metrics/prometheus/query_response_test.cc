@@ -67,6 +67,23 @@ TEST(QueryResponse, DecodesWarnings) {
   EXPECT_EQ(r.warnings, (std::vector<std::string>{"partial response", "slow"}));
 }
 
+TEST(QueryResponse, DecodesAScalarWhenAccepted) {
+  std::string body =
+      R"({"status":"success","data":{"resultType":"scalar","result":[1700000000.5,"2.5"]}})";
+  auto r = decodeQueryResponse(body, ScalarResults::kAccepted);
+  ASSERT_TRUE(r.has_value()) << r.error().message;
+  EXPECT_EQ(r->resultType, "scalar");
+  ASSERT_EQ(r->series.size(), 1u);
+  EXPECT_TRUE(r->series[0].labels.empty());
+  ASSERT_EQ(r->series[0].points.size(), 1u);
+  EXPECT_EQ(r->series[0].points[0].value, 2.5);
+  EXPECT_EQ(r->series[0].points[0].time, Time(std::chrono::milliseconds(1'700'000'000'500)));
+  std::string nan = R"({"status":"success","data":{"resultType":"scalar","result":[1,"NaN"]}})";
+  auto dropped = decodeQueryResponse(nan, ScalarResults::kAccepted);
+  ASSERT_TRUE(dropped.has_value());
+  EXPECT_TRUE(dropped->series.empty());
+}
+
 TEST(QueryResponse, DecodesErrorEnvelope) {
   auto r = decode(R"({"status":"error","errorType":"bad_data","error":"parse error at 1:5"})");
   EXPECT_FALSE(r.success);
