@@ -6,6 +6,7 @@
 //   attune_recommendation_memory_bytes{namespace,workload,container}
 //   attune_savings_cpu_cores{namespace,workload}
 //   attune_savings_memory_bytes{namespace,workload}
+//   attune_hpa_retunes_total{namespace,hpa,result}
 #pragma once
 
 #include "metrics/exposition/registry.h"
@@ -22,6 +23,7 @@ struct OperatorMetrics {
   metrics::MetricFamily& recommendationMemory;
   metrics::MetricFamily& savingsCpu;
   metrics::MetricFamily& savingsMemory;
+  metrics::MetricFamily& hpaRetunes;
 };
 
 }  // namespace attune::controller
