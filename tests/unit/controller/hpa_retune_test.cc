@@ -202,6 +202,39 @@ class HpaWritesFail final : public api::ForwardingClusterApi {
   const bool& down_;
 };
 
+// Refuses every resize while `refusing`, as a kubelet-less API server would reject them.
+class ResizesRefused final : public api::ForwardingClusterApi {
+ public:
+  explicit ResizesRefused(api::ClusterApi& inner, const bool& refusing)
+      : ForwardingClusterApi(inner), refusing_(refusing) {}
+  Result<api::Pod> resizePod(std::string_view ns, std::string_view name,
+                             std::span<const api::ContainerResize> containers) override {
+    if (refusing_) return std::unexpected(Error{ErrorCode::kInvalidArgument, "resize refused", ""});
+    return ForwardingClusterApi::resizePod(ns, name, containers);
+  }
+
+ private:
+  const bool& refusing_;
+};
+
+// The HPA is written only after the resizes of its workload succeed.
+TEST(HpaRetuneTest, NoHpaWriteWhenTheResizesOfThePassFailed) {
+  bool refusing = true;
+  HarnessOptions options;
+  options.wrapApi = [&refusing](api::ClusterApi& cluster) -> std::unique_ptr<api::ClusterApi> {
+    return std::make_unique<ResizesRefused>(cluster, refusing);
+  };
+  ScenarioHarness h(webScenario(), options);
+  ASSERT_TRUE(h.usable());
+  ASSERT_TRUE(h.runUntil([&] { return !h.actions(Kind::kResizeFailed).empty(); }, 30min));
+  h.runMinutes(5);
+  EXPECT_EQ(target(hpaOf(h)), kOriginalTarget);
+  EXPECT_TRUE(h.events("HPARetuned").empty());
+  refusing = false;
+  ASSERT_TRUE(h.runUntil([&] { return h.actions(Kind::kResized).size() == 2; }, 30min));
+  EXPECT_TRUE(scalingPointKept(h, "web", 2));
+}
+
 TEST(HpaRetuneTest, ACrashBetweenTheResizesAndTheHpaWriteConvergesOnTheNextPass) {
   bool down = true;
   HarnessOptions options;
