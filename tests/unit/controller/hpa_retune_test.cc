@@ -188,66 +188,65 @@ TEST(HpaRetuneTest, AnHpaThatDidNotOptInIsLeftAloneAndReported) {
   }
 }
 
-// Fails every HPA write while `down`: the operator dies after the resizes, before the HPA.
-class HpaWritesFail final : public api::ForwardingClusterApi {
+// Fails some writes, as told: every HPA write (the operator dies after the resizes, before the
+// HPA) and every resize (refused, as an API server rejecting it would).
+struct Failing {
+  bool hpaWrites = false;
+  bool resizes = false;
+};
+class FailingWrites final : public api::ForwardingClusterApi {
  public:
-  explicit HpaWritesFail(api::ClusterApi& inner, const bool& down)
-      : ForwardingClusterApi(inner), down_(down) {}
+  FailingWrites(api::ClusterApi& inner, const Failing& failing)
+      : ForwardingClusterApi(inner), failing_(failing) {}
   Result<api::HorizontalPodAutoscaler> updateHpa(const api::HorizontalPodAutoscaler& hpa) override {
-    if (down_) return std::unexpected(Error{ErrorCode::kUnavailable, "operator stopped", ""});
+    if (failing_.hpaWrites) {
+      return std::unexpected(Error{ErrorCode::kUnavailable, "operator stopped", ""});
+    }
     return ForwardingClusterApi::updateHpa(hpa);
   }
-
- private:
-  const bool& down_;
-};
-
-// Refuses every resize while `refusing`, as a kubelet-less API server would reject them.
-class ResizesRefused final : public api::ForwardingClusterApi {
- public:
-  explicit ResizesRefused(api::ClusterApi& inner, const bool& refusing)
-      : ForwardingClusterApi(inner), refusing_(refusing) {}
   Result<api::Pod> resizePod(std::string_view ns, std::string_view name,
                              std::span<const api::ContainerResize> containers) override {
-    if (refusing_) return std::unexpected(Error{ErrorCode::kInvalidArgument, "resize refused", ""});
+    if (failing_.resizes) {
+      return std::unexpected(Error{ErrorCode::kInvalidArgument, "resize refused", ""});
+    }
     return ForwardingClusterApi::resizePod(ns, name, containers);
   }
 
  private:
-  const bool& refusing_;
+  const Failing& failing_;
 };
+
+HarnessOptions failingWrites(const Failing& failing) {
+  HarnessOptions options;
+  options.wrapApi = [&failing](api::ClusterApi& cluster) -> std::unique_ptr<api::ClusterApi> {
+    return std::make_unique<FailingWrites>(cluster, failing);
+  };
+  return options;
+}
 
 // The HPA is written only after the resizes of its workload succeed.
 TEST(HpaRetuneTest, NoHpaWriteWhenTheResizesOfThePassFailed) {
-  bool refusing = true;
-  HarnessOptions options;
-  options.wrapApi = [&refusing](api::ClusterApi& cluster) -> std::unique_ptr<api::ClusterApi> {
-    return std::make_unique<ResizesRefused>(cluster, refusing);
-  };
-  ScenarioHarness h(webScenario(), options);
+  Failing failing{.hpaWrites = false, .resizes = true};
+  ScenarioHarness h(webScenario(), failingWrites(failing));
   ASSERT_TRUE(h.usable());
   ASSERT_TRUE(h.runUntil([&] { return !h.actions(Kind::kResizeFailed).empty(); }, 30min));
   h.runMinutes(5);
   EXPECT_EQ(target(hpaOf(h)), kOriginalTarget);
   EXPECT_TRUE(h.events("HPARetuned").empty());
-  refusing = false;
+  failing.resizes = false;
   ASSERT_TRUE(h.runUntil([&] { return h.actions(Kind::kResized).size() == 2; }, 30min));
   EXPECT_TRUE(scalingPointKept(h, "web", 2));
 }
 
 TEST(HpaRetuneTest, ACrashBetweenTheResizesAndTheHpaWriteConvergesOnTheNextPass) {
-  bool down = true;
-  HarnessOptions options;
-  options.wrapApi = [&down](api::ClusterApi& cluster) -> std::unique_ptr<api::ClusterApi> {
-    return std::make_unique<HpaWritesFail>(cluster, down);
-  };
-  ScenarioHarness h(webScenario(), options);
+  Failing failing{.hpaWrites = true, .resizes = false};
+  ScenarioHarness h(webScenario(), failingWrites(failing));
   ASSERT_TRUE(h.usable());
   ASSERT_TRUE(h.runUntil([&] { return h.actions(Kind::kResized).size() == 2; }, 30min));
   EXPECT_EQ(target(hpaOf(h)), kOriginalTarget) << "the HPA write was lost";
   // A new operator, with no memory: the originals come from the pods' resize records.
   h.restartController();
-  down = false;
+  failing.hpaWrites = false;
   h.runMinutes(2);
   EXPECT_TRUE(scalingPointKept(h, "web", 2));
   EXPECT_NE(hpaOf(h)
