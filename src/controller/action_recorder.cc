@@ -172,6 +172,35 @@ void ActionRecorder::record(const rollout::EventAction& action, const ActionOutc
   event(action.workload, {}, action.type, action.reason, action.message);
 }
 
+void ActionRecorder::record(const rollout::HpaRetuneAction& action, const ActionOutcome& outcome) {
+  const api::ObjectMeta& hpa = action.hpa.metadata;
+  const api::ObjectReference ref = referenceTo("autoscaling/v2", "HorizontalPodAutoscaler", hpa);
+  if (!outcome.applied()) {
+    (void)ctx_.events.record(
+        ref, "Warning", "HPARetuneFailed",
+        "writing the HPA failed: " + outcome.error + "; the next pass computes its targets again");
+    ctx_.metrics.hpaRetunes.inc({hpa.namespace_, hpa.name, "failed"});
+    return;
+  }
+  (void)ctx_.events.record(ref, action.clamped ? "Warning" : "Normal", rollout::kHpaRetunedReason,
+                           action.message);
+  ctx_.metrics.hpaRetunes.inc({hpa.namespace_, hpa.name, action.restore ? "restored" : "retuned"});
+  for (const rollout::HpaTargetChange& c : action.changes) {
+    addHistory({.timestamp = ctx_.now,
+                .workload = action.workload.name,
+                .pod = {},
+                .container = {},
+                .resource = c.resource,
+                .from = std::to_string(c.from) + "%",
+                .to = std::to_string(c.to) + "%",
+                .method = std::nullopt,
+                .result = api::ResizeResult::kApplied,
+                .reason = fmt::format("{}: HorizontalPodAutoscaler {} {} utilization target{}",
+                                      rollout::kHpaRetunedReason, hpa.name, c.metric,
+                                      action.restore ? " restored" : "")});
+  }
+}
+
 void ActionRecorder::restoreFailed(const api::WorkloadRef& workload, const std::string& pod,
                                    const ActionOutcome& outcome) {
   event(workload, pod, "Warning", "ResizeFailed",

@@ -25,10 +25,36 @@ ActionOutcome Actuator::carryOut(const rollout::Action& action) {
                       std::is_same_v<T, rollout::EventAction>) {
           return {};  // nothing to write: the recorder books them
         } else {
-          return carryOut(a);
+          ActionOutcome outcome = carryOut(a);
+          if constexpr (std::is_same_v<T, rollout::ResizeAction> ||
+                        std::is_same_v<T, rollout::RevertAction> ||
+                        std::is_same_v<T, rollout::RestoreAction>) {
+            if (!outcome.applied()) unsettled_.insert(a.workload);
+          }
+          return outcome;
         }
       },
       action);
+}
+
+ActionOutcome Actuator::carryOut(const rollout::HpaRetuneAction& action) {
+  // After the pods: the target computed for requests the pods do not have is not written; the
+  // next pass computes it from what they do request.
+  if (unsettled_.contains(action.workload)) {
+    return {.status = ActionOutcome::Status::kNotAttempted,
+            .error = "a pod action of the workload was not applied",
+            .recordCleared = false};
+  }
+  auto written = api_.updateHpa(action.hpa);
+  if (written) return {};
+  if (written.error().code == ErrorCode::kConflict ||
+      written.error().code == ErrorCode::kNotFound) {
+    // Changed since the snapshot (or gone): the next pass decides again.
+    return {.status = ActionOutcome::Status::kNotAttempted,
+            .error = written.error().toString(),
+            .recordCleared = false};
+  }
+  return failed(written.error());
 }
 
 ActionOutcome Actuator::carryOut(const rollout::RevertAction& action) {

@@ -4,6 +4,7 @@
 // still land). It writes and reports what happened; it books nothing (see ActionRecorder).
 #pragma once
 
+#include <set>
 #include <span>
 #include <string>
 
@@ -34,6 +35,8 @@ class Actuator {
   // `api` must outlive the actuator. Not thread-safe.
   explicit Actuator(api::ClusterApi& api) : api_(api) {}
 
+  // Actions are carried out in plan order; an HpaRetuneAction is not attempted when a pod
+  // action of its workload earlier in the same plan (this actuator's lifetime) was not applied.
   ActionOutcome carryOut(const rollout::Action& action);
 
  private:
@@ -41,6 +44,7 @@ class Actuator {
   ActionOutcome carryOut(const rollout::RestoreAction& action);
   ActionOutcome carryOut(const rollout::EndObservationAction& action);
   ActionOutcome carryOut(const rollout::ResizeAction& action);
+  ActionOutcome carryOut(const rollout::HpaRetuneAction& action);
 
   // resizePod, counting a transport failure whose request did land (the pod, read again, has
   // the requested values) as success.
@@ -56,6 +60,8 @@ class Actuator {
   void patchWorkload(const api::WorkloadRef& workload, const api::AnnotationChanges& changes);
 
   api::ClusterApi& api_;
+  // Workloads with a resize, revert or restore in this plan that was not applied.
+  std::set<api::WorkloadRef> unsettled_;
 };
 
 }  // namespace attune::controller

@@ -8,8 +8,12 @@
 #include <utility>
 
 #include "api/policy/policy_defaults.h"
+#include "controller/action_recorder.h"
+#include "controller/actuator.h"
 #include "controller/cluster_snapshot.h"
+#include "controller/hpa_retunes.h"
 #include "controller/policy_pass.h"
+#include "hpa/retune.h"
 
 namespace attune::controller {
 
@@ -116,6 +120,7 @@ void Controller::notePolicies(const std::vector<api::AttunePolicy>& policies, Ti
     queue_.forget(it->first);
     it = policies_.erase(it);
     membership = true;
+    orphanCheck_ = true;  // the HPAs it retuned get their original targets back
   }
   if (!membership) return;
   policiesByNamespace_.clear();
@@ -172,6 +177,8 @@ Result<void> Controller::reconcile(bool everything) {
   if (!policies) return std::unexpected(policies.error());
   const Time now = clock_.now();
   notePolicies(*policies, now);
+  // A full resync also finds HPAs of policies deleted while no controller ran.
+  if (orphanCheck_ || everything) orphanCheck_ = !restoreOrphanedHpas(now);
   if (everything) {
     for (const api::AttunePolicy& p : *policies) queue_.add(keyOf(p.metadata), now);
     // Every policy runs now: the pod watch has nothing to add. It starts again from this pass's
@@ -206,6 +213,41 @@ Result<void> Controller::reconcile(bool everything) {
     ++reconciledLastCall_;
   }
   return {};
+}
+
+bool Controller::restoreOrphanedHpas(Time now) {
+  std::vector<api::HorizontalPodAutoscaler> hpas;
+  const std::vector<std::string> scopes =
+      options_.watchNamespaces.empty() ? std::vector<std::string>{""} : options_.watchNamespaces;
+  for (const std::string& ns : scopes) {
+    auto list = api_.listHpas(api::ListOptions{.namespace_ = ns, .labelSelector = {}});
+    if (!list) return false;
+    for (auto& h : list->items) hpas.push_back(std::move(h));
+  }
+  const ClusterSnapshot none =
+      ClusterSnapshot::fromLists({}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {});
+  Actuator actuator(api_);
+  for (const api::HorizontalPodAutoscaler& hpa : hpas) {
+    const std::optional<std::string> owner = hpa::retunedBy(hpa.metadata);
+    if (!owner || policies_.contains(*owner)) continue;
+    std::optional<rollout::HpaRetuneAction> restore = restoreOrphanedHpa(hpa);
+    if (!restore) continue;
+    // Booked on the HPA; the policy whose history would hold the entries is gone.
+    api::AttunePolicyStatus gone;
+    SkipMemory skips;
+    ActionRecorder recorder({.events = events_,
+                             .metrics = operatorMetrics_,
+                             .observer = observer_,
+                             .snapshot = none,
+                             .targets = {},
+                             .policy = *owner,
+                             .historyLimit = options_.historyLimit,
+                             .now = now},
+                            gone, skips);
+    const rollout::Action action = std::move(*restore);
+    recorder.record(action, actuator.carryOut(action));
+  }
+  return true;
 }
 
 Time Controller::runPass(const api::AttunePolicy& stored, const ClusterSnapshot& snapshot,

@@ -7,7 +7,9 @@
 // observation, plans (reverts, restores, resizes, skips, deferrals), carries the plan out and
 // records it, and writes the policy status. Talks only to ClusterApi, MetricsSource and Clock;
 // every piece of state a later pass needs lives in the cluster (pod and workload annotations,
-// policy status), so a new Controller resumes where another stopped.
+// HPA annotations, policy status), so a new Controller resumes where another stopped. When a
+// policy is deleted (and at every full resync), the HPAs it retuned get their original targets
+// back (hpa_retunes.h).
 #pragma once
 
 #include <functional>
@@ -112,6 +114,9 @@ class Controller {
   // Drains the pod watch of every watched scope and queues the policies whose targets select
   // a pod that was added, deleted or changed state.
   void notePodChanges(Time now);
+  // Puts back the original targets of every HPA retuned by a policy that no longer exists
+  // (attune.io/hpa-original-targets names it); false when the HPAs could not be listed.
+  bool restoreOrphanedHpas(Time now);
   // Runs one pass of `stored` over `snapshot`; returns when the policy is due again.
   Time runPass(const api::AttunePolicy& stored, const ClusterSnapshot& snapshot, Time now);
 
@@ -125,6 +130,8 @@ class Controller {
   WorkQueue queue_;
   std::size_t reconciledLastCall_ = 0;
   std::map<std::string, Known, std::less<>> policies_;  // by "namespace/name"
+  // A policy went away since HPAs were last checked for originals to restore.
+  bool orphanCheck_ = false;
   // The keys of policies_ by namespace (pod events are matched against these only).
   std::map<std::string, std::vector<std::string>, std::less<>> policiesByNamespace_;
   // Where each watched scope's pod watch resumes ("" = all namespaces); absent: not watching

@@ -25,7 +25,12 @@ OperatorMetrics::OperatorMetrics(metrics::Registry& registry)
       savingsMemory(registry.gauge(
           "attune_savings_memory_bytes",
           "Memory requests the recommendations would free per workload (all replicas), in bytes.",
-          {"namespace", "workload"})) {}
+          {"namespace", "workload"})),
+      hpaRetunes(registry.counter(
+          "attune_hpa_retunes_total",
+          "HPA utilization targets written to follow the pods' requests (retuned), put back "
+          "to their originals (restored), or failed writes.",
+          {"namespace", "hpa", "result"})) {}
 
 HpaGuardMetrics::HpaGuardMetrics(metrics::Registry& registry)
     : minReplicas(registry.gauge("attune_hpa_guard_min_replicas",

@@ -6,6 +6,7 @@
 //   attune_recommendation_memory_bytes{namespace,workload,container}
 //   attune_savings_cpu_cores{namespace,workload}
 //   attune_savings_memory_bytes{namespace,workload}
+//   attune_hpa_retunes_total{namespace,hpa,result}
 // and the HPA guard's:
 //   attune_hpa_guard_min_replicas{namespace,hpa}
 //   attune_hpa_guard_changes_total{namespace,hpa}
@@ -26,6 +27,7 @@ struct OperatorMetrics {
   metrics::MetricFamily& recommendationMemory;
   metrics::MetricFamily& savingsCpu;
   metrics::MetricFamily& savingsMemory;
+  metrics::MetricFamily& hpaRetunes;
 };
 
 struct HpaGuardMetrics {

@@ -4,6 +4,7 @@
 
 #include "api/policy/policy_defaults.h"
 #include "controller/actuator.h"
+#include "controller/hpa_retunes.h"
 #include "controller/policy_status.h"
 #include "rollout/planner.h"
 #include "safety/conditions.h"
@@ -149,17 +150,29 @@ rollout::Plan PolicyPass::makePlan(const std::vector<rollout::ObservedPod>& obse
   rollout::Plan observations;
   rollout::planObservations(observed, workloads, now_, observations);
   // Fail closed: without fresh metrics there is no resize this pass.
-  if (metricsError_) return observations;
+  rollout::Plan plan =
+      metricsError_ ? std::move(observations) : planResizes(workloads, observations);
+  // The HPAs Attune retunes follow the requests the plan leaves (or get their originals back
+  // while the policy is paused), after every pod action.
+  planHpaRetunes(targets_, snapshot_.hpas(),
+                 stored_.metadata.namespace_ + "/" + stored_.metadata.name,
+                 policy_.spec.paused.value_or(false), plan);
+  return plan;
+}
 
+rollout::Plan PolicyPass::planResizes(const std::map<api::WorkloadRef, api::ObjectMeta>& workloads,
+                                      rollout::Plan& observations) {
+  // HPAs Attune retunes get HPARetuned events, the others the informational HPAConflict.
+  const std::vector<api::HorizontalPodAutoscaler> leftAlone = hpasLeftAlone(snapshot_.hpas());
   rollout::RolloutInput input{.workloads = {},
                               .limitRanges = snapshot_.limitRanges(),
                               .quotas = snapshot_.quotas(),
                               .nodes = snapshot_.nodes(),
-                              .hpas = snapshot_.hpas(),
+                              .hpas = leftAlone,
                               .resizesInFlight = 0};
   for (const TargetWorkload& t : targets_) {
     rollout::WorkloadInput w{.kind = t.kind(),
-                             .metadata = workloads[t.ref],
+                             .metadata = workloads.at(t.ref),
                              .replicas = t.replicas,
                              .updatedReplicas = t.updatedReplicas,
                              .pods = t.pods,

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -92,7 +93,11 @@ class PolicyPass {
   safety::SafetySignals throttleSignals();
   // Plan: the observations ended, then (with fresh metrics only: fail closed) the rollout,
   // planned over the workloads as the observation entries leave them.
+  // Then the HPA retunes (hpa_retunes.h), after every pod action.
   rollout::Plan makePlan(const std::vector<rollout::ObservedPod>& observed);
+  // The rollout, with the observation entries first.
+  rollout::Plan planResizes(const std::map<api::WorkloadRef, api::ObjectMeta>& workloads,
+                            rollout::Plan& observations);
   // Actuate: each entry carried out, then booked.
   void actuate(const rollout::Plan& plan);
 

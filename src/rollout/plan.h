@@ -30,17 +30,29 @@
 //    once while the same skip repeats.
 //  - DeferAction: nothing is written or booked; the policy is requeued after `requeueAfter`.
 //  - EventAction: the event as given (e.g. the informational HPAConflict warning).
+//  - HpaRetuneAction (hpa/retune.h): ClusterApi::updateHpa(hpa) — its spec targets and the
+//    attune.io/hpa-original-targets annotation, with the snapshot's resourceVersion as
+//    precondition — placed after every pod action of the plan, and written only when every
+//    resize, revert and restore of the same workload in this plan was applied (otherwise not
+//    attempted: the next pass computes the target from what the pods then request). Crash
+//    safety: the target is a function of the pods' requests and the originals remembered on
+//    the HPA (or, before the first write, in the pods' resize records), so a pass after a crash
+//    between a resize and the HPA write computes the same HPA and writes it. Booked: an
+//    `HPARetuned` event on the HPA (Normal; Warning when a target was clamped), one Applied
+//    history entry per target moved (from/to in percent), attune_hpa_retunes_total.
 // Plan::requeueAfter is the soonest time any entry asks the policy to be reconciled again;
 // Plan::resizeBlocked is the ResizeBlocked condition to set (nullopt: remove it).
 #pragma once
 
 #include <compare>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
 
+#include "api/k8s/hpa.h"
 #include "api/k8s/meta.h"
 #include "api/k8s/patch.h"
 #include "api/k8s/pod.h"
@@ -130,6 +142,28 @@ struct EventAction {
   std::string message;
 };
 
+// One utilization target of an HPA that moves.
+struct HpaTargetChange {
+  std::string metric;  // "cpu", "memory of container app"
+  api::ResizedResource resource = api::ResizedResource::kCpu;
+  std::int32_t from = 0;  // percent
+  std::int32_t to = 0;    // percent
+  bool operator==(const HpaTargetChange&) const = default;
+};
+
+inline constexpr std::string_view kHpaRetunedReason = "HPARetuned";
+
+// Writes an HPA's utilization targets (and the annotation remembering the originals) so that
+// its scaling point follows the pods' requests, or puts the originals back.
+struct HpaRetuneAction {
+  api::WorkloadRef workload;         // the workload the HPA scales
+  api::HorizontalPodAutoscaler hpa;  // as it should be written; resourceVersion as read
+  std::vector<HpaTargetChange> changes;
+  bool restore = false;  // the original targets put back (policy paused or deleted)
+  bool clamped = false;  // a target was clamped and its scaling point moved (Warning)
+  std::string message;
+};
+
 // Restores the original resources of a resized pod after a safety violation.
 struct RevertAction {
   api::WorkloadRef workload;  // the workload the action is about
@@ -171,7 +205,7 @@ struct EndObservationAction {
 };
 
 using Action = std::variant<RevertAction, RestoreAction, EndObservationAction, ResizeAction,
-                            SkipAction, DeferAction, EventAction>;
+                            SkipAction, DeferAction, EventAction, HpaRetuneAction>;
 
 struct Plan {
   std::vector<Action> actions;

@@ -44,7 +44,7 @@ struct RolloutInput {
   std::span<const api::LimitRange> limitRanges;
   std::span<const api::ResourceQuota> quotas;
   std::span<const api::Node> nodes;
-  std::span<const api::HorizontalPodAutoscaler> hpas;
+  std::span<const api::HorizontalPodAutoscaler> hpas;  // those Attune does not retune
   // Resizes in flight that the given pods may not show (e.g. just made and not yet visible).
   // The planner uses max(this, the pods carrying a resize record).
   int resizesInFlight = 0;
@@ -72,7 +72,8 @@ struct RolloutOptions {
 //  1. attune.io/skip: "true" on the workload: one Skip(OptOut) for the workload;
 //  2. a rollout in progress: one Defer(ActiveRollout);
 //  3. no recommended container: nothing;
-//  4. an HPA scaling it on cpu or memory: one HPAConflict Warning event, then on;
+//  4. an HPA of `input.hpas` scaling it on cpu or memory: one HPAConflict Warning event, then
+//     on (HPAs Attune retunes are not passed here; see controller/hpa_retunes.h);
 //  5. cooldown (safety/cooldown.h): when no pod of the workload runs its target yet, or a
 //     revert happened since the last safe verdict, and last-resize-time + cooldown ×
 //     2^consecutiveReverts (capped at 16×) is still ahead: one Skip(Cooldown) with requeueAfter

@@ -235,12 +235,22 @@ std::string hpaConflict(const api::WorkloadRef& workload,
     const api::ScaleTargetRef& ref = hpa.spec.scaleTargetRef;
     if (ref.kind != workload.kind || ref.name != workload.name) continue;
     std::vector<std::string> resources;
+    // "cpu (Utilization 70%)", "memory of container app (AverageValue)".
+    auto describe = [](std::string what, const api::MetricValue& t) {
+      if (t.type == "Utilization" && t.averageUtilization) {
+        return what + " (Utilization " + std::to_string(*t.averageUtilization) + "%)";
+      }
+      return t.type.empty() ? what : what + " (" + t.type + ")";
+    };
     for (const api::MetricSpec& m : hpa.spec.metrics) {
       auto sized = [](const std::string& r) { return r == "cpu" || r == "memory"; };
-      if (m.resource && sized(m.resource->name)) resources.push_back(m.resource->name);
+      if (m.resource && sized(m.resource->name)) {
+        resources.push_back(describe(m.resource->name, m.resource->target));
+      }
       if (m.containerResource && sized(m.containerResource->name)) {
-        resources.push_back(m.containerResource->name + " of container " +
-                            m.containerResource->container);
+        resources.push_back(
+            describe(m.containerResource->name + " of container " + m.containerResource->container,
+                     m.containerResource->target));
       }
     }
     if (resources.empty()) continue;
@@ -253,7 +263,10 @@ std::string hpaConflict(const api::WorkloadRef& workload,
   if (found.empty()) return {};
   std::string msg;
   for (const std::string& f : found) msg += f + "; ";
-  msg += "resizing requests changes the utilization it sees; Attune proceeds";
+  msg +=
+      "resizing requests changes the utilization it sees; Attune proceeds without retuning it "
+      "(annotate the HPA attune.io/auto-tune: \"true\" to have Attune keep its scaling point; "
+      "AverageValue targets are absolute and need no retune)";
   return msg;
 }
 

@@ -71,7 +71,8 @@ std::optional<std::string> checkNodeCapacity(const api::Pod& pod, const api::Pod
 
 // The HPAs in the workload's namespace that scale the workload on cpu or memory (a Resource or
 // ContainerResource metric), with the message of the informational HPAConflict event; empty
-// message when there is none.
+// message when there is none. The caller passes only the HPAs Attune does not retune
+// (controller/hpa_retunes.h): a retuned HPA gets HPARetuned events instead.
 std::string hpaConflict(const api::WorkloadRef& workload,
                         std::span<const api::HorizontalPodAutoscaler> hpas);
 
