@@ -12,6 +12,7 @@
 #include "cli/hpa_guard_process.h"
 #include "cli/operator_process.h"
 #include "controller/controller.h"
+#include "controller/node_load_monitor.h"
 #include "kube/cached_cluster_api.h"
 #include "kube/http_cluster_api.h"
 #include "metrics/exposition/registry.h"
@@ -29,6 +30,8 @@ struct ControllerFlags {
   std::vector<std::string> watchNamespaces;
   bool hpaGuard = false;
   std::string hpaGuardInterval = "1m";
+  bool nodeLoadTaints = false;
+  double nodeLoadThreshold = 1.0;
 };
 
 // Everything parsed from the flags before anything is started.
@@ -131,6 +134,25 @@ int runController(const ControllerFlags& f) {
   controller::Controller ctl(api, source, clock, registry, controllerOptions);
   metrics::MetricFamily& backendUp = registry.gauge(
       "attune_metrics_backend_up", "1 when the last check of the metrics backend succeeded", {});
+  // --node-load-taints: taints are written on the nodes as read directly (their
+  // resourceVersion is the precondition), with the controller's metrics source.
+  std::unique_ptr<controller::EventRecorder> nodeEvents;
+  std::unique_ptr<controller::NodeLoadMonitor> nodeLoad;
+  if (f.nodeLoadTaints) {
+    nodeEvents = std::make_unique<controller::EventRecorder>(direct, clock);
+    nodeLoad = std::make_unique<controller::NodeLoadMonitor>(
+        direct, source, *nodeEvents, registry, clock,
+        controller::NodeLoadMonitorOptions{.threshold = f.nodeLoadThreshold,
+                                           .interval = settings->reconcileInterval});
+  }
+  auto monitorNodeLoad = [&] {
+    if (!nodeLoad) return;
+    auto ran = nodeLoad->runDue();
+    if (ran && !*ran) {
+      log->warn("node-load monitor pass failed; no taint changed",
+                {{"error", ran->error().toString()}});
+    }
+  };
   // --hpa-guard: the guard reads and writes HPAs directly (never a cached resourceVersion).
   std::unique_ptr<HpaGuardProcess> guard;
   if (f.hpaGuard) {
@@ -155,6 +177,7 @@ int runController(const ControllerFlags& f) {
        {"identity", settings->election.identity},
        {"leader_elect", f.process.leaderElect ? "true" : "false"},
        {"hpa_guard", f.hpaGuard ? "true" : "false"},
+       {"node_load_taints", f.nodeLoadTaints ? "true" : "false"},
        {"watch_namespaces", fmt::format("{}", fmt::join(f.watchNamespaces, ","))}});
 
   // One cheap request before the caches' many LISTs, so an unreachable API server fails in
@@ -186,6 +209,7 @@ int runController(const ControllerFlags& f) {
   };
   auto pass = [&]() -> Result<PassSummary> {
     if (guard) guard->runDue();
+    monitorNodeLoad();
     if (auto ok = reachable(); !ok) return std::unexpected(ok.error());
     if (auto synced = api.sync(); !synced) return std::unexpected(synced.error());
     Counter counter;
@@ -205,6 +229,7 @@ int runController(const ControllerFlags& f) {
   // when its interval has passed.
   auto poll = [&]() -> Result<PassSummary> {
     if (guard) guard->runDue();
+    monitorNodeLoad();
     if (auto synced = api.sync(); !synced) return std::unexpected(synced.error());
     Counter counter;
     ctl.setObserver([&counter](const controller::ActionRecord& a) { counter(a); });
@@ -251,6 +276,14 @@ void addControllerCommand(CLI::App& app, int& exitCode) {
   cmd->add_option("--hpa-guard-interval", f->hpaGuardInterval,
                   "Time between HPA guard passes (with --hpa-guard)")
       ->capture_default_str();
+  cmd->add_flag(
+      "--node-load-taints", f->nodeLoadTaints,
+      "Taint nodes whose node_load1 per CPU core is above --node-load-threshold with "
+      "attune.io/node-overloaded:NoSchedule, and untaint them below it (docs/node-load.md)");
+  cmd->add_option("--node-load-threshold", f->nodeLoadThreshold,
+                  "node_load1 / CPU cores above which a node is tainted (with --node-load-taints)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->callback([f, &exitCode] { exitCode = runController(*f); });
 }
 

@@ -47,6 +47,13 @@ NodeLoadMonitor::NodeLoadMonitor(api::ClusterApi& api, metrics::MetricsSource& m
                                   "1 while a node has no load sample or capacity (left as it is).",
                                   {"node"})) {}
 
+std::optional<Result<NodeLoadRunSummary>> NodeLoadMonitor::runDue() {
+  const Time now = clock_.now();
+  if (nextRun_ && now < *nextRun_) return std::nullopt;
+  nextRun_ = now + options_.interval;
+  return run();
+}
+
 Result<NodeLoadRunSummary> NodeLoadMonitor::run() {
   const Time now = clock_.now();
   auto nodes = api_.listNodes({});

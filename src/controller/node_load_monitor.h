@@ -9,6 +9,7 @@
 //   attune_node_load_unknown{node}           1 while the node has no load sample (left alone)
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "api/cluster_api.h"
@@ -23,6 +24,8 @@ struct NodeLoadMonitorOptions {
   double threshold = 1.0;  // load1 / CPU cores
   // node_load1 is read as the latest sample within this window before now.
   Duration lookback = std::chrono::minutes(5);
+  // Time between runs for runDue().
+  Duration interval = std::chrono::minutes(1);
 };
 
 // What one run did.
@@ -43,6 +46,9 @@ class NodeLoadMonitor {
   // One pass over every node. Fails only when the nodes or the load cannot be read at all;
   // then nothing is changed (no taint is added or removed without data).
   Result<NodeLoadRunSummary> run();
+  // run() when one is due (at the first call, then `interval` after the previous run started);
+  // nullopt otherwise.
+  std::optional<Result<NodeLoadRunSummary>> runDue();
 
  private:
   api::ClusterApi& api_;
@@ -50,6 +56,7 @@ class NodeLoadMonitor {
   EventRecorder& events_;
   Clock& clock_;
   NodeLoadMonitorOptions options_;
+  std::optional<Time> nextRun_;
   metrics::MetricFamily& loadRatio_;
   metrics::MetricFamily& taintChanges_;
   metrics::MetricFamily& loadUnknown_;

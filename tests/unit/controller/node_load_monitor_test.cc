@@ -160,5 +160,13 @@ TEST_F(NodeLoadMonitorTest, OtherTaintsOnTheNodeAreKept) {
   EXPECT_EQ(node->spec.taints[1], safety::overloadedTaint());
 }
 
+TEST_F(NodeLoadMonitorTest, RunDueRunsOncePerInterval) {
+  ASSERT_TRUE(sim_->runFor(minutes(1)).has_value());
+  EXPECT_TRUE(monitor_->runDue().has_value());
+  EXPECT_FALSE(monitor_->runDue().has_value());
+  ASSERT_TRUE(sim_->runFor(minutes(1)).has_value());
+  EXPECT_TRUE(monitor_->runDue().has_value());
+}
+
 }  // namespace
 }  // namespace attune::controller
