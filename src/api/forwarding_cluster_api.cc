@@ -129,12 +129,18 @@ Result<List<HorizontalPodAutoscaler>> ForwardingClusterApi::listHpas(const ListO
   return forward(readCall("listHpas"), [&] { return inner_.listHpas(options); });
 }
 
+Result<List<PodDisruptionBudget>> ForwardingClusterApi::listPodDisruptionBudgets(
+    const ListOptions& options) {
+  return forward(readCall("listPodDisruptionBudgets"),
+                 [&] { return inner_.listPodDisruptionBudgets(options); });
+}
+
 Result<List<Event>> ForwardingClusterApi::listEvents(const ListOptions& options) {
   return forward(readCall("listEvents"), [&] { return inner_.listEvents(options); });
 }
 
 Result<HorizontalPodAutoscaler> ForwardingClusterApi::getHpa(std::string_view ns,
-                                                            std::string_view name) {
+                                                             std::string_view name) {
   return forward(readCall("getHpa", ns, name), [&] { return inner_.getHpa(ns, name); });
 }
 Result<AttunePolicy> ForwardingClusterApi::getAttunePolicy(std::string_view ns,
@@ -227,7 +233,8 @@ Result<AttunePolicy> ForwardingClusterApi::updateAttunePolicyStatus(const Attune
                  [&] { return inner_.updateAttunePolicyStatus(policy); });
 }
 
-Result<HorizontalPodAutoscaler> ForwardingClusterApi::updateHpa(const HorizontalPodAutoscaler& hpa) {
+Result<HorizontalPodAutoscaler> ForwardingClusterApi::updateHpa(
+    const HorizontalPodAutoscaler& hpa) {
   return forward(writeCall("updateHpa", hpa, true), [&] { return inner_.updateHpa(hpa); });
 }
 

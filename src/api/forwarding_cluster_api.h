@@ -23,8 +23,8 @@ struct ForwardedCall {
   std::string_view name;
   // A write with a precondition the server may find stale: patchPodAnnotations /
   // patchWorkloadAnnotations with a resourceVersion; updateEvent / updateAttunePolicy /
-  // updateAttunePolicyStatus / updateHpa / updateLease with metadata.resourceVersion set; evictPod with a
-  // uid or resourceVersion precondition in deleteOptions.
+  // updateAttunePolicyStatus / updateHpa / updateLease with metadata.resourceVersion set; evictPod
+  // with a uid or resourceVersion precondition in deleteOptions.
   bool preconditioned = false;
   const AnnotationChanges* annotations = nullptr;  // patch*Annotations: the changes asked for
   std::span<const ContainerResize> resize;         // resizePod: the containers asked for
@@ -63,6 +63,7 @@ class ForwardingClusterApi : public ClusterApi {
   Result<List<ResourceQuota>> listResourceQuotas(const ListOptions& options) override;
   Result<HorizontalPodAutoscaler> getHpa(std::string_view ns, std::string_view name) override;
   Result<List<HorizontalPodAutoscaler>> listHpas(const ListOptions& options) override;
+  Result<List<PodDisruptionBudget>> listPodDisruptionBudgets(const ListOptions& options) override;
   Result<List<Event>> listEvents(const ListOptions& options) override;
   Result<AttunePolicy> getAttunePolicy(std::string_view ns, std::string_view name) override;
   Result<List<AttunePolicy>> listAttunePolicies(const ListOptions& options) override;

@@ -10,6 +10,7 @@
 
 #include "api/k8s/int_or_string.h"
 #include "api/k8s/meta.h"
+#include "core/error.h"
 
 namespace attune::api {
 
@@ -28,6 +29,13 @@ inline constexpr std::string_view kSyncFailedReason = "SyncFailed";
 inline constexpr std::string_view kEvictionRefusedMessage =
     "Cannot evict pod as it would violate the pod's disruption budget.";
 inline constexpr std::string_view kDisruptionBudgetCause = "DisruptionBudget";
+
+// The error of an eviction a budget refuses, as ClusterApi::evictPod returns it: code
+// kDisruptionBudget, message kEvictionRefusedMessage followed by " " and `cause` (the message of
+// the DisruptionBudget StatusCause). Pure.
+Error disruptionBudgetRefusal(std::string_view cause);
+// The cause in such an error's message ("" when it has none). Pure.
+std::string_view disruptionBudgetCause(const Error& error);
 
 struct PdbSpec {
   std::optional<IntOrString> minAvailable;
@@ -69,5 +77,11 @@ struct PodDisruptionBudget {
 
   bool operator==(const PodDisruptionBudget&) const = default;
 };
+
+// The API server's validation of a spec (policy/v1): minAvailable and maxUnavailable not both
+// set (field ""), each an integer >= 0 or a percentage from 0% to 100% (field "minAvailable" /
+// "maxUnavailable"), unhealthyPodEvictionPolicy empty, IfHealthyBudget or AlwaysAllow. Every
+// error, kInvalidArgument, with its field relative to the spec. Pure.
+std::vector<Error> validatePdbSpec(const PdbSpec& spec);
 
 }  // namespace attune::api

@@ -10,6 +10,7 @@ void ControlPlane::tick(ClusterState& state, Time now) const {
   jobs_.tick(state, now);
   deployments_.updateStatus(state, now);
   scheduler_.tick(state, now);
+  disruptions_.tick(state, now);
 }
 
 }  // namespace attune::sim

@@ -5,6 +5,7 @@
 #include "sim/cluster/cluster_state.h"
 #include "sim/control/daemon_set_controller.h"
 #include "sim/control/deployment_controller.h"
+#include "sim/control/disruption_controller.h"
 #include "sim/control/job_controller.h"
 #include "sim/control/replica_set_controller.h"
 #include "sim/control/scheduler.h"
@@ -14,7 +15,8 @@ namespace attune::sim {
 
 // One tick of the control plane, in a fixed order so that a tick's effects are deterministic:
 // Deployments scale their ReplicaSets, ReplicaSets, StatefulSets, DaemonSets and Jobs make or
-// delete pods, Deployments write their status, and the Scheduler binds the pods still pending.
+// delete pods, Deployments write their status, the Scheduler binds the pods still pending, and
+// the disruption controller brings the PodDisruptionBudgets' status up to date with that.
 // Stateless.
 class ControlPlane {
  public:
@@ -27,6 +29,7 @@ class ControlPlane {
   DaemonSetController daemonSets_;
   JobController jobs_;
   Scheduler scheduler_;
+  DisruptionController disruptions_;
 };
 
 }  // namespace attune::sim
