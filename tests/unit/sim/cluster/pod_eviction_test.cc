@@ -137,7 +137,7 @@ TEST_F(PodEvictionTest, TerminalAndPendingPodsGoWithoutABudgetCheck) {
   addPod("done", false, "Succeeded");
   addPod("failed", false, "Failed");
   addPod("waiting", false, "Pending");
-  addBudget("web", 0, 3, 3);
+  addBudget("web", 0, 2, 3);  // disrupted: an unready running pod would be refused
   EXPECT_TRUE(evict("done"));
   EXPECT_TRUE(evict("failed"));
   EXPECT_TRUE(evict("waiting"));
