@@ -101,6 +101,8 @@ class ListOnlyApi final : public api::ClusterApi {
                      const api::ListOptions&)
   ATTUNE_UNSUPPORTED(Result<api::List<api::HorizontalPodAutoscaler>>, listHpas,
                      const api::ListOptions&)
+  ATTUNE_UNSUPPORTED(Result<api::List<api::PodDisruptionBudget>>, listPodDisruptionBudgets,
+                     const api::ListOptions&)
   ATTUNE_UNSUPPORTED(Result<api::List<api::Event>>, listEvents, const api::ListOptions&)
   ATTUNE_UNSUPPORTED(Result<api::AttunePolicy>, getAttunePolicy, std::string_view, std::string_view)
   ATTUNE_UNSUPPORTED(Result<api::List<api::AttunePolicy>>, listAttunePolicies,

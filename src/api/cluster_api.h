@@ -9,7 +9,8 @@
 //   "spec.containers[0].resources.requests.cpu"); kForbidden (403) when an admission plugin
 //   refuses the request (ResourceQuota, LimitRanger; RBAC over HTTPS), with the API server's
 //   message ("pods \"web\" is forbidden: exceeded quota: ..."); kUnavailable for transport
-//   failures, 429, 5xx.
+//   failures, 429, 5xx — except evictPod's refusal by a PodDisruptionBudget, which is
+//   kDisruptionBudget (below).
 // - resourceVersion is an opaque string. An empty precondition means "unconditional".
 // - Returned objects are copies: they never change behind the caller's back.
 // - Implementations are not required to be thread-safe; callers serialise access.
@@ -28,6 +29,7 @@
 #include "api/k8s/meta.h"
 #include "api/k8s/node.h"
 #include "api/k8s/patch.h"
+#include "api/k8s/pdb.h"
 #include "api/k8s/pod.h"
 #include "api/k8s/quota.h"
 #include "api/k8s/workload_ref.h"
@@ -84,6 +86,9 @@ class ClusterApi {
   virtual Result<List<ResourceQuota>> listResourceQuotas(const ListOptions& options) = 0;
   virtual Result<HorizontalPodAutoscaler> getHpa(std::string_view ns, std::string_view name) = 0;
   virtual Result<List<HorizontalPodAutoscaler>> listHpas(const ListOptions& options) = 0;
+  // policy/v1 PodDisruptionBudgets, with the status the disruption controller keeps.
+  virtual Result<List<PodDisruptionBudget>> listPodDisruptionBudgets(
+      const ListOptions& options) = 0;
   virtual Result<List<Event>> listEvents(const ListOptions& options) = 0;
   // attune.io/v1alpha1 AttunePolicies, with their status.
   virtual Result<AttunePolicy> getAttunePolicy(std::string_view ns, std::string_view name) = 0;
@@ -122,8 +127,25 @@ class ClusterApi {
   virtual Result<Pod> resizePod(std::string_view ns, std::string_view name,
                                 std::span<const ContainerResize> containers) = 0;
 
-  // POST to the pod's eviction subresource. deleteOptions preconditions (uid, resourceVersion)
-  // give kConflict when they do not match. On success the pod is deleted.
+  // POST to the pod's eviction subresource, which honours PodDisruptionBudgets as the API
+  // server does (pkg/registry/core/pod/storage/eviction.go). deleteOptions preconditions (uid,
+  // resourceVersion) give kConflict when they do not match. A pod that is Pending, Succeeded,
+  // Failed or already deleting is deleted without a budget check. Otherwise the budgets of the
+  // pod's namespace whose (non-empty) selector matches it decide:
+  // - none: the pod is deleted;
+  // - more than one: kInternal (HTTP 500), "This pod has more than one PodDisruptionBudget,
+  //   which the eviction subresource does not support."; the pod stays;
+  // - a pod that is not Ready: deleted without using the budget when its
+  //   unhealthyPodEvictionPolicy is AlwaysAllow, or (unset / IfHealthyBudget) when
+  //   currentHealthy >= desiredHealthy > 0; otherwise as a Ready pod;
+  // - a budget whose status.observedGeneration is behind metadata.generation, or with
+  //   disruptionsAllowed 0: kDisruptionBudget (HTTP 429 TooManyRequests with a DisruptionBudget
+  //   cause; message kEvictionRefusedMessage, then the cause, e.g. "The disruption budget web
+  //   needs 2 healthy pods and has 2 currently"); the pod stays;
+  // - else the budget's disruptionsAllowed drops by one, the pod is recorded in its
+  //   status.disruptedPods, and the pod is deleted.
+  // A dry run (deleteOptions.dryRun) checks everything and changes nothing. On success the pod
+  // is deleted.
   virtual Result<void> evictPod(const Eviction& eviction) = 0;
 
   // Creates a core/v1 Event (metadata.name may be empty when generateName is set). Returns the

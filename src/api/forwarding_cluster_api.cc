@@ -129,6 +129,12 @@ Result<List<HorizontalPodAutoscaler>> ForwardingClusterApi::listHpas(const ListO
   return forward(readCall("listHpas"), [&] { return inner_.listHpas(options); });
 }
 
+Result<List<PodDisruptionBudget>> ForwardingClusterApi::listPodDisruptionBudgets(
+    const ListOptions& options) {
+  return forward(readCall("listPodDisruptionBudgets"),
+                 [&] { return inner_.listPodDisruptionBudgets(options); });
+}
+
 Result<List<Event>> ForwardingClusterApi::listEvents(const ListOptions& options) {
   return forward(readCall("listEvents"), [&] { return inner_.listEvents(options); });
 }

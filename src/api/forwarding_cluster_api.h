@@ -64,6 +64,7 @@ class ForwardingClusterApi : public ClusterApi {
   Result<List<ResourceQuota>> listResourceQuotas(const ListOptions& options) override;
   Result<HorizontalPodAutoscaler> getHpa(std::string_view ns, std::string_view name) override;
   Result<List<HorizontalPodAutoscaler>> listHpas(const ListOptions& options) override;
+  Result<List<PodDisruptionBudget>> listPodDisruptionBudgets(const ListOptions& options) override;
   Result<List<Event>> listEvents(const ListOptions& options) override;
   Result<AttunePolicy> getAttunePolicy(std::string_view ns, std::string_view name) override;
   Result<List<AttunePolicy>> listAttunePolicies(const ListOptions& options) override;

@@ -16,6 +16,8 @@ std::string_view errorCodeName(ErrorCode code) {
       return "Forbidden";
     case ErrorCode::kUnavailable:
       return "Unavailable";
+    case ErrorCode::kDisruptionBudget:
+      return "DisruptionBudget";
     case ErrorCode::kUnsupported:
       return "Unsupported";
     case ErrorCode::kInternal:

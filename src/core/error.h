@@ -10,14 +10,16 @@ namespace attune {
 
 // What kind of failure an Error reports. Callers branch on the code, people read the message.
 enum class ErrorCode {
-  kInvalidArgument,  // malformed input: a bad quantity, duration, document or field value
-  kOutOfRange,       // well-formed input whose value is too large, too small or overflows
-  kNotFound,         // the named object or file does not exist
-  kConflict,         // stale resourceVersion or concurrent modification (HTTP 409)
-  kForbidden,        // refused by policy: RBAC, quota or LimitRange admission (HTTP 403)
-  kUnavailable,      // a peer could not be reached or asked us to back off (connection, 429, 5xx)
-  kUnsupported,      // valid input that this build does not implement
-  kInternal,         // a failure that is not the caller's fault
+  kInvalidArgument,   // malformed input: a bad quantity, duration, document or field value
+  kOutOfRange,        // well-formed input whose value is too large, too small or overflows
+  kNotFound,          // the named object or file does not exist
+  kConflict,          // stale resourceVersion or concurrent modification (HTTP 409)
+  kForbidden,         // refused by policy: RBAC, quota or LimitRange admission (HTTP 403)
+  kUnavailable,       // a peer could not be reached or asked us to back off (connection, 429, 5xx)
+  kDisruptionBudget,  // an eviction a PodDisruptionBudget refuses for now (HTTP 429, cause
+                      // DisruptionBudget): the pod stays; retry later, not at once
+  kUnsupported,       // valid input that this build does not implement
+  kInternal,          // a failure that is not the caller's fault
 };
 
 std::string_view errorCodeName(ErrorCode code);

@@ -45,6 +45,8 @@ CachedClusterApi::CachedClusterApi(api::ClusterApi& inner, Clock& clock,
       limitRanges_(inner, &api::ClusterApi::listLimitRanges, clock, listedOptions(options_, true)),
       quotas_(inner, &api::ClusterApi::listResourceQuotas, clock, listedOptions(options_, true)),
       hpas_(inner, &api::ClusterApi::listHpas, clock, listedOptions(options_, true)),
+      pdbs_(inner, &api::ClusterApi::listPodDisruptionBudgets, clock,
+            listedOptions(options_, true)),
       policies_(inner, &api::ClusterApi::listAttunePolicies, clock, listedOptions(options_, true)) {
 }
 
@@ -64,6 +66,7 @@ Result<void> CachedClusterApi::sync() {
   keep(limitRanges_.sync());
   keep(quotas_.sync());
   keep(hpas_.sync());
+  keep(pdbs_.sync());
   keep(policies_.sync());
   return first;
 }
@@ -178,6 +181,11 @@ Result<api::List<api::ResourceQuota>> CachedClusterApi::listResourceQuotas(
 Result<api::List<api::HorizontalPodAutoscaler>> CachedClusterApi::listHpas(
     const api::ListOptions& options) {
   return cachedList(hpas_, &api::ClusterApi::listHpas, options);
+}
+
+Result<api::List<api::PodDisruptionBudget>> CachedClusterApi::listPodDisruptionBudgets(
+    const api::ListOptions& options) {
+  return cachedList(pdbs_, &api::ClusterApi::listPodDisruptionBudgets, options);
 }
 
 Result<api::HorizontalPodAutoscaler> CachedClusterApi::getHpa(std::string_view ns,

@@ -5,12 +5,12 @@
 //   and on other watch failures), the other cached kinds by a LIST every listResync (zero: every
 //   sync()). The controller calls it once per reconcile pass, then reads through this object.
 // - Cached reads: pods, nodes, deployments, statefulsets, daemonsets, replicasets, jobs,
-//   cronjobs, limitranges, resourcequotas, hpas, attunepolicies. list* filter the cache by
-//   ListOptions (namespace, label selector with api::selectorMatches) and return copies sorted
-//   by namespace then name, with the resourceVersion of the informer's last LIST (pods: where
-//   the watch stands); get* answer kNotFound (`<resource> "<name>" not found`) when the object
-//   is not cached. A read is passed to the inner api instead while its informer has never
-//   synced, and when it asks for a namespace outside options().namespace_.
+//   cronjobs, limitranges, resourcequotas, hpas, poddisruptionbudgets, attunepolicies. list* filter
+//   the cache by ListOptions (namespace, label selector with api::selectorMatches) and return
+//   copies sorted by namespace then name, with the resourceVersion of the informer's last LIST
+//   (pods: where the watch stands); get* answer kNotFound (`<resource> "<name>" not found`) when
+//   the object is not cached. A read is passed to the inner api instead while its informer has
+//   never synced, and when it asks for a namespace outside options().namespace_.
 // - watchPods follows the pod informer's log of recent changes (PodInformer::recentEvents): the
 //   informer holds the only watch on the inner api, and a reader sees what sync() brought in.
 //   Passed through while the pod informer has never synced or for a namespace it does not cover.
@@ -77,6 +77,8 @@ class CachedClusterApi final : public api::ForwardingClusterApi {
   Result<api::List<api::ResourceQuota>> listResourceQuotas(
       const api::ListOptions& options) override;
   Result<api::HorizontalPodAutoscaler> getHpa(std::string_view ns, std::string_view name) override;
+  Result<api::List<api::PodDisruptionBudget>> listPodDisruptionBudgets(
+      const api::ListOptions& options) override;
   Result<api::List<api::HorizontalPodAutoscaler>> listHpas(
       const api::ListOptions& options) override;
   Result<api::AttunePolicy> getAttunePolicy(std::string_view ns, std::string_view name) override;
@@ -120,6 +122,7 @@ class CachedClusterApi final : public api::ForwardingClusterApi {
   ListedInformer<api::LimitRange> limitRanges_;
   ListedInformer<api::ResourceQuota> quotas_;
   ListedInformer<api::HorizontalPodAutoscaler> hpas_;
+  ListedInformer<api::PodDisruptionBudget> pdbs_;
   ListedInformer<api::AttunePolicy> policies_;
 };
 

@@ -128,6 +128,7 @@ ATTUNE_KUBE_LIST(LimitRange, LimitRanges, kLimitRanges)
 ATTUNE_KUBE_LIST(ResourceQuota, ResourceQuotas, kResourceQuotas)
 ATTUNE_KUBE_GET(HorizontalPodAutoscaler, Hpa, kHpas, decodeHorizontalPodAutoscaler)
 ATTUNE_KUBE_LIST(HorizontalPodAutoscaler, Hpas, kHpas)
+ATTUNE_KUBE_LIST(PodDisruptionBudget, PodDisruptionBudgets, kPodDisruptionBudgets)
 ATTUNE_KUBE_LIST(Event, Events, kEvents)
 ATTUNE_KUBE_GET(Lease, Lease, kLeases, decodeLease)
 

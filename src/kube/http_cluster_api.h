@@ -80,6 +80,8 @@ class HttpClusterApi final : public api::ClusterApi {
   Result<api::HorizontalPodAutoscaler> getHpa(std::string_view ns, std::string_view name) override;
   Result<api::List<api::HorizontalPodAutoscaler>> listHpas(
       const api::ListOptions& options) override;
+  Result<api::List<api::PodDisruptionBudget>> listPodDisruptionBudgets(
+      const api::ListOptions& options) override;
   Result<api::List<api::Event>> listEvents(const api::ListOptions& options) override;
   Result<api::AttunePolicy> getAttunePolicy(std::string_view ns, std::string_view name) override;
   Result<api::List<api::AttunePolicy>> listAttunePolicies(const api::ListOptions& options) override;

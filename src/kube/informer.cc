@@ -353,6 +353,7 @@ template class ListedInformer<api::CronJob>;
 template class ListedInformer<api::LimitRange>;
 template class ListedInformer<api::ResourceQuota>;
 template class ListedInformer<api::HorizontalPodAutoscaler>;
+template class ListedInformer<api::PodDisruptionBudget>;
 template class ListedInformer<api::AttunePolicy>;
 
 }  // namespace attune::kube

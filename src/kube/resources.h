@@ -29,6 +29,7 @@ inline constexpr Resource kReplicaSets{"/apis/apps/v1", "replicasets"};
 inline constexpr Resource kJobs{"/apis/batch/v1", "jobs"};
 inline constexpr Resource kCronJobs{"/apis/batch/v1", "cronjobs"};
 inline constexpr Resource kHpas{"/apis/autoscaling/v2", "horizontalpodautoscalers"};
+inline constexpr Resource kPodDisruptionBudgets{"/apis/policy/v1", "poddisruptionbudgets"};
 inline constexpr Resource kLeases{"/apis/coordination.k8s.io/v1", "leases"};
 inline constexpr Resource kAttunePolicies{"/apis/attune.io/v1alpha1", "attunepolicies"};
 

@@ -4,6 +4,8 @@
 #include <charconv>
 #include <nlohmann/json.hpp>
 
+#include "api/k8s/pdb.h"
+
 namespace attune::kube {
 namespace {
 
@@ -52,6 +54,13 @@ Error statusError(long status, std::string_view body, std::string_view what) {
       if (causes != details->end() && causes->is_array() && !causes->empty() &&
           (*causes)[0].is_object()) {
         field = stringAt((*causes)[0], "field");
+      }
+      for (const auto& cause :
+           causes != details->end() && causes->is_array() ? *causes : nlohmann::json::array()) {
+        if (status == 429 && cause.is_object() &&
+            stringAt(cause, "reason") == api::kDisruptionBudgetCause) {
+          return api::disruptionBudgetRefusal(stringAt(cause, "message"));
+        }
       }
     }
   }
@@ -113,7 +122,9 @@ Result<std::string> RestClient::call(http::HttpRequest::Method method,
       return std::move(response->body);
     } else {
       error = statusError(response->status, response->body, what);
-      if (!retryable(response->status)) return std::unexpected(error);
+      if (!retryable(response->status) || error.code == ErrorCode::kDisruptionBudget) {
+        return std::unexpected(error);
+      }
       wait = retryAfter(*response);
     }
     if (attempt > options_.maxRetries) {

@@ -16,7 +16,8 @@ namespace attune::kube {
 struct RestOptions {
   RateLimit rateLimit;  // every attempt (retries included) takes a token
   // Retries after the first attempt, on transport errors, 429 and 5xx only. 4xx other than 429
-  // (404, 409, 410, 422, ...) are never retried: the caller decides.
+  // (404, 409, 410, 422, ...) and a PodDisruptionBudget's 429 are never retried: the caller
+  // decides.
   int maxRetries = 4;
   // Delay before each retry; the curve restarts for every call. A Retry-After header (seconds)
   // on a 429 or 5xx replaces the computed delay, capped at maxRetryAfter.
@@ -31,6 +32,9 @@ struct RestOptions {
 //   400, 422 → kInvalidArgument    401, 403 → kForbidden    404 → kNotFound
 //   409 → kConflict                410 (Gone, Expired) → kConflict with field "resourceVersion"
 //   405, 406, 415 → kUnsupported   429, 5xx → kUnavailable  anything else → kInternal
+// except a 429 with a details.causes[] entry of type DisruptionBudget (the eviction
+// subresource's refusal): kDisruptionBudget, as api::disruptionBudgetRefusal(cause message),
+// and never retried.
 Error statusError(long status, std::string_view body, std::string_view what);
 // The same mapping for an already parsed Status (a watch ERROR event).
 Error statusError(long status, std::string message, std::string field, std::string_view what);

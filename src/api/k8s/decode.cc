@@ -37,6 +37,9 @@ Result<ResourceQuota> decodeResourceQuota(std::string_view json) {
 Result<HorizontalPodAutoscaler> decodeHorizontalPodAutoscaler(std::string_view json) {
   return decodeAs<HorizontalPodAutoscaler>(json);
 }
+Result<PodDisruptionBudget> decodePodDisruptionBudget(std::string_view json) {
+  return decodeAs<PodDisruptionBudget>(json);
+}
 Result<Event> decodeEvent(std::string_view json) { return decodeAs<Event>(json); }
 Result<Lease> decodeLease(std::string_view json) { return decodeAs<Lease>(json); }
 Result<Eviction> decodeEviction(std::string_view json) { return decodeAs<Eviction>(json); }
@@ -126,6 +129,7 @@ template Result<List<LimitRange>> decodeList<LimitRange>(std::string_view);
 template Result<List<ResourceQuota>> decodeList<ResourceQuota>(std::string_view);
 template Result<List<HorizontalPodAutoscaler>> decodeList<HorizontalPodAutoscaler>(
     std::string_view);
+template Result<List<PodDisruptionBudget>> decodeList<PodDisruptionBudget>(std::string_view);
 template Result<List<Event>> decodeList<Event>(std::string_view);
 template Result<List<Lease>> decodeList<Lease>(std::string_view);
 
@@ -141,6 +145,8 @@ template Result<WatchEvent<CronJob>> decodeWatchEvent<CronJob>(std::string_view)
 template Result<WatchEvent<LimitRange>> decodeWatchEvent<LimitRange>(std::string_view);
 template Result<WatchEvent<ResourceQuota>> decodeWatchEvent<ResourceQuota>(std::string_view);
 template Result<WatchEvent<HorizontalPodAutoscaler>> decodeWatchEvent<HorizontalPodAutoscaler>(
+    std::string_view);
+template Result<WatchEvent<PodDisruptionBudget>> decodeWatchEvent<PodDisruptionBudget>(
     std::string_view);
 template Result<WatchEvent<Event>> decodeWatchEvent<Event>(std::string_view);
 template Result<WatchEvent<Lease>> decodeWatchEvent<Lease>(std::string_view);

@@ -24,6 +24,7 @@
 #include "api/k8s/lease.h"
 #include "api/k8s/meta.h"
 #include "api/k8s/node.h"
+#include "api/k8s/pdb.h"
 #include "api/k8s/pod.h"
 #include "api/k8s/quota.h"
 #include "api/k8s/workloads.h"
@@ -44,6 +45,7 @@ Result<CronJob> decodeCronJob(std::string_view json);
 Result<LimitRange> decodeLimitRange(std::string_view json);
 Result<ResourceQuota> decodeResourceQuota(std::string_view json);
 Result<HorizontalPodAutoscaler> decodeHorizontalPodAutoscaler(std::string_view json);
+Result<PodDisruptionBudget> decodePodDisruptionBudget(std::string_view json);
 // core/v1 or events.k8s.io/v1.
 Result<Event> decodeEvent(std::string_view json);
 Result<Lease> decodeLease(std::string_view json);
@@ -56,7 +58,7 @@ Result<ApiStatus> decodeApiStatus(std::string_view json);
 // A LIST body: {"metadata": {"resourceVersion", "continue", "remainingItemCount"}, "items": []}.
 // Item errors are reported as "items[i].<path>". Defined for T in: Pod, Node, Namespace,
 // Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob, LimitRange, ResourceQuota,
-// HorizontalPodAutoscaler, Event, Lease.
+// HorizontalPodAutoscaler, PodDisruptionBudget, Event, Lease.
 template <typename T>
 Result<List<T>> decodeList(std::string_view json);
 

@@ -10,6 +10,7 @@
 #include "api/k8s/lease.h"
 #include "api/k8s/meta.h"
 #include "api/k8s/node.h"
+#include "api/k8s/pdb.h"
 #include "api/k8s/pod.h"
 #include "api/k8s/quota.h"
 #include "api/k8s/workloads.h"
@@ -46,6 +47,9 @@ Status readJson(JsonValue& v, Eviction& out);
 
 // decode_hpa.cc
 Status readJson(JsonValue& v, HorizontalPodAutoscaler& out);
+
+// decode_pdb.cc
+Status readJson(JsonValue& v, PodDisruptionBudget& out);
 
 // decode_admission.cc
 Status readJson(JsonValue& v, AdmissionReview& out);

@@ -224,6 +224,20 @@ Json toJson(const LimitRangeItem& item) {
       .take();
 }
 
+Json toJson(const IntOrString& v) { return v.isString ? Json(v.stringValue) : Json(v.intValue); }
+
+template <typename T>
+std::optional<Json> optionalJson(const std::optional<T>& value) {
+  if (!value) return std::nullopt;
+  return toJson(*value);
+}
+
+Json toJson(const std::vector<DisruptedPod>& pods) {
+  Json out = Json::object();
+  for (const DisruptedPod& pod : pods) out[pod.name] = jsonValue(pod.at);
+  return out;
+}
+
 Json toJson(const StatusCause& c) {
   return JsonObject().put("reason", c.type, "message", c.message, "field", c.field).take();
 }
@@ -243,6 +257,9 @@ TypeMeta typeMetaOf(const LimitRange&) { return {"v1", "LimitRange", "LimitRange
 TypeMeta typeMetaOf(const ResourceQuota&) { return {"v1", "ResourceQuota", "ResourceQuotaList"}; }
 TypeMeta typeMetaOf(const HorizontalPodAutoscaler&) {
   return {"autoscaling/v2", "HorizontalPodAutoscaler", "HorizontalPodAutoscalerList"};
+}
+TypeMeta typeMetaOf(const PodDisruptionBudget&) {
+  return {"policy/v1", "PodDisruptionBudget", "PodDisruptionBudgetList"};
 }
 TypeMeta typeMetaOf(const Event&) { return {"v1", "Event", "EventList"}; }
 TypeMeta typeMetaOf(const Lease&) { return {"coordination.k8s.io/v1", "Lease", "LeaseList"}; }
@@ -353,6 +370,29 @@ std::string encodeObjectJson(const HorizontalPodAutoscaler& hpa) {
                     "currentReplicas", st.currentReplicas, "currentMetrics",
                     metrics(st.currentMetrics, "current"), "conditions", conditions(st.conditions))
                .take())
+      .dump();
+}
+
+std::string encodeObjectJson(const PodDisruptionBudget& pdb) {
+  const PdbSpec& s = pdb.spec;
+  const PdbStatus& st = pdb.status;
+  // The four counts are not omitempty in policy/v1: a zero is written.
+  return object(typeMetaOf(pdb), pdb.metadata)
+      .set(
+          "spec",
+          JsonObject()
+              .put("minAvailable", optionalJson(s.minAvailable), "selector",
+                   optionalJson(s.selector), "maxUnavailable", optionalJson(s.maxUnavailable),
+                   "unhealthyPodEvictionPolicy", s.unhealthyPodEvictionPolicy)
+              .take(),
+          "status",
+          JsonObject()
+              .put("observedGeneration", st.observedGeneration, "disruptedPods",
+                   toJson(st.disruptedPods))
+              .set("disruptionsAllowed", st.disruptionsAllowed, "currentHealthy", st.currentHealthy,
+                   "desiredHealthy", st.desiredHealthy, "expectedPods", st.expectedPods)
+              .put("conditions", conditions(st.conditions))
+              .take())
       .dump();
 }
 

@@ -19,6 +19,7 @@
 #include "api/k8s/lease.h"
 #include "api/k8s/meta.h"
 #include "api/k8s/node.h"
+#include "api/k8s/pdb.h"
 #include "api/k8s/pod.h"
 #include "api/k8s/quota.h"
 #include "api/k8s/workloads.h"
@@ -46,6 +47,7 @@ std::string encodeObjectJson(const CronJob& cronJob);
 std::string encodeObjectJson(const LimitRange& limitRange);
 std::string encodeObjectJson(const ResourceQuota& quota);
 std::string encodeObjectJson(const HorizontalPodAutoscaler& hpa);
+std::string encodeObjectJson(const PodDisruptionBudget& pdb);
 std::string encodeObjectJson(const Event& event);  // core/v1
 std::string encodeObjectJson(const Lease& lease);
 std::string encodeObjectJson(const AttunePolicy& policy);  // encodePolicyJson
@@ -63,6 +65,7 @@ TypeMeta typeMetaOf(const CronJob&);
 TypeMeta typeMetaOf(const LimitRange&);
 TypeMeta typeMetaOf(const ResourceQuota&);
 TypeMeta typeMetaOf(const HorizontalPodAutoscaler&);
+TypeMeta typeMetaOf(const PodDisruptionBudget&);
 TypeMeta typeMetaOf(const Event&);
 TypeMeta typeMetaOf(const Lease&);
 TypeMeta typeMetaOf(const AttunePolicy&);

@@ -22,6 +22,11 @@ const ContainerStatus* PodStatus::findContainerStatus(std::string_view name) con
   return nullptr;
 }
 
+bool isPodReady(const Pod& pod) {
+  const Condition* ready = findCondition(pod.status.conditions, "Ready");
+  return ready != nullptr && ready->isTrue();
+}
+
 std::string_view qosClassName(QosClass qos) {
   switch (qos) {
     case QosClass::kBestEffort:

@@ -140,6 +140,9 @@ struct PodTemplateSpec {
   bool operator==(const PodTemplateSpec&) const = default;
 };
 
+// True when the pod's Ready condition is True (podutil.IsPodReady). Pure.
+bool isPodReady(const Pod& pod);
+
 enum class QosClass { kBestEffort, kBurstable, kGuaranteed };
 
 // "BestEffort", "Burstable", "Guaranteed".

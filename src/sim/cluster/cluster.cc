@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/cluster/pod_eviction.h"
 #include "sim/cluster/resize_validation.h"
 
 namespace attune::sim {
@@ -153,6 +154,10 @@ Result<api::HorizontalPodAutoscaler> Cluster::getHpa(std::string_view ns, std::s
 Result<api::List<api::HorizontalPodAutoscaler>> Cluster::listHpas(const api::ListOptions& options) {
   return state_.hpas.listResult(options);
 }
+Result<api::List<api::PodDisruptionBudget>> Cluster::listPodDisruptionBudgets(
+    const api::ListOptions& options) {
+  return state_.pdbs.listResult(options);
+}
 Result<api::List<api::Event>> Cluster::listEvents(const api::ListOptions& options) {
   return state_.events.listResult(options);
 }
@@ -211,23 +216,7 @@ Result<api::Pod> Cluster::resizePod(std::string_view ns, std::string_view name,
 }
 
 Result<void> Cluster::evictPod(const api::Eviction& eviction) {
-  const api::ObjectMeta& target = eviction.metadata;
-  auto pod = state_.pods.get(target.namespace_, target.name);
-  if (!pod) return std::unexpected(pod.error());
-  if (eviction.deleteOptions) {
-    const api::DeleteOptions& options = *eviction.deleteOptions;
-    if (!options.preconditionUid.empty() && options.preconditionUid != pod->metadata.uid) {
-      return fail(ErrorCode::kConflict,
-                  "Precondition failed: UID in precondition: " + options.preconditionUid +
-                      ", UID in object meta: " + pod->metadata.uid);
-    }
-    if (auto ok = checkResourceVersion(pod->metadata, options.preconditionResourceVersion, "pods");
-        !ok) {
-      return ok;
-    }
-    if (!options.dryRun.empty()) return {};
-  }
-  return state_.evictPod(target.namespace_, target.name);
+  return evictThroughBudgets(state_, eviction);
 }
 
 Result<api::Event> Cluster::createEvent(const api::Event& event) {

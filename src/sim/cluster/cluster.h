@@ -36,6 +36,8 @@ class Cluster final : public api::ClusterApi {
   Result<api::HorizontalPodAutoscaler> getHpa(std::string_view ns, std::string_view name) override;
   Result<api::List<api::HorizontalPodAutoscaler>> listHpas(
       const api::ListOptions& options) override;
+  Result<api::List<api::PodDisruptionBudget>> listPodDisruptionBudgets(
+      const api::ListOptions& options) override;
   Result<api::List<api::Event>> listEvents(const api::ListOptions& options) override;
   Result<api::AttunePolicy> getAttunePolicy(std::string_view ns, std::string_view name) override;
   Result<api::List<api::AttunePolicy>> listAttunePolicies(const api::ListOptions& options) override;
@@ -54,8 +56,8 @@ class Cluster final : public api::ClusterApi {
   // difference between the new spec and the pod's status; nothing else is handed over.
   Result<api::Pod> resizePod(std::string_view ns, std::string_view name,
                              std::span<const api::ContainerResize> containers) override;
-  // PodDisruptionBudgets are not modelled yet: an eviction that passes its preconditions
-  // always succeeds.
+  // sim::evictThroughBudgets (pod_eviction.h): the budgets' status is the one the simulated
+  // disruption controller keeps (sim/control/disruption_controller.h).
   Result<void> evictPod(const api::Eviction& eviction) override;
   // Fills what a client-go recorder would have set when the request leaves it empty: count 1,
   // firstTimestamp = eventTime or now, lastTimestamp = firstTimestamp. (The API server itself

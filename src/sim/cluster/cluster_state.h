@@ -57,7 +57,9 @@ class ClusterState {
   Result<api::WatchBatch<api::Pod>> podEventsAfter(const api::ListOptions& options,
                                                    std::string_view resourceVersion) const;
 
-  // Deletes the pod (a DELETED watch event) and records the eviction at clock().now().
+  // Deletes the pod (a DELETED watch event) and records the eviction at clock().now(), without
+  // looking at PodDisruptionBudgets: the kubelet's node-pressure eviction. The eviction
+  // subresource, which honours them, is evictThroughBudgets (pod_eviction.h).
   Result<void> evictPod(std::string_view ns, std::string_view name);
   const std::vector<EvictionRecord>& evictions() const { return evictions_; }
 
@@ -92,6 +94,7 @@ class ClusterState {
   ObjectStore<api::ResourceQuota> resourceQuotas{"resourcequotas", versioner_};
   ObjectStore<api::HorizontalPodAutoscaler> hpas{"horizontalpodautoscalers.autoscaling",
                                                  versioner_};
+  ObjectStore<api::PodDisruptionBudget> pdbs{"poddisruptionbudgets.policy", versioner_};
   ObjectStore<api::Event> events{"events", versioner_};
   ObjectStore<api::Lease> leases{"leases.coordination.k8s.io", versioner_};
   ObjectStore<api::AttunePolicy> attunePolicies{"attunepolicies.attune.io", versioner_};

@@ -11,6 +11,7 @@ void ControlPlane::tick(ClusterState& state, Time now, const PodUsageReader& rea
   jobs_.tick(state, now);
   deployments_.updateStatus(state, now);
   scheduler_.tick(state, now);
+  disruptions_.tick(state, now);
 }
 
 }  // namespace attune::sim

@@ -6,6 +6,7 @@
 #include "sim/control/daemon_set_controller.h"
 #include "sim/control/deployment_controller.h"
 #include "sim/control/hpa_controller.h"
+#include "sim/control/disruption_controller.h"
 #include "sim/control/job_controller.h"
 #include "sim/control/replica_set_controller.h"
 #include "sim/control/scheduler.h"
@@ -16,8 +17,9 @@ namespace attune::sim {
 // One tick of the control plane, in a fixed order so that a tick's effects are deterministic:
 // the HPA controller syncs when its period is due (reading pod usage through `readUsage`) and
 // writes its targets' spec.replicas, Deployments scale their ReplicaSets, ReplicaSets,
-// StatefulSets, DaemonSets and Jobs make or delete pods, Deployments write their status, and
-// the Scheduler binds the pods still pending. Only the HPA controller keeps state (its
+// StatefulSets, DaemonSets and Jobs make or delete pods, Deployments write their status, the
+// Scheduler binds the pods still pending, and the disruption controller brings the
+// PodDisruptionBudgets' status up to date with that. Only the HPA controller keeps state (its
 // recommendations and scale events); the others are level-based on the cluster state.
 class ControlPlane {
  public:
@@ -36,6 +38,7 @@ class ControlPlane {
   DaemonSetController daemonSets_;
   JobController jobs_;
   Scheduler scheduler_;
+  DisruptionController disruptions_;
 };
 
 }  // namespace attune::sim

@@ -120,11 +120,6 @@ bool isPodActive(const api::Pod& pod) {
          !pod.metadata.deletionTimestamp;
 }
 
-bool isPodReady(const api::Pod& pod) {
-  const api::Condition* ready = api::findCondition(pod.status.conditions, "Ready");
-  return ready != nullptr && ready->isTrue();
-}
-
 std::string labelOf(const api::Pod& pod, std::string_view key) {
   auto it = pod.metadata.labels.find(key);
   return it == pod.metadata.labels.end() ? std::string() : it->second;

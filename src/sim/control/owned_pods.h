@@ -50,7 +50,7 @@ std::vector<const api::Pod*> controlledPodRefs(const ClusterState& state, std::s
 // True when the controller still counts the pod: not Succeeded/Failed and not deleting.
 bool isPodActive(const api::Pod& pod);
 // True when the pod's Ready condition is True.
-bool isPodReady(const api::Pod& pod);
+using api::isPodReady;
 // The pod's label `key`, or "" when absent.
 std::string labelOf(const api::Pod& pod, std::string_view key);
 

@@ -270,6 +270,7 @@ Result<void> buildCluster(const Scenario& scenario, ClusterState& state, ModelRe
   for (const auto& o : scenario.limitRanges) namespaces.insert(o.metadata.namespace_);
   for (const auto& o : scenario.resourceQuotas) namespaces.insert(o.metadata.namespace_);
   for (const auto& o : scenario.hpas) namespaces.insert(o.metadata.namespace_);
+  for (const auto& o : scenario.podDisruptionBudgets) namespaces.insert(o.metadata.namespace_);
   for (const auto& t : scenario.traces) {
     if (!t.namespace_.empty()) namespaces.insert(t.namespace_);
   }
@@ -291,6 +292,10 @@ Result<void> buildCluster(const Scenario& scenario, ClusterState& state, ModelRe
     if (auto ok = addTraceWorkloads(t, state, models); !ok) return ok;
   }
   if (auto ok = createAll(state.hpas, scenario.hpas, "spec.hpas"); !ok) return ok;
+  if (auto ok = createAll(state.pdbs, scenario.podDisruptionBudgets, "spec.podDisruptionBudgets");
+      !ok) {
+    return ok;
+  }
   std::vector<api::AttunePolicy> policies = scenario.policies;
   for (api::AttunePolicy& p : policies) {
     if (p.metadata.namespace_.empty()) p.metadata.namespace_ = "default";

@@ -90,8 +90,8 @@ struct TraceWorkloads {
   std::string fieldPath;              // where it was written ("spec.workloads[5].trace")
 };
 
-// A whole scenario. LimitRanges, ResourceQuotas and HPAs are kept as the API objects they
-// become.
+// A whole scenario. LimitRanges, ResourceQuotas, HPAs and PodDisruptionBudgets are kept as the
+// API objects they become.
 struct Scenario {
   std::string name;
   api::StringMap labels;
@@ -111,7 +111,8 @@ struct Scenario {
   std::vector<api::LimitRange> limitRanges;
   std::vector<api::ResourceQuota> resourceQuotas;  // status.hard = spec.hard
   std::vector<api::HorizontalPodAutoscaler> hpas;
-  std::vector<api::AttunePolicy> policies;  // as written (not defaulted)
+  std::vector<api::PodDisruptionBudget> podDisruptionBudgets;  // status left to the controller
+  std::vector<api::AttunePolicy> policies;                     // as written (not defaulted)
 
   // Where each field was written (field path → line), for messages about the scenario that are
   // found after decoding (Simulation::create). Empty for scenarios built in code.

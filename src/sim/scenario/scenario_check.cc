@@ -204,6 +204,17 @@ void checkHpas(YamlReader& r, const Scenario& s) {
   }
 }
 
+// policy/v1 validation (api::validatePdbSpec).
+void checkPodDisruptionBudgets(YamlReader& r, const Scenario& s) {
+  checkObjects(r, s.podDisruptionBudgets, "spec.podDisruptionBudgets", "PodDisruptionBudget");
+  for (std::size_t i = 0; i < s.podDisruptionBudgets.size(); ++i) {
+    const std::string path = "spec.podDisruptionBudgets[" + std::to_string(i) + "]";
+    for (const Error& e : api::validatePdbSpec(s.podDisruptionBudgets[i].spec)) {
+      r.error(joinPath(path, e.field.empty() ? "maxUnavailable" : e.field), e.message);
+    }
+  }
+}
+
 }  // namespace
 
 void checkScenario(YamlReader& r, const Scenario& scenario) {
@@ -216,6 +227,7 @@ void checkScenario(YamlReader& r, const Scenario& scenario) {
   checkObjects(r, scenario.limitRanges, "spec.limitRanges", "LimitRange");
   checkObjects(r, scenario.resourceQuotas, "spec.resourceQuotas", "ResourceQuota");
   checkHpas(r, scenario);
+  checkPodDisruptionBudgets(r, scenario);
 }
 
 }  // namespace attune::sim::internal

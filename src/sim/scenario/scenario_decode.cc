@@ -235,6 +235,8 @@ void readSpec(YamlReader& r, std::vector<ScenarioDiagnostic>& errors, const Node
        objectList<api::ResourceQuota>(r, "resourceQuotas", out.resourceQuotas,
                                       internal::readResourceQuota),
        objectList<api::HorizontalPodAutoscaler>(r, "hpas", out.hpas, internal::readHpa),
+       objectList<api::PodDisruptionBudget>(r, "podDisruptionBudgets", out.podDisruptionBudgets,
+                                            internal::readPodDisruptionBudget),
        {"policies", [&](const Node& n, const Path& p) {
           r.list(n, p,
                  [&](const Node& item, const Path& ip) { readPolicy(errors, item, ip, out); });

@@ -8,6 +8,7 @@
 
 #include "api/k8s/hpa.h"
 #include "api/k8s/node.h"
+#include "api/k8s/pdb.h"
 #include "api/k8s/quota.h"
 #include "api/yaml/yaml_reader.h"
 #include "sim/scenario/scenario.h"
@@ -27,6 +28,8 @@ void readResourceQuota(YamlReader& r, const YAML::Node& node, const std::string&
                        api::ResourceQuota& out);
 void readHpa(YamlReader& r, const YAML::Node& node, const std::string& path,
              api::HorizontalPodAutoscaler& out);
+void readPodDisruptionBudget(YamlReader& r, const YAML::Node& node, const std::string& path,
+                             api::PodDisruptionBudget& out);
 
 // A container's `model:` mapping: `kind` plus the kind's parameters, where memory parameters
 // (…Bytes, …BytesPerHour) also take memory quantities, CPU parameters (cpuCores, gcCpuCores) CPU

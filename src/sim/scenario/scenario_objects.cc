@@ -1,5 +1,5 @@
 // Reading the Kubernetes objects a scenario declares: taints, tolerations, LimitRanges,
-// ResourceQuotas and HorizontalPodAutoscalers. Field names are the API's.
+// ResourceQuotas, HorizontalPodAutoscalers and PodDisruptionBudgets. Field names are the API's.
 #include <string>
 
 #include "sim/scenario/scenario_decoders.h"
@@ -63,6 +63,43 @@ void readMetric(YamlReader& r, const Node& node, const Path& path, api::MetricSp
                      [&](const Node& t, const Path& tp) { readMetricValue(r, t, tp, s.target); },
                      true}});
         }}});
+}
+
+// An integer, or a percentage written "N%".
+void readIntOrPercent(YamlReader& r, const Node& node, const Path& path,
+                      std::optional<api::IntOrString>& out) {
+  if (node.IsScalar() && node.Scalar().ends_with('%')) {
+    auto percent = api::IntOrString::ofString(node.Scalar());
+    if (!api::scaledValue(percent, 0, true)) {
+      r.error(node, path, "must be an integer or \"N%\"");
+    } else {
+      out = std::move(percent);
+    }
+    return;
+  }
+  std::int32_t value = 0;
+  const std::size_t before = r.errorCount();
+  r.read(node, path, value);
+  if (r.errorCount() == before) out = api::IntOrString::ofInt(value);
+}
+
+void readSelector(YamlReader& r, const Node& node, const Path& path, api::LabelSelector& out) {
+  r.object(node, path,
+           {r.field("matchLabels", out.matchLabels),
+            {"matchExpressions", [&](const Node& n, const Path& p) {
+               r.list(n, p, [&](const Node& item, const Path& ip) {
+                 auto& e = out.matchExpressions.emplace_back();
+                 r.object(
+                     item, ip,
+                     {r.field("key", e.key, true),
+                      {"operator",
+                       [&](const Node& o, const Path& op) {
+                         r.oneOf(o, op, {"In", "NotIn", "Exists", "DoesNotExist"}, e.operator_);
+                       },
+                       true},
+                      r.field("values", e.values)});
+               });
+             }}});
 }
 
 }  // namespace
@@ -151,6 +188,28 @@ void readHpa(YamlReader& r, const Node& node, const Path& path, api::HorizontalP
                         readMetric(r, item, ip, spec.metrics.emplace_back());
                       });
                     }});
+  r.object(node, path, fields);
+}
+
+void readPodDisruptionBudget(YamlReader& r, const Node& node, const Path& path,
+                             api::PodDisruptionBudget& out) {
+  std::vector<YamlReader::Field> fields;
+  addMetaFields(r, fields, out.metadata);
+  api::PdbSpec& spec = out.spec;
+  fields.push_back({"minAvailable", [&](const Node& n, const Path& p) {
+                      readIntOrPercent(r, n, p, spec.minAvailable);
+                    }});
+  fields.push_back({"maxUnavailable", [&](const Node& n, const Path& p) {
+                      readIntOrPercent(r, n, p, spec.maxUnavailable);
+                    }});
+  fields.push_back(
+      {"selector",
+       [&](const Node& n, const Path& p) { readSelector(r, n, p, spec.selector.emplace()); },
+       true});
+  fields.push_back(
+      {"unhealthyPodEvictionPolicy", [&](const Node& n, const Path& p) {
+         r.oneOf(n, p, {api::kIfHealthyBudget, api::kAlwaysAllow}, spec.unhealthyPodEvictionPolicy);
+       }});
   r.object(node, path, fields);
 }
 

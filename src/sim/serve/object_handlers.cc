@@ -32,6 +32,7 @@ Result<Reply> visitStore(ClusterState& s, std::string_view plural, Fn&& fn) {
   if (plural == "limitranges") return fn(s.limitRanges);
   if (plural == "resourcequotas") return fn(s.resourceQuotas);
   if (plural == "horizontalpodautoscalers") return fn(s.hpas);
+  if (plural == "poddisruptionbudgets") return fn(s.pdbs);
   if (plural == "events") return fn(s.events);
   if (plural == "leases") return fn(s.leases);
   if (plural == "attunepolicies") return fn(s.attunePolicies);
@@ -246,6 +247,54 @@ Result<Reply> updateNode(Simulation& sim, std::string_view body, std::string_vie
   }));
 }
 
+// A PodDisruptionBudget as written by a user: validated as the API server does (422 with the
+// field), status dropped (the disruption controller owns it).
+Result<api::PodDisruptionBudget> decodeBudget(std::string_view json) {
+  auto pdb = api::decodePodDisruptionBudget(json);
+  if (!pdb) return std::unexpected(pdb.error());
+  const auto errors = api::validatePdbSpec(pdb->spec);
+  if (!errors.empty()) {
+    return fail(ErrorCode::kInvalidArgument, errors[0].message, joinPath("spec", errors[0].field));
+  }
+  pdb->status = {};
+  return pdb;
+}
+
+Result<Reply> createBudget(Simulation& sim, std::string_view json) {
+  auto pdb = decodeBudget(json);
+  if (!pdb) return std::unexpected(pdb.error());
+  if (pdb->metadata.name.empty() && pdb->metadata.generateName.empty()) {
+    return fail(ErrorCode::kInvalidArgument, "name or generateName is required", "metadata.name");
+  }
+  return encoded(sim.state().pdbs.create(std::move(*pdb)), 201);
+}
+
+// PUT: spec, labels and annotations (generation + 1 when the spec changes); PUT on /status:
+// the status only.
+Result<Reply> updateBudget(Simulation& sim, const ResourceRequest& r, std::string_view json) {
+  const bool status = r.subresource == "status";
+  auto pdb = status ? api::decodePodDisruptionBudget(json) : decodeBudget(json);
+  if (!pdb) return std::unexpected(pdb.error());
+  return encoded(
+      sim.state().pdbs.modify(r.ns, r.name, pdb->metadata.resourceVersion,
+                              [&](api::PodDisruptionBudget& stored) -> Result<Change> {
+                                if (status) {
+                                  if (stored.status == pdb->status) return Change::kNone;
+                                  stored.status = std::move(pdb->status);
+                                  return Change::kMetadata;
+                                }
+                                const bool spec = !(stored.spec == pdb->spec);
+                                if (!spec && stored.metadata.labels == pdb->metadata.labels &&
+                                    stored.metadata.annotations == pdb->metadata.annotations) {
+                                  return Change::kNone;
+                                }
+                                stored.spec = std::move(pdb->spec);
+                                stored.metadata.labels = std::move(pdb->metadata.labels);
+                                stored.metadata.annotations = std::move(pdb->metadata.annotations);
+                                return spec ? Change::kSpec : Change::kMetadata;
+                              }));
+}
+
 }  // namespace
 
 Result<Reply> getObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r) {
@@ -360,6 +409,7 @@ Result<Reply> createObject(Simulation& sim, OpaqueStore& opaque, const ResourceR
     if (!policy) return std::unexpected(policy.error());
     return encoded(sim.api().createAttunePolicy(*policy), 201);
   }
+  if (plural == "poddisruptionbudgets") return createBudget(sim, *json);
   if (plural == "pods") {
     return fail(ErrorCode::kUnsupported,
                 "the simulated cluster creates pods from its workloads; POST pods is not served");
@@ -400,11 +450,13 @@ Result<Reply> updateObject(Simulation& sim, OpaqueStore& opaque, const ResourceR
     if (sub == "resize") return resize(sim, r, *json);
     if (sub == "status") return updatePodStatus(sim, r, *json);
     if (sub == "eviction") return fail(ErrorCode::kUnsupported, "eviction only accepts POST");
-  } else if (!sub.empty() && !(plural == "attunepolicies" && sub == "status")) {
+  } else if (!sub.empty() && !(sub == "status" &&
+                               (plural == "attunepolicies" || plural == "poddisruptionbudgets"))) {
     return fail(ErrorCode::kNotFound, "the server could not find the requested resource");
   }
   if (plural == "namespaces") return updateNamespace(sim, *json, r.name);
   if (plural == "nodes") return updateNode(sim, *json, r.name);
+  if (plural == "poddisruptionbudgets") return updateBudget(sim, r, *json);
   if (plural == "events") {
     auto event = api::decodeEvent(*json);
     if (!event) return std::unexpected(event.error());
@@ -472,6 +524,7 @@ Result<Reply> deleteObject(Simulation& sim, OpaqueStore& opaque, const ResourceR
   if (plural == "leases") return encoded(sim.state().leases.erase(r.ns, r.name));
   if (plural == "attunepolicies") return encoded(sim.state().attunePolicies.erase(r.ns, r.name));
   if (plural == "namespaces") return encoded(sim.state().namespaces.erase("", r.name));
+  if (plural == "poddisruptionbudgets") return encoded(sim.state().pdbs.erase(r.ns, r.name));
   auto exists = getObject(sim, opaque, r);
   if (!exists) return exists;
   return fail(ErrorCode::kUnsupported,

@@ -32,7 +32,7 @@ constexpr std::array kResources = {
     ResourceInfo{"batch", "v1", "cronjobs", "cronjob", "CronJob", true, kTyped, "cj", "", "all"},
     ResourceInfo{"autoscaling", "v2", "horizontalpodautoscalers", "horizontalpodautoscaler", "HorizontalPodAutoscaler", true, kTyped, "hpa", "", "all"},
     ResourceInfo{"coordination.k8s.io", "v1", "leases", "lease", "Lease", true, kTyped, "", "", ""},
-    ResourceInfo{"policy", "v1", "poddisruptionbudgets", "poddisruptionbudget", "PodDisruptionBudget", true, kOpaque, "pdb", "", ""},
+    ResourceInfo{"policy", "v1", "poddisruptionbudgets", "poddisruptionbudget", "PodDisruptionBudget", true, kTyped, "pdb", "status", ""},
     ResourceInfo{"rbac.authorization.k8s.io", "v1", "clusterroles", "clusterrole", "ClusterRole", false, kOpaque, "", "", ""},
     ResourceInfo{"rbac.authorization.k8s.io", "v1", "clusterrolebindings", "clusterrolebinding", "ClusterRoleBinding", false, kOpaque, "", "", ""},
     ResourceInfo{"rbac.authorization.k8s.io", "v1", "roles", "role", "Role", true, kOpaque, "", "", ""},

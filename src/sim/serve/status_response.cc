@@ -37,6 +37,8 @@ std::string_view reasonOf(int code) {
       return "UnsupportedMediaType";
     case 422:
       return "Invalid";
+    case 429:
+      return "TooManyRequests";
     case 503:
       return "ServiceUnavailable";
     default:
@@ -45,6 +47,20 @@ std::string_view reasonOf(int code) {
 }
 
 }  // namespace
+
+// The eviction subresource's 429, as the API server writes it: no name or kind in the details,
+// one DisruptionBudget cause, and Retry-After 10 while the budget's status is being computed.
+HttpResponse disruptionBudgetResponse(const Error& error) {
+  api::StatusDetails details;
+  const std::string cause(api::disruptionBudgetCause(error));
+  if (cause.find("still being processed") != std::string::npos) details.retryAfterSeconds = 10;
+  details.causes.push_back({std::string(api::kDisruptionBudgetCause), cause, ""});
+  HttpResponse response = status(429, std::string(api::kEvictionRefusedMessage), details);
+  if (details.retryAfterSeconds > 0) {
+    response.headers.emplace_back("Retry-After", std::to_string(details.retryAfterSeconds));
+  }
+  return response;
+}
 
 HttpResponse status(int code, std::string message, api::StatusDetails details, std::string reason) {
   if (reason.empty()) reason = std::string(reasonOf(code));
@@ -87,6 +103,8 @@ HttpResponse errorResponse(const Error& error, const ResourceRequest* r) {
     }
     case ErrorCode::kUnavailable:
       return status(503, error.message, details);
+    case ErrorCode::kDisruptionBudget:
+      return disruptionBudgetResponse(error);
     case ErrorCode::kInternal:
       break;
   }

@@ -26,7 +26,11 @@ HttpResponse status(int code, std::string message, api::StatusDetails details = 
 // The Status response of `error` about request `r` (nullptr when not about a resource):
 // kNotFound 404, kConflict 409 (AlreadyExists or Conflict), kForbidden 403, kUnsupported 405,
 // kInvalidArgument/kOutOfRange 422 with a cause naming the field (400 without a field),
-// kUnavailable 503, kInternal 500.
+// kUnavailable 503, kDisruptionBudget 429 (disruptionBudgetResponse), kInternal 500.
 HttpResponse errorResponse(const Error& error, const ResourceRequest* r);
+// The 429 TooManyRequests of an eviction a PodDisruptionBudget refuses (kDisruptionBudget):
+// message api::kEvictionRefusedMessage, details.causes[0] of type DisruptionBudget with the
+// error's cause.
+HttpResponse disruptionBudgetResponse(const Error& error);
 
 }  // namespace attune::sim::serve

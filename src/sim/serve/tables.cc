@@ -98,6 +98,18 @@ Json policyCells(const Json& policy, Time now) {
                       age(policy, "creationTimestamp", now)});
 }
 
+// kubectl's printer: an unset budget shows N/A.
+Json pdbCells(const Json& pdb, Time now) {
+  auto budget = [&](const char* field) {
+    const std::string value = str(pdb, {"spec", field});
+    return value.empty() ? std::string("N/A") : value;
+  };
+  const Json& status = pdb.value("status", Json::object());
+  return Json::array({str(pdb, {"metadata", "name"}), budget("minAvailable"),
+                      budget("maxUnavailable"), status.value("disruptionsAllowed", 0),
+                      age(pdb, "creationTimestamp", now)});
+}
+
 }  // namespace
 
 std::string formatAge(Duration age) {
@@ -147,6 +159,13 @@ std::optional<std::string> renderTable(const ResourceInfo& resource, std::string
                {"Mode", "string", ""},     {"Paused", "boolean", ""}, {"Ready", "string", ""},
                {"Age", "date", ""}};
     cells = policyCells;
+  } else if (resource.plural == "poddisruptionbudgets") {
+    columns = {{"Name", "string", "name"},
+               {"Min Available", "string", ""},
+               {"Max Unavailable", "string", ""},
+               {"Allowed Disruptions", "integer", ""},
+               {"Age", "string", ""}};
+    cells = pdbCells;
   } else {
     columns = {{"Name", "string", "name"}, {"Age", "string", ""}};
     cells = [](const Json& object, Time t) {

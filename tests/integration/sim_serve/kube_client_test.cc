@@ -116,6 +116,38 @@ TEST_F(SimServeKubeClient, ListsTheDemosPodsAndNodes) {
   EXPECT_EQ(nodes->items.size(), 20u);
 }
 
+// The demo's budget on shop/catalog (maxUnavailable 1) was computed at the first tick, before
+// any catalog pod was Ready: it allows no disruption, so evicting a running catalog pod is the
+// API server's 429, which the client reports as kDisruptionBudget without retrying.
+TEST_F(SimServeKubeClient, ListsTheDemosBudgetAndAnEvictionItRefuses) {
+  auto budgets = api().listPodDisruptionBudgets({.namespace_ = "shop"});
+  ASSERT_TRUE(budgets) << budgets.error().toString();
+  ASSERT_EQ(budgets->items.size(), 1u);
+  const api::PodDisruptionBudget& catalog = budgets->items[0];
+  EXPECT_EQ(catalog.metadata.name, "catalog");
+  EXPECT_EQ(catalog.spec.maxUnavailable, api::IntOrString::ofInt(1));
+  EXPECT_EQ(catalog.status.observedGeneration, catalog.metadata.generation);
+  EXPECT_EQ(catalog.status.expectedPods, 10);
+  ASSERT_EQ(catalog.status.disruptionsAllowed, 0);
+
+  api::ListOptions options{.namespace_ = "shop"};
+  options.labelSelector.matchLabels["app.kubernetes.io/name"] = "catalog";
+  auto pods = api().listPods(options);
+  ASSERT_TRUE(pods) << pods.error().toString();
+  auto running = std::find_if(pods->items.begin(), pods->items.end(),
+                              [](const api::Pod& p) { return p.status.phase == "Running"; });
+  ASSERT_NE(running, pods->items.end());
+  api::Eviction eviction;
+  eviction.metadata = running->metadata;
+  auto refused = api().evictPod(eviction);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::kDisruptionBudget) << refused.error().toString();
+  EXPECT_EQ(api::disruptionBudgetCause(refused.error()),
+            "The disruption budget catalog needs 9 healthy pods and has " +
+                std::to_string(catalog.status.currentHealthy) + " currently");
+  EXPECT_TRUE(api().getPod("shop", running->metadata.name));
+}
+
 TEST_F(SimServeKubeClient, GetsOnePodAndReportsAMissingOne) {
   auto pods = api().listPods({});
   ASSERT_TRUE(pods) << pods.error().toString();

@@ -210,6 +210,49 @@ TEST_F(SimServeKubectl, PatchPodResizeSubresource) {
   EXPECT_NE(invalid.err.find("is invalid"), std::string::npos) << invalid.err;
 }
 
+TEST_F(SimServeKubectl, ApplyAPodDisruptionBudgetThenAnEvictionItRefusesIs429) {
+  constexpr const char* kBudget = R"(apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: frontend
+  namespace: shop
+spec:
+  minAvailable: "100%"
+  selector:
+    matchLabels:
+      app.kubernetes.io/name: frontend
+)";
+  auto created = apply("-f " + file("pdb.yaml", kBudget));
+  ASSERT_EQ(created.exitCode, 0) << created.err;
+  EXPECT_NE(created.out.find("poddisruptionbudget.policy/frontend created"), std::string::npos)
+      << created.out;
+  auto again = apply("-f " + file("pdb.yaml", kBudget));
+  ASSERT_EQ(again.exitCode, 0) << again.err;
+
+  auto table = kubectl("get pdb -n shop");
+  ASSERT_EQ(table.exitCode, 0) << table.err;
+  for (const char* column : {"NAME", "MIN AVAILABLE", "MAX UNAVAILABLE", "ALLOWED DISRUPTIONS",
+                             "AGE", "frontend", "100%", "N/A", "catalog"}) {
+    EXPECT_NE(table.out.find(column), std::string::npos) << column << "\n" << table.out;
+  }
+
+  const std::string pod =
+      kubectl(
+          "get pods -n shop -l app.kubernetes.io/name=frontend "
+          "--field-selector=status.phase=Running -o jsonpath={.items[0].metadata.name}")
+          .out;
+  ASSERT_FALSE(pod.empty());
+  const std::string eviction =
+      file("eviction.json", R"({"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":")" +
+                                pod + R"(","namespace":"shop"}})");
+  auto refused =
+      kubectl("create --raw /api/v1/namespaces/shop/pods/" + pod + "/eviction -f " + eviction);
+  EXPECT_NE(refused.exitCode, 0);
+  EXPECT_NE(refused.err.find("TooManyRequests"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("disruption budget"), std::string::npos) << refused.err;
+  EXPECT_EQ(kubectl("get pod -n shop " + pod).exitCode, 0);
+}
+
 TEST_F(SimServeKubectl, ApplyTheDeployDirectory) {
   const std::string deploy = (testing::sourceDir() / "deploy").string();
   auto run = apply("-R -f " + deploy);

@@ -4,6 +4,7 @@
 
 #include <deque>
 
+#include "api/k8s/pdb.h"
 #include "kube/rate_limiter.h"
 
 namespace attune::kube {
@@ -118,6 +119,37 @@ TEST(RestClient, RetriesTransportErrorsWithGrowingBackoffThenGivesUp) {
   EXPECT_EQ(at[1] - at[0], 250ms);
   EXPECT_EQ(at[2] - at[1], 500ms);
   EXPECT_EQ(at[3] - at[2], 1000ms);
+}
+
+// The eviction subresource's answer when a PodDisruptionBudget allows no disruption.
+constexpr const char* kBudgetRefusal =
+    R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
+    R"("message":"Cannot evict pod as it would violate the pod's disruption budget.",)"
+    R"("reason":"TooManyRequests","details":{"causes":[{"reason":"DisruptionBudget",)"
+    R"("message":"The disruption budget web needs 3 healthy pods and has 3 currently"}]},)"
+    R"("code":429})";
+
+TEST(StatusError, ABudgetsRefusalIsDisruptionBudgetWithItsCause) {
+  const Error e = statusError(429, kBudgetRefusal, "POST /x");
+  EXPECT_EQ(e.code, ErrorCode::kDisruptionBudget);
+  EXPECT_EQ(api::disruptionBudgetCause(e),
+            "The disruption budget web needs 3 healthy pods and has 3 currently");
+  EXPECT_EQ(statusError(429, R"({"message":"slow down"})", "").code, ErrorCode::kUnavailable);
+}
+
+TEST(RestClient, NeverRetriesABudgetsRefusal) {
+  SimulatedClock clock(kStart);
+  std::vector<Time> at;
+  RestClient client(
+      "https://h",
+      std::make_unique<ScriptedTransport>(
+          std::deque<Result<http::HttpResponse>>{status(429, kBudgetRefusal), status(201, "{}")},
+          clock, at),
+      clock);
+  auto r = client.call(Method::kPost, "/api/v1/namespaces/a/pods/b/eviction", "{}");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, ErrorCode::kDisruptionBudget);
+  EXPECT_EQ(at.size(), 1u);
 }
 
 TEST(RestClient, NeverRetriesConflictsInvalidOrNotFound) {

@@ -235,6 +235,50 @@ TEST(ScenarioDecodeTest, CrossFieldRules) {
             "spec.nodePools[0].name");
 }
 
+// kGood with `budgets` (YAML list items, indented by two) as spec.podDisruptionBudgets.
+std::string withBudgets(std::string_view budgets) {
+  return edit("  policies:\n",
+              "  podDisruptionBudgets:\n" + std::string(budgets) + "  policies:\n");
+}
+
+TEST(ScenarioDecodeTest, PodDisruptionBudgetsAreReadAsTheApiObjects) {
+  DecodedScenario d = decodeScenario(withBudgets(
+      "  - {namespace: shop, name: web, minAvailable: 50%, selector: {matchLabels: {app: web}},\n"
+      "     unhealthyPodEvictionPolicy: AlwaysAllow}\n"
+      "  - name: jobs\n"
+      "    maxUnavailable: 1\n"
+      "    selector:\n"
+      "      matchExpressions: [{key: tier, operator: In, values: [batch]}]\n"));
+  ASSERT_TRUE(d.scenario) << describe(d);
+  const auto& budgets = d.scenario->podDisruptionBudgets;
+  ASSERT_EQ(budgets.size(), 2u);
+  EXPECT_EQ(budgets[0].spec.minAvailable, api::IntOrString::ofString("50%"));
+  EXPECT_EQ(budgets[0].spec.selector->matchLabels.at("app"), "web");
+  EXPECT_EQ(budgets[0].spec.unhealthyPodEvictionPolicy, "AlwaysAllow");
+  EXPECT_EQ(budgets[1].metadata.namespace_, "default");
+  EXPECT_EQ(budgets[1].spec.maxUnavailable, api::IntOrString::ofInt(1));
+  EXPECT_EQ(budgets[1].spec.selector->matchExpressions.at(0).operator_, "In");
+}
+
+TEST(ScenarioDecodeTest, PodDisruptionBudgetRulesOfPolicyV1) {
+  EXPECT_EQ(
+      onlyError(withBudgets("  - {name: a, minAvailable: 1, maxUnavailable: 1, selector: {}}\n"))
+          .error.field,
+      "spec.podDisruptionBudgets[0].maxUnavailable");
+  EXPECT_EQ(onlyError(withBudgets("  - {name: a, minAvailable: 150%, selector: {}}\n")).error.field,
+            "spec.podDisruptionBudgets[0].minAvailable");
+  EXPECT_EQ(onlyError(withBudgets("  - {name: a, maxUnavailable: -1, selector: {}}\n")).error.field,
+            "spec.podDisruptionBudgets[0].maxUnavailable");
+  EXPECT_EQ(onlyError(withBudgets("  - {name: a, minAvailable: x%, selector: {}}\n")).error.field,
+            "spec.podDisruptionBudgets[0].minAvailable");
+  EXPECT_EQ(onlyError(withBudgets("  - {name: a, minAvailable: 1}\n")).error.field,
+            "spec.podDisruptionBudgets[0].selector");
+  EXPECT_EQ(onlyError(withBudgets("  - {name: a, minAvailable: 1, selector: {}, "
+                                  "unhealthyPodEvictionPolicy: Never}\n"))
+                .error.field,
+            "spec.podDisruptionBudgets[0].unhealthyPodEvictionPolicy");
+}
+
 TEST(ScenarioDecodeTest, DuplicateWorkloadIsReported) {
   std::string yaml = kGood;
   const std::string web =
