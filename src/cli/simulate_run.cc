@@ -157,6 +157,8 @@ class RunMeter {
       case Kind::kReverted:
         ++resizes_.revertedByReason[a.reason];
         break;
+      case Kind::kEvicted:
+        break;  // on the timeline
       case Kind::kSafe:
       case Kind::kViolationKept:
         return;  // not on the timeline: the absence of a revert says it

@@ -172,6 +172,34 @@ void ActionRecorder::record(const rollout::EventAction& action, const ActionOutc
   event(action.workload, {}, action.type, action.reason, action.message);
 }
 
+void ActionRecorder::record(const rollout::EvictAction& action, const ActionOutcome& outcome) {
+  if (outcome.status == ActionOutcome::Status::kNotAttempted) return;
+  const api::WorkloadRef& w = action.workload;
+  const bool evicted = outcome.applied();
+  const std::string_view result =
+      evicted ? "evicted" : (outcome.refusedByBudget ? "blocked" : "failed");
+  ctx_.metrics.evictions.inc({w.ns, w.name, action.cause, std::string(result)});
+  if (evicted) {
+    event(w, action.pod, "Normal", rollout::kEvictedReason, action.message);
+    notify(ActionRecord::Kind::kEvicted, w, action.pod, action.container, action.cause,
+           action.message);
+  } else {
+    event(w, action.pod, "Warning",
+          outcome.refusedByBudget ? rollout::kEvictionBlockedReason : "EvictionFailed",
+          fmt::format("{} not evicted: {}", action.pod, outcome.error));
+  }
+  addHistory({.timestamp = ctx_.now,
+              .workload = w.name,
+              .pod = action.pod,
+              .container = action.container,
+              .resource = std::nullopt,
+              .from = {},
+              .to = {},
+              .method = api::ResizeMethod::kEviction,
+              .result = evicted ? api::ResizeResult::kEvicted : api::ResizeResult::kFailed,
+              .reason = action.cause});
+}
+
 void ActionRecorder::record(const rollout::HpaRetuneAction& action, const ActionOutcome& outcome) {
   const api::ObjectMeta& hpa = action.hpa.metadata;
   const api::ObjectReference ref = referenceTo("autoscaling/v2", "HorizontalPodAutoscaler", hpa);

@@ -104,6 +104,35 @@ ActionOutcome Actuator::carryOut(const rollout::ResizeAction& action) {
   return {};
 }
 
+ActionOutcome Actuator::carryOut(const rollout::EvictAction& action) {
+  const api::WorkloadRef& w = action.workload;
+  if (!action.workloadAnnotations.empty()) {
+    const auto kind = w.workloadKind();
+    if (!kind) {
+      return failed(
+          Error{ErrorCode::kUnsupported, "no workload to record the eviction's cause on", ""});
+    }
+    // What the eviction is for is stored first: a pod is never evicted before it is.
+    auto written =
+        api_.patchWorkloadAnnotations(*kind, w.ns, w.name, action.workloadAnnotations, "");
+    if (!written) return failed(written.error());
+  }
+  api::Eviction eviction;
+  eviction.metadata.namespace_ = w.ns;
+  eviction.metadata.name = action.pod;
+  eviction.deleteOptions = api::DeleteOptions{.preconditionUid = action.podUid};
+  auto evicted = api_.evictPod(eviction);
+  if (evicted) return {};
+  const ErrorCode code = evicted.error().code;
+  if (code == ErrorCode::kNotFound || code == ErrorCode::kConflict) {
+    // Gone or replaced since the snapshot: nothing to evict.
+    return {.status = ActionOutcome::Status::kNotAttempted, .error = evicted.error().toString()};
+  }
+  ActionOutcome outcome = failed(evicted.error());
+  outcome.refusedByBudget = code == ErrorCode::kDisruptionBudget;
+  return outcome;
+}
+
 Result<void> Actuator::resize(const std::string& ns, const std::string& pod,
                               std::span<const api::ContainerResize> containers) {
   auto resized = api_.resizePod(ns, pod, containers);

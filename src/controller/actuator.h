@@ -26,6 +26,8 @@ struct ActionOutcome {
   // For a failed resize: the record was removed again (a refusal). After a transport failure
   // the record stays, so the originals are never lost.
   bool recordCleared = false;
+  // For a failed eviction: a PodDisruptionBudget refused it (the pod stays).
+  bool refusedByBudget = false;
 
   bool applied() const { return status == Status::kApplied; }
 };
@@ -44,6 +46,7 @@ class Actuator {
   ActionOutcome carryOut(const rollout::RestoreAction& action);
   ActionOutcome carryOut(const rollout::EndObservationAction& action);
   ActionOutcome carryOut(const rollout::ResizeAction& action);
+  ActionOutcome carryOut(const rollout::EvictAction& action);
   ActionOutcome carryOut(const rollout::HpaRetuneAction& action);
 
   // resizePod, counting a transport failure whose request did land (the pod, read again, has

@@ -31,6 +31,8 @@ std::string_view toString(ActionRecord::Kind kind) {
       return "Safe";
     case ActionRecord::Kind::kViolationKept:
       return "ViolationKept";
+    case ActionRecord::Kind::kEvicted:
+      return "Evicted";
   }
   return "";
 }

@@ -28,6 +28,7 @@
 #include "core/error.h"
 #include "metrics/exposition/registry.h"
 #include "metrics/metrics_source.h"
+#include "rollout/oom_recovery.h"
 #include "safety/observation.h"
 
 namespace attune::controller {
@@ -46,11 +47,25 @@ struct ControllerOptions {
   Clock* durationClock = nullptr;
   // Every policy is reconciled at least this often, even when nothing asked for it.
   Duration resyncPeriod = std::chrono::minutes(1);
+  // OOM recovery (rollout/oom_recovery.h): OOM-killed pods of targets whose memory the policy
+  // manages are evicted for recreation, their memory at the kill recorded on the workload. Off
+  // unless the pod admission webhook sizes the replacements (evicting would otherwise recreate
+  // the same pod).
+  bool oomRecovery = false;
+  rollout::OomRecoveryOptions oom;
 };
 
 // One thing the controller did, for reports and tests.
 struct ActionRecord {
-  enum class Kind { kResized, kResizeFailed, kResizeSkipped, kReverted, kSafe, kViolationKept };
+  enum class Kind {
+    kResized,
+    kResizeFailed,
+    kResizeSkipped,
+    kReverted,
+    kSafe,
+    kViolationKept,
+    kEvicted
+  };
   Kind kind = Kind::kResized;
   Time time;
   std::string policy;  // "namespace/name"

@@ -30,7 +30,12 @@ OperatorMetrics::OperatorMetrics(metrics::Registry& registry)
           "attune_hpa_retunes_total",
           "HPA utilization targets written to follow the pods' requests (retuned), put back "
           "to their originals (restored), or failed writes.",
-          {"namespace", "hpa", "result"})) {}
+          {"namespace", "hpa", "result"})),
+      evictions(registry.counter(
+          "attune_evictions_total",
+          "Pods evicted through the Eviction API for recreation, by cause (e.g. OOMKilled) and "
+          "result (evicted; blocked by a PodDisruptionBudget; failed).",
+          {"namespace", "workload", "cause", "result"})) {}
 
 HpaGuardMetrics::HpaGuardMetrics(metrics::Registry& registry)
     : minReplicas(registry.gauge("attune_hpa_guard_min_replicas",

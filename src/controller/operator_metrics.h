@@ -7,6 +7,7 @@
 //   attune_savings_cpu_cores{namespace,workload}
 //   attune_savings_memory_bytes{namespace,workload}
 //   attune_hpa_retunes_total{namespace,hpa,result}
+//   attune_evictions_total{namespace,workload,cause,result}
 // and the HPA guard's:
 //   attune_hpa_guard_min_replicas{namespace,hpa}
 //   attune_hpa_guard_changes_total{namespace,hpa}
@@ -28,6 +29,7 @@ struct OperatorMetrics {
   metrics::MetricFamily& savingsCpu;
   metrics::MetricFamily& savingsMemory;
   metrics::MetricFamily& hpaRetunes;
+  metrics::MetricFamily& evictions;
 };
 
 struct HpaGuardMetrics {

@@ -149,6 +149,7 @@ rollout::Plan PolicyPass::makePlan(const std::vector<rollout::ObservedPod>& obse
   for (const TargetWorkload& t : targets_) workloads[t.ref] = *t.metadata;
   rollout::Plan observations;
   rollout::planObservations(observed, workloads, now_, observations);
+  if (ctx_.options.oomRecovery) planOomRecovery(observations);
   // Fail closed: without fresh metrics there is no resize this pass.
   rollout::Plan plan =
       metricsError_ ? std::move(observations) : planResizes(workloads, observations);
@@ -158,6 +159,23 @@ rollout::Plan PolicyPass::makePlan(const std::vector<rollout::ObservedPod>& obse
                  stored_.metadata.namespace_ + "/" + stored_.metadata.name,
                  policy_.spec.paused.value_or(false), plan);
   return plan;
+}
+
+void PolicyPass::planOomRecovery(rollout::Plan& plan) {
+  const auto mode = policy_.spec.updateStrategy.type.value_or(api::UpdateMode::kRecommend);
+  const bool managed = !policy_.spec.paused.value_or(false) && mode != api::UpdateMode::kObserve &&
+                       mode != api::UpdateMode::kRecommend;
+  for (const TargetWorkload& target : targets_) {
+    rollout::OomWorkload workload{
+        .ref = target.ref, .meta = target.metadata, .memoryManaged = managed, .pods = {}};
+    for (const api::Pod* pod : target.pods) {
+      auto record = safety::decodeResizeRecord(*pod);
+      // A malformed record counts as one: such a pod is left to the planner's report.
+      const bool underObservation = !record || *record;
+      workload.pods.push_back({.pod = pod, .underObservation = underObservation});
+    }
+    rollout::planOomRecovery(workload, state_.oomCooldowns, now_, ctx_.options.oom, plan);
+  }
 }
 
 rollout::Plan PolicyPass::planResizes(const std::map<api::WorkloadRef, api::ObjectMeta>& workloads,

@@ -47,7 +47,8 @@ struct PolicyState {
   usage::UsageHistory usage;
   RecommendationCache recommendations;
   SkipMemory lastSkip;
-  std::uint64_t passes = 0;  // passes run since the state was created
+  rollout::OomCooldowns oomCooldowns;  // the OOM kills handled (memory only)
+  std::uint64_t passes = 0;            // passes run since the state was created
 };
 
 // What a pass asks of the work queue.
@@ -94,6 +95,8 @@ class PolicyPass {
   // Plan: the observations ended, then (with fresh metrics only: fail closed) the rollout,
   // planned over the workloads as the observation entries leave them.
   // Then the HPA retunes (hpa_retunes.h), after every pod action.
+  // OOM-killed pods evicted for recreation (ControllerOptions::oomRecovery).
+  void planOomRecovery(rollout::Plan& plan);
   rollout::Plan makePlan(const std::vector<rollout::ObservedPod>& observed);
   // The rollout, with the observation entries first.
   rollout::Plan planResizes(const std::map<api::WorkloadRef, api::ObjectMeta>& workloads,

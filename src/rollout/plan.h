@@ -40,6 +40,14 @@
 //    between a resize and the HPA write computes the same HPA and writes it. Booked: an
 //    `HPARetuned` event on the HPA (Normal; Warning when a target was clamped), one Applied
 //    history entry per target moved (from/to in percent), attune_hpa_retunes_total.
+//  - EvictAction: write `workloadAnnotations` on the workload first (what the eviction is
+//    for must outlive the pod, e.g. the memory at an OOM kill that sizes the replacement), then
+//    POST the pod's eviction subresource with its uid as precondition (a pod recreated under the
+//    same name is never evicted by mistake). A PodDisruptionBudget's refusal (429) leaves the
+//    pod running; a pod already gone or replaced is left to the next pass. Booked: an `Evicted`
+//    Normal event (or `EvictionBlocked` / `EvictionFailed` Warnings), one history entry
+//    (method Eviction, result Evicted or Failed, reason = cause) and
+//    attune_evictions_total{namespace,workload,cause,result}.
 // Plan::requeueAfter is the soonest time any entry asks the policy to be reconciled again;
 // Plan::resizeBlocked is the ResizeBlocked condition to set (nullopt: remove it).
 #pragma once
@@ -164,6 +172,21 @@ struct HpaRetuneAction {
   std::string message;
 };
 
+inline constexpr std::string_view kEvictedReason = "Evicted";
+inline constexpr std::string_view kEvictionBlockedReason = "EvictionBlocked";
+
+// Evicts a pod through the Eviction API so that its workload recreates it (sized by the
+// admission webhook).
+struct EvictAction {
+  api::WorkloadRef workload;  // the workload the action is about
+  std::string pod;
+  std::string podUid;                          // the eviction's uid precondition
+  std::string cause;                           // why, e.g. "OOMKilled": the history entry's reason
+  std::string container;                       // the container concerned; empty when the whole pod
+  api::AnnotationChanges workloadAnnotations;  // written on the workload before the eviction
+  std::string message;
+};
+
 // Restores the original resources of a resized pod after a safety violation.
 struct RevertAction {
   api::WorkloadRef workload;  // the workload the action is about
@@ -205,7 +228,7 @@ struct EndObservationAction {
 };
 
 using Action = std::variant<RevertAction, RestoreAction, EndObservationAction, ResizeAction,
-                            SkipAction, DeferAction, EventAction, HpaRetuneAction>;
+                            SkipAction, DeferAction, EventAction, HpaRetuneAction, EvictAction>;
 
 struct Plan {
   std::vector<Action> actions;
