@@ -9,6 +9,7 @@
 #include "api/k8s/decode.h"
 #include "api/k8s/encode_objects.h"
 #include "api/policy/policy_codec.h"
+#include "sim/serve/hpa_handlers.h"
 
 namespace attune::sim::serve {
 namespace {
@@ -189,6 +190,11 @@ std::optional<api::WorkloadKind> workloadKind(std::string_view plural) {
   return std::nullopt;
 }
 
+// The typed kinds whose status subresource PUT and PATCH write (besides pods).
+bool hasStatusSubresource(std::string_view plural) {
+  return plural == "attunepolicies" || plural == "horizontalpodautoscalers";
+}
+
 Result<Reply> resize(Simulation& sim, const ResourceRequest& r, std::string_view body) {
   auto pod = api::decodePod(body);
   if (!pod) return std::unexpected(pod.error());
@@ -360,6 +366,7 @@ Result<Reply> createObject(Simulation& sim, OpaqueStore& opaque, const ResourceR
     if (!policy) return std::unexpected(policy.error());
     return encoded(sim.api().createAttunePolicy(*policy), 201);
   }
+  if (plural == "horizontalpodautoscalers") return encoded(createHpa(sim, *json), 201);
   if (plural == "pods") {
     return fail(ErrorCode::kUnsupported,
                 "the simulated cluster creates pods from its workloads; POST pods is not served");
@@ -400,7 +407,7 @@ Result<Reply> updateObject(Simulation& sim, OpaqueStore& opaque, const ResourceR
     if (sub == "resize") return resize(sim, r, *json);
     if (sub == "status") return updatePodStatus(sim, r, *json);
     if (sub == "eviction") return fail(ErrorCode::kUnsupported, "eviction only accepts POST");
-  } else if (!sub.empty() && !(plural == "attunepolicies" && sub == "status")) {
+  } else if (!sub.empty() && !(hasStatusSubresource(plural) && sub == "status")) {
     return fail(ErrorCode::kNotFound, "the server could not find the requested resource");
   }
   if (plural == "namespaces") return updateNamespace(sim, *json, r.name);
@@ -422,9 +429,7 @@ Result<Reply> updateObject(Simulation& sim, OpaqueStore& opaque, const ResourceR
                                    : sim.api().updateAttunePolicy(*policy));
   }
   if (plural == "horizontalpodautoscalers") {
-    auto hpa = api::decodeHorizontalPodAutoscaler(*json);
-    if (!hpa) return std::unexpected(hpa.error());
-    return encoded(sim.api().updateHpa(*hpa));
+    return encoded(updateHpa(sim, *json, sub));
   }
   // Pods and scenario workloads: annotations only.
   auto current = currentJson(sim, opaque, r);
@@ -471,6 +476,7 @@ Result<Reply> deleteObject(Simulation& sim, OpaqueStore& opaque, const ResourceR
   if (plural == "events") return encoded(sim.state().events.erase(r.ns, r.name));
   if (plural == "leases") return encoded(sim.state().leases.erase(r.ns, r.name));
   if (plural == "attunepolicies") return encoded(sim.state().attunePolicies.erase(r.ns, r.name));
+  if (plural == "horizontalpodautoscalers") return encoded(deleteHpa(sim, r.ns, r.name));
   if (plural == "namespaces") return encoded(sim.state().namespaces.erase("", r.name));
   auto exists = getObject(sim, opaque, r);
   if (!exists) return exists;
