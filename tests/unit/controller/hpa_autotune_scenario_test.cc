@@ -5,7 +5,9 @@
 // unchanged; an OOM revert puts back both the requests and the target.
 //
 // The workload: 4 replicas of `app` (500m, serving 100 requests/s at 10m each, plus 50m base:
-// 300m per pod at 4 replicas) and a `log-shipper` sidecar (30m, using 10m, leaking 40Mi/h).
+// 300m per pod at 4 replicas) and a `log-shipper` sidecar (30m, using 10m; 128Mi of memory,
+// leaking 40Mi/h from 40Mi, so that its 256Mi limit lasts for hours but the ~128Mi Attune gives
+// it, 1.5 × the working set with limits following requests, is reached about two hours in).
 // At 4 replicas the pod uses 310m of 530m (58 %), at the HPA's target. The policy caps CPU at
 // 250m: `app` goes to 250m, the sidecar to 15m (1.5 × its usage), 265m per pod.
 #include <gtest/gtest.h>
@@ -30,8 +32,8 @@ std::string autotuneScenario(bool optIn) {
   const std::string annotations = optIn ? "{attune.io/auto-tune: \"true\"}" : "{}";
   const std::string sidecar =
       "    - name: log-shipper\n"
-      "      requests: {cpu: 30m, memory: 64Mi}\n"
-      "      limits: {cpu: 60m, memory: 128Mi}\n"
+      "      requests: {cpu: 30m, memory: 128Mi}\n"
+      "      limits: {cpu: 60m, memory: 256Mi}\n"
       "      model: {kind: memory-leak, cpuCores: 10m, memoryBytes: 40Mi, leakBytesPerHour: 40Mi, "
       "noise: 0}\n";
   return scenarioYaml(
