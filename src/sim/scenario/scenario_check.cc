@@ -182,6 +182,28 @@ void checkObjects(YamlReader& r, const std::vector<T>& objects, const std::strin
   }
 }
 
+// autoscaling/v2's bounds on behavior: windows in [0, 3600] s, policy values > 0, periods in
+// [1, 1800] s, tolerance >= 0.
+void checkScalingRules(YamlReader& r, const std::optional<api::HpaScalingRules>& rules,
+                       const std::string& path) {
+  if (!rules) return;
+  if (rules->stabilizationWindowSeconds &&
+      (*rules->stabilizationWindowSeconds < 0 || *rules->stabilizationWindowSeconds > 3600)) {
+    r.error(path + ".stabilizationWindowSeconds", "must be in [0, 3600]");
+  }
+  for (std::size_t i = 0; i < rules->policies.size(); ++i) {
+    const api::HpaScalingPolicy& p = rules->policies[i];
+    const std::string item = path + ".policies[" + std::to_string(i) + "]";
+    if (p.value <= 0) r.error(item + ".value", "must be greater than 0");
+    if (p.periodSeconds < 1 || p.periodSeconds > 1800) {
+      r.error(item + ".periodSeconds", "must be in [1, 1800]");
+    }
+  }
+  if (rules->tolerance && rules->tolerance->nanos() < 0) {
+    r.error(path + ".tolerance", "must not be negative");
+  }
+}
+
 void checkHpas(YamlReader& r, const Scenario& s) {
   checkObjects(r, s.hpas, "spec.hpas", "HPA");
   for (std::size_t i = 0; i < s.hpas.size(); ++i) {
@@ -200,6 +222,10 @@ void checkHpas(YamlReader& r, const Scenario& s) {
     if (hpa.spec.minReplicas &&
         (*hpa.spec.minReplicas < 1 || *hpa.spec.minReplicas > hpa.spec.maxReplicas)) {
       r.error(path + ".minReplicas", "must be in [1, maxReplicas]");
+    }
+    if (hpa.spec.behavior) {
+      checkScalingRules(r, hpa.spec.behavior->scaleUp, path + ".behavior.scaleUp");
+      checkScalingRules(r, hpa.spec.behavior->scaleDown, path + ".behavior.scaleDown");
     }
   }
 }

@@ -102,6 +102,41 @@ void readSelector(YamlReader& r, const Node& node, const Path& path, api::LabelS
              }}});
 }
 
+// One of behavior.scaleUp / scaleDown (autoscaling/v2 HPAScalingRules).
+void readScalingRules(YamlReader& r, const Node& node, const Path& path,
+                      api::HpaScalingRules& out) {
+  r.object(node, path,
+           {r.field("stabilizationWindowSeconds", out.stabilizationWindowSeconds),
+            {"selectPolicy",
+             [&](const Node& n, const Path& p) {
+               r.oneOf(n, p, {"Max", "Min", "Disabled"}, out.selectPolicy);
+             }},
+            {"policies",
+             [&](const Node& n, const Path& p) {
+               r.list(n, p, [&](const Node& item, const Path& ip) {
+                 auto& policy = out.policies.emplace_back();
+                 r.object(item, ip,
+                          {{"type",
+                            [&](const Node& t, const Path& tp) {
+                              r.oneOf(t, tp, {"Pods", "Percent"}, policy.type);
+                            },
+                            true},
+                           r.field("value", policy.value, true),
+                           r.field("periodSeconds", policy.periodSeconds, true)});
+               });
+             }},
+            r.field("tolerance", out.tolerance)});
+}
+
+void readBehavior(YamlReader& r, const Node& node, const Path& path, api::HpaBehavior& out) {
+  r.object(node, path,
+           {{"scaleUp", [&](const Node& n,
+                            const Path& p) { readScalingRules(r, n, p, out.scaleUp.emplace()); }},
+            {"scaleDown", [&](const Node& n, const Path& p) {
+               readScalingRules(r, n, p, out.scaleDown.emplace());
+             }}});
+}
+
 }  // namespace
 
 void readTaint(YamlReader& r, const Node& node, const Path& path, api::Taint& out) {
@@ -187,6 +222,9 @@ void readHpa(YamlReader& r, const Node& node, const Path& path, api::HorizontalP
                       r.list(n, p, [&](const Node& item, const Path& ip) {
                         readMetric(r, item, ip, spec.metrics.emplace_back());
                       });
+                    }});
+  fields.push_back({"behavior", [&](const Node& n, const Path& p) {
+                      readBehavior(r, n, p, spec.behavior.emplace());
                     }});
   r.object(node, path, fields);
 }

@@ -9,6 +9,7 @@
 #include "api/k8s/decode.h"
 #include "api/k8s/encode_objects.h"
 #include "api/policy/policy_codec.h"
+#include "sim/serve/hpa_handlers.h"
 
 namespace attune::sim::serve {
 namespace {
@@ -188,6 +189,12 @@ std::optional<api::WorkloadKind> workloadKind(std::string_view plural) {
   if (plural == "jobs") return api::WorkloadKind::kJob;
   if (plural == "cronjobs") return api::WorkloadKind::kCronJob;
   return std::nullopt;
+}
+
+// The typed kinds whose status subresource PUT and PATCH write (besides pods).
+bool hasStatusSubresource(std::string_view plural) {
+  return plural == "attunepolicies" || plural == "horizontalpodautoscalers" ||
+         plural == "poddisruptionbudgets";
 }
 
 Result<Reply> resize(Simulation& sim, const ResourceRequest& r, std::string_view body) {
@@ -410,6 +417,7 @@ Result<Reply> createObject(Simulation& sim, OpaqueStore& opaque, const ResourceR
     return encoded(sim.api().createAttunePolicy(*policy), 201);
   }
   if (plural == "poddisruptionbudgets") return createBudget(sim, *json);
+  if (plural == "horizontalpodautoscalers") return encoded(createHpa(sim, *json), 201);
   if (plural == "pods") {
     return fail(ErrorCode::kUnsupported,
                 "the simulated cluster creates pods from its workloads; POST pods is not served");
@@ -450,8 +458,7 @@ Result<Reply> updateObject(Simulation& sim, OpaqueStore& opaque, const ResourceR
     if (sub == "resize") return resize(sim, r, *json);
     if (sub == "status") return updatePodStatus(sim, r, *json);
     if (sub == "eviction") return fail(ErrorCode::kUnsupported, "eviction only accepts POST");
-  } else if (!sub.empty() && !(sub == "status" &&
-                               (plural == "attunepolicies" || plural == "poddisruptionbudgets"))) {
+  } else if (!sub.empty() && !(hasStatusSubresource(plural) && sub == "status")) {
     return fail(ErrorCode::kNotFound, "the server could not find the requested resource");
   }
   if (plural == "namespaces") return updateNamespace(sim, *json, r.name);
@@ -474,9 +481,7 @@ Result<Reply> updateObject(Simulation& sim, OpaqueStore& opaque, const ResourceR
                                    : sim.api().updateAttunePolicy(*policy));
   }
   if (plural == "horizontalpodautoscalers") {
-    auto hpa = api::decodeHorizontalPodAutoscaler(*json);
-    if (!hpa) return std::unexpected(hpa.error());
-    return encoded(sim.api().updateHpa(*hpa));
+    return encoded(updateHpa(sim, *json, sub));
   }
   // Pods and scenario workloads: annotations only.
   auto current = currentJson(sim, opaque, r);
@@ -523,6 +528,7 @@ Result<Reply> deleteObject(Simulation& sim, OpaqueStore& opaque, const ResourceR
   if (plural == "events") return encoded(sim.state().events.erase(r.ns, r.name));
   if (plural == "leases") return encoded(sim.state().leases.erase(r.ns, r.name));
   if (plural == "attunepolicies") return encoded(sim.state().attunePolicies.erase(r.ns, r.name));
+  if (plural == "horizontalpodautoscalers") return encoded(deleteHpa(sim, r.ns, r.name));
   if (plural == "namespaces") return encoded(sim.state().namespaces.erase("", r.name));
   if (plural == "poddisruptionbudgets") return encoded(sim.state().pdbs.erase(r.ns, r.name));
   auto exists = getObject(sim, opaque, r);

@@ -30,7 +30,7 @@ constexpr std::array kResources = {
     ResourceInfo{"apps", "v1", "daemonsets", "daemonset", "DaemonSet", true, kTyped, "ds", "", "all"},
     ResourceInfo{"batch", "v1", "jobs", "job", "Job", true, kTyped, "", "", "all"},
     ResourceInfo{"batch", "v1", "cronjobs", "cronjob", "CronJob", true, kTyped, "cj", "", "all"},
-    ResourceInfo{"autoscaling", "v2", "horizontalpodautoscalers", "horizontalpodautoscaler", "HorizontalPodAutoscaler", true, kTyped, "hpa", "", "all"},
+    ResourceInfo{"autoscaling", "v2", "horizontalpodautoscalers", "horizontalpodautoscaler", "HorizontalPodAutoscaler", true, kTyped, "hpa", "status", "all"},
     ResourceInfo{"coordination.k8s.io", "v1", "leases", "lease", "Lease", true, kTyped, "", "", ""},
     ResourceInfo{"policy", "v1", "poddisruptionbudgets", "poddisruptionbudget", "PodDisruptionBudget", true, kTyped, "pdb", "status", ""},
     ResourceInfo{"rbac.authorization.k8s.io", "v1", "clusterroles", "clusterrole", "ClusterRole", false, kOpaque, "", "", ""},

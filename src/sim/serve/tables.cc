@@ -110,6 +110,65 @@ Json pdbCells(const Json& pdb, Time now) {
                       age(pdb, "creationTimestamp", now)});
 }
 
+// One metric of the TARGETS column, as upstream's formatHPAMetrics writes it: "cpu: 42%/60%",
+// "memory: 200Mi/500Mi" for averageValue targets, "<unknown>" until the status has the metric.
+std::string hpaMetric(const Json& spec, const Json& status) {
+  const std::string type = spec.value("type", "");
+  const char* key = type == "Resource"            ? "resource"
+                    : type == "ContainerResource" ? "containerResource"
+                    : type == "Pods"              ? "pods"
+                    : type == "Object"            ? "object"
+                    : type == "External"          ? "external"
+                                                  : nullptr;
+  if (key == nullptr || !spec.contains(key)) return "<unknown type>";
+  const Json& target = spec[key].value("target", Json::object());
+  const Json current = status.is_object()
+                           ? status.value(key, Json::object()).value("current", Json::object())
+                           : Json::object();
+  auto amount = [&](const char* field) {
+    const std::string value = str(current, {field});
+    return value.empty() ? std::string("<unknown>") : value;
+  };
+  const std::string name =
+      key == std::string_view("resource") || key == std::string_view("containerResource")
+          ? str(spec[key], {"name"}) + ": "
+          : std::string();
+  if (target.contains("averageValue")) {
+    const std::string avg = (name.empty() && type != "Pods") ? " (avg)" : "";
+    return name + amount("averageValue") + "/" + str(target, {"averageValue"}) + avg;
+  }
+  if (!name.empty()) {
+    const std::string now = str(current, {"averageUtilization"});
+    const std::string want = str(target, {"averageUtilization"});
+    return name + (now.empty() ? "<unknown>" : now + "%") + "/" +
+           (want.empty() ? "<auto>" : want + "%");
+  }
+  return amount("value") + "/" + str(target, {"value"});
+}
+
+Json hpaCells(const Json& hpa, Time now) {
+  const Json& spec = hpa.value("spec", Json::object());
+  const Json& status = hpa.value("status", Json::object());
+  const Json metrics = spec.value("metrics", Json::array());
+  const Json current = status.value("currentMetrics", Json::array());
+  std::string targets;
+  constexpr std::size_t kShown = 2;
+  for (std::size_t i = 0; i < metrics.size() && i < kShown; ++i) {
+    if (i > 0) targets += ", ";
+    targets += hpaMetric(metrics[i], i < current.size() ? current[i] : Json());
+  }
+  if (metrics.empty()) targets = "<none>";
+  if (metrics.size() > kShown) {
+    targets += " + " + std::to_string(metrics.size() - kShown) + " more...";
+  }
+  const std::string minPods = str(spec, {"minReplicas"});
+  return Json::array(
+      {str(hpa, {"metadata", "name"}),
+       str(spec, {"scaleTargetRef", "kind"}) + "/" + str(spec, {"scaleTargetRef", "name"}), targets,
+       minPods.empty() ? "<unset>" : minPods, spec.value("maxReplicas", 0),
+       status.value("currentReplicas", 0), age(hpa, "creationTimestamp", now)});
+}
+
 }  // namespace
 
 std::string formatAge(Duration age) {
@@ -166,6 +225,11 @@ std::optional<std::string> renderTable(const ResourceInfo& resource, std::string
                {"Allowed Disruptions", "integer", ""},
                {"Age", "string", ""}};
     cells = pdbCells;
+  } else if (resource.plural == "horizontalpodautoscalers") {
+    columns = {{"Name", "string", "name"}, {"Reference", "string", ""}, {"Targets", "string", ""},
+               {"MinPods", "string", ""},  {"MaxPods", "integer", ""},  {"Replicas", "integer", ""},
+               {"Age", "string", ""}};
+    cells = hpaCells;
   } else {
     columns = {{"Name", "string", "name"}, {"Age", "string", ""}};
     cells = [](const Json& object, Time t) {

@@ -1,7 +1,7 @@
 // meta.k8s.io/v1 Tables: what kubectl get asks for (Accept: ...;as=Table;v=v1;g=meta.k8s.io)
-// and prints. Pods, nodes, events and AttunePolicies (the CRD's printer columns) get their
-// usual columns; every other kind gets Name and Age. Each row carries its whole object, so
-// kubectl can add the namespace column and -o wide. Pure.
+// and prints. Pods, nodes, events, HPAs (upstream's printer) and AttunePolicies (the CRD's
+// printer columns) get their usual columns; every other kind gets Name and Age. Each row carries
+// its whole object, so kubectl can add the namespace column and -o wide. Pure.
 #pragma once
 
 #include <optional>

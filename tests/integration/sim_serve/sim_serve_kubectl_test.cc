@@ -1,7 +1,7 @@
 // The real kubectl against `attune sim serve --tls` running the built-in demo: reads (get,
 // describe, events, raw watch), writes (apply of an AttunePolicy and of deploy/, an Event,
-// a pod delete, the resize subresource), and the API server's errors as kubectl reports them.
-// Each test starts its own server on a free port with a fast tick.
+// a pod delete, the resize subresource, HPAs with their status subresource), and the API server's
+// errors as kubectl reports them. Each test starts its own server on a free port with a fast tick.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +9,7 @@
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "core/clock.h"
 #include "support/command.h"
@@ -153,6 +154,88 @@ TEST_F(SimServeKubectl, ApplyAnAttunePolicyThenGetItAsYaml) {
   EXPECT_EQ(fields.out, "200m/2") << fields.err;
   auto table = kubectl("get attunepolicies -A");
   EXPECT_NE(table.out.find("Recommend"), std::string::npos) << table.out;
+}
+
+// An HPA on `target` in namespace data, cpu utilization at 60 %.
+std::string hpaYaml(const std::string& name, const std::string& target) {
+  return "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: " + name +
+         "\n  namespace: data\nspec:\n  scaleTargetRef:\n    apiVersion: apps/v1\n"
+         "    kind: Deployment\n    name: " +
+         target +
+         "\n  minReplicas: 1\n  maxReplicas: 6\n  metrics:\n  - type: Resource\n    resource:\n"
+         "      name: cpu\n      target:\n        type: Utilization\n        averageUtilization: "
+         "60\n";
+}
+
+// The cells of the row of `table` whose first cell is `name`, joined by single spaces; "" when
+// there is none.
+std::string rowOf(const std::string& table, const std::string& name) {
+  std::istringstream lines(table);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string row;
+    for (std::string word; words >> word;) row += (row.empty() ? "" : " ") + word;
+    if (row.starts_with(name + " ")) return row;
+  }
+  return {};
+}
+
+TEST_F(SimServeKubectl, HpasAreCreatedAnnotatedPatchedAndDeleted) {
+  auto created = apply("-f " + file("hpa.yaml", hpaYaml("worker", "analytics-worker")));
+  ASSERT_EQ(created.exitCode, 0) << created.err;
+  EXPECT_NE(created.out.find("horizontalpodautoscaler.autoscaling/worker created"),
+            std::string::npos)
+      << created.out;
+  EXPECT_EQ(kubectl("get hpa -n data worker -o jsonpath={.metadata.generation}").out, "1");
+  // An HPA whose target does not exist never gets metrics.
+  ASSERT_EQ(apply("-f " + file("lost.yaml", hpaYaml("lost", "nope"))).exitCode, 0);
+
+  auto table = kubectl("get hpa -n data");
+  ASSERT_EQ(table.exitCode, 0) << table.err;
+  EXPECT_EQ(table.out.substr(0, table.out.find('\n')).find("NAME"), 0u) << table.out;
+  for (const char* column : {"REFERENCE", "TARGETS", "MINPODS", "MAXPODS", "REPLICAS", "AGE"}) {
+    EXPECT_NE(table.out.find(column), std::string::npos) << column << "\n" << table.out;
+  }
+  EXPECT_NE(rowOf(table.out, "lost").find("lost Deployment/nope cpu: <unknown>/60% 1 6 0 "),
+            std::string::npos)
+      << table.out;
+  // The simulated HPA controller fills the status within a few syncs (100 ms ticks).
+  SystemClock clock;
+  std::string worker;
+  for (int i = 0; i < kReadyAttempts; ++i) {
+    worker = rowOf(kubectl("get hpa -n data").out, "worker");
+    if (worker.find("<unknown>") == std::string::npos && !worker.empty()) break;
+    clock.sleepFor(kReadyPoll);
+  }
+  EXPECT_NE(worker.find("Deployment/analytics-worker"), std::string::npos) << worker;
+  EXPECT_NE(worker.find("%/60%"), std::string::npos) << worker;
+  EXPECT_EQ(worker.find("<unknown>"), std::string::npos) << worker;
+
+  auto annotated = kubectl("annotate hpa -n data worker attune.io/auto-tune=true");
+  ASSERT_EQ(annotated.exitCode, 0) << annotated.err;
+  EXPECT_EQ(kubectl("get hpa -n data worker -o 'jsonpath={.metadata.annotations.attune\\.io/"
+                    "auto-tune}/{.metadata.generation}'")
+                .out,
+            "true/1");
+
+  if (minor_ >= 24) {  // --subresource arrived in kubectl 1.24
+    auto patched = kubectl(
+        "patch hpa -n data lost --subresource=status --type=merge "
+        "-p '{\"status\":{\"currentReplicas\":3},\"spec\":{\"maxReplicas\":9}}'");
+    ASSERT_EQ(patched.exitCode, 0) << patched.err;
+    EXPECT_EQ(kubectl("get hpa -n data lost -o jsonpath={.status.currentReplicas}/"
+                      "{.spec.maxReplicas}")
+                  .out,
+              "3/6")
+        << "the status subresource writes the status only";
+  }
+
+  auto deleted = kubectl("delete hpa -n data worker");
+  ASSERT_EQ(deleted.exitCode, 0) << deleted.err;
+  EXPECT_NE(deleted.out.find("deleted"), std::string::npos) << deleted.out;
+  auto gone = kubectl("get hpa -n data worker");
+  EXPECT_NE(gone.exitCode, 0);
+  EXPECT_NE(gone.err.find("NotFound"), std::string::npos) << gone.err;
 }
 
 TEST_F(SimServeKubectl, DescribePod) {

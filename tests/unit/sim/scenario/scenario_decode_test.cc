@@ -279,6 +279,64 @@ TEST(ScenarioDecodeTest, PodDisruptionBudgetRulesOfPolicyV1) {
             "spec.podDisruptionBudgets[0].unhealthyPodEvictionPolicy");
 }
 
+// kGood's HPA with `behavior` (lines indented under the HPA).
+std::string withBehavior(std::string_view behavior) {
+  return edit("averageUtilization: 60}}\n",
+              "averageUtilization: 60}}\n    behavior:\n" + std::string(behavior));
+}
+
+TEST(ScenarioDecodeTest, HpaBehaviorDecodes) {
+  const DecodedScenario d =
+      decodeScenario(withBehavior("      scaleUp:\n"
+                                  "        stabilizationWindowSeconds: 60\n"
+                                  "        selectPolicy: Min\n"
+                                  "        policies: [{type: Pods, value: 2, periodSeconds: 30}, "
+                                  "{type: Percent, value: 50, periodSeconds: 60}]\n"
+                                  "        tolerance: \"0.05\"\n"
+                                  "      scaleDown: {selectPolicy: Disabled}\n"));
+  ASSERT_TRUE(d.scenario.has_value()) << describe(d);
+  const auto& behavior = d.scenario->hpas.at(0).spec.behavior;
+  ASSERT_TRUE(behavior && behavior->scaleUp && behavior->scaleDown);
+  const api::HpaScalingRules& up = *behavior->scaleUp;
+  EXPECT_EQ(up.stabilizationWindowSeconds, 60);
+  EXPECT_EQ(up.selectPolicy, "Min");
+  ASSERT_EQ(up.policies.size(), 2u);
+  EXPECT_EQ(up.policies[0], (api::HpaScalingPolicy{"Pods", 2, 30}));
+  EXPECT_EQ(up.policies[1], (api::HpaScalingPolicy{"Percent", 50, 60}));
+  ASSERT_TRUE(up.tolerance.has_value());
+  EXPECT_EQ(up.tolerance->nanos(), 50'000'000);
+  EXPECT_EQ(behavior->scaleDown->selectPolicy, "Disabled");
+  EXPECT_FALSE(behavior->scaleDown->stabilizationWindowSeconds.has_value());
+}
+
+TEST(ScenarioDecodeTest, HpaBehaviorErrorsNameTheirField) {
+  const std::string prefix = "spec.hpas[0].behavior.";
+  EXPECT_EQ(
+      onlyError(withBehavior("      scaleDown: {stabilizationWindowSeconds: 4000}\n")).error.field,
+      prefix + "scaleDown.stabilizationWindowSeconds");
+  EXPECT_EQ(onlyError(withBehavior("      scaleUp: {selectPolicy: Largest}\n")).error.field,
+            prefix + "scaleUp.selectPolicy");
+  EXPECT_EQ(onlyError(withBehavior("      scaleUp: {policies: [{type: Nodes, value: 1, "
+                                   "periodSeconds: 15}]}\n"))
+                .error.field,
+            prefix + "scaleUp.policies[0].type");
+  EXPECT_EQ(onlyError(withBehavior("      scaleUp: {policies: [{type: Pods, value: 0, "
+                                   "periodSeconds: 15}]}\n"))
+                .error.field,
+            prefix + "scaleUp.policies[0].value");
+  EXPECT_EQ(onlyError(withBehavior("      scaleDown: {policies: [{type: Percent, value: 10, "
+                                   "periodSeconds: 1801}]}\n"))
+                .error.field,
+            prefix + "scaleDown.policies[0].periodSeconds");
+  EXPECT_EQ(onlyError(withBehavior("      scaleDown: {policies: [{type: Percent, value: 10}]}\n"))
+                .error.field,
+            prefix + "scaleDown.policies[0].periodSeconds");
+  EXPECT_EQ(onlyError(withBehavior("      scaleUp: {tolerance: \"-0.1\"}\n")).error.field,
+            prefix + "scaleUp.tolerance");
+  EXPECT_EQ(onlyError(withBehavior("      scaleUp: {window: 10}\n")).error.field,
+            prefix + "scaleUp.window");
+}
+
 TEST(ScenarioDecodeTest, DuplicateWorkloadIsReported) {
   std::string yaml = kGood;
   const std::string web =
