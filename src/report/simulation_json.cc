@@ -38,10 +38,47 @@ Json workload(const WorkloadTimeline& w) {
           {"event_counts", counts}};
 }
 
+Json recovery(const RateChangeRecovery& c) {
+  return {{"workload", c.workload},
+          {"from_s", number(c.fromSeconds, 3)},
+          {"to_s", number(c.toSeconds, 3)},
+          {"ready_replicas_before", c.baselineReplicas},
+          {"fewest_ready_replicas", c.minReplicas},
+          {"time_to_recover_s",
+           c.timeToRecoverSeconds ? number(*c.timeToRecoverSeconds, 3) : Json(nullptr)},
+          {"recovered", c.timeToRecoverSeconds.has_value()},
+          {"cpu_short_core_seconds", number(c.cpuShortCoreSeconds, 3)}};
+}
+
+Json scaling(const ScalingSummary& s) {
+  Json workloads = Json::array();
+  for (const WorkloadPodHours& w : s.workloads) {
+    workloads.push_back({{"workload", w.workload}, {"pod_hours", number(w.podHours, 3)}});
+  }
+  Json hpas = Json::array();
+  for (const HpaReplicaSummary& h : s.hpas) {
+    hpas.push_back({{"namespace", h.ns},
+                    {"name", h.name},
+                    {"target", h.target},
+                    {"replicas_min", h.min},
+                    {"replicas_max", h.max},
+                    {"replicas_final", h.final},
+                    {"replicas_mean", number(h.mean, 3)},
+                    {"min_replicas_final", h.finalMinReplicas}});
+  }
+  Json recoveries = Json::array();
+  for (const RateChangeRecovery& c : s.recoveries) recoveries.push_back(recovery(c));
+  return {{"pod_hours", number(s.podHours, 3)},
+          {"cpu_short_core_seconds", number(s.cpuShortCoreSeconds, 3)},
+          {"workloads", workloads},
+          {"hpas", hpas},
+          {"recoveries", recoveries}};
+}
+
 Json run(const SimulationRun& s) {
   Json workloads = Json::array();
   for (const WorkloadTimeline& w : s.workloads) workloads.push_back(workload(w));
-  return {{"strategy", s.strategy},
+  Json out = {{"strategy", s.strategy},
           {"mode", s.mode},
           {"duration_s", number(s.durationSeconds, 3)},
           {"pods", s.pods},
@@ -67,6 +104,9 @@ Json run(const SimulationRun& s) {
           {"restarts", s.restarts},
           {"evictions", s.evictions},
           {"workloads", workloads}};
+  if (!s.hpaGuard.empty()) out["hpa_guard"] = s.hpaGuard;
+  if (s.scaling) out["scaling"] = scaling(*s.scaling);
+  return out;
 }
 
 }  // namespace
