@@ -285,7 +285,8 @@ struct SimulatedHpaGuard {
       : query(s.recorder()),
         events(s.api(), s.clock()),
         metrics(registry),
-        guard(s.api(), query, events, metrics, s.clock(), {.namespaces = {}, .interval = interval}) {}
+        guard(s.api(), query, events, metrics, s.clock(),
+              {.namespaces = {}, .interval = interval}) {}
 
   metrics::Registry registry;
   sim::SimScalarQuery query;

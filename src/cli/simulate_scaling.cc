@@ -32,9 +32,8 @@ double seconds(Duration d) { return std::chrono::duration<double>(d).count(); }
 bool hasScaling(const sim::Scenario& scenario) {
   if (!scenario.hpas.empty()) return true;
   return std::ranges::any_of(scenario.workloads, [](const sim::WorkloadScenario& w) {
-    return std::ranges::any_of(w.containers, [](const sim::ContainerScenario& c) {
-      return !c.model.rateChanges.empty();
-    });
+    return std::ranges::any_of(
+        w.containers, [](const sim::ContainerScenario& c) { return !c.model.rateChanges.empty(); });
   });
 }
 
@@ -103,10 +102,9 @@ report::ScalingSummary ScalingMeter::finish(const sim::ClusterState& state,
   }
   for (const Change& change : changes_) {
     const auto found = samples_.find(change.workload);
-    const sim::Recovery r =
-        sim::recoveryAfter(found == samples_.end() ? std::vector<sim::ScalingSample>{}
-                                                   : found->second,
-                           start_ + change.from, start_ + change.to);
+    const sim::Recovery r = sim::recoveryAfter(
+        found == samples_.end() ? std::vector<sim::ScalingSample>{} : found->second,
+        start_ + change.from, start_ + change.to);
     out.recoveries.push_back(
         {.workload = nameOf(change.workload),
          .fromSeconds = seconds(change.from),

@@ -72,11 +72,11 @@ struct WorkloadPodHours {
 
 // The recovery after one rate change of a service workload (docs/simulate-report.md).
 struct RateChangeRecovery {
-  std::string workload;           // "ns/Kind/name"
-  double fromSeconds = 0;         // the change, in seconds after the start
-  double toSeconds = 0;           //
-  std::int32_t baselineReplicas = 0;  // ready replicas just before the change
-  std::int32_t minReplicas = 0;       // fewest ready from the change until recovered
+  std::string workload;                        // "ns/Kind/name"
+  double fromSeconds = 0;                      // the change, in seconds after the start
+  double toSeconds = 0;                        //
+  std::int32_t baselineReplicas = 0;           // ready replicas just before the change
+  std::int32_t minReplicas = 0;                // fewest ready from the change until recovered
   std::optional<double> timeToRecoverSeconds;  // unset: not recovered
   double cpuShortCoreSeconds = 0;              // CPU short during the recovery
 };

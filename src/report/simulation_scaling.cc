@@ -88,17 +88,21 @@ void addScalingRows(const SimulationReport& r, std::vector<MetricRow>& rows) {
   const std::function<std::string(const HpaReplicaSummary&)> hpaOf =
       [](const HpaReplicaSummary& h) { return h.ns + "/" + h.name; };
   for (const std::string& name : hpas) {
-    const std::function<const HpaReplicaSummary*(const Summary&)> find =
-        [&](const Summary& s) { return byKey<HpaReplicaSummary>(s.hpas, name, hpaOf); };
+    const std::function<const HpaReplicaSummary*(const Summary&)> find = [&](const Summary& s) {
+      return byKey<HpaReplicaSummary>(s.hpas, name, hpaOf);
+    };
     using Hpa = HpaReplicaSummary;
     addRow<Hpa>(
         r, "HPA " + name + " replicas min", find, [](const Hpa& h) { return count(h.min); }, rows);
-    addRow<Hpa>(r, "  max", find, [](const Hpa& h) { return count(h.max); }, rows);
-    addRow<Hpa>(r, "  final", find, [](const Hpa& h) { return count(h.final); }, rows);
-    addRow<Hpa>(r, "  mean", find, [](const Hpa& h) { return fixedText(h.mean, 2); }, rows);
     addRow<Hpa>(
-        r, "  minReplicas at the end", find,
-        [](const Hpa& h) { return count(h.finalMinReplicas); }, rows);
+        r, "  max", find, [](const Hpa& h) { return count(h.max); }, rows);
+    addRow<Hpa>(
+        r, "  final", find, [](const Hpa& h) { return count(h.final); }, rows);
+    addRow<Hpa>(
+        r, "  mean", find, [](const Hpa& h) { return fixedText(h.mean, 2); }, rows);
+    addRow<Hpa>(
+        r, "  minReplicas at the end", find, [](const Hpa& h) { return count(h.finalMinReplicas); },
+        rows);
   }
   const std::function<std::string(const RateChangeRecovery&)> recoveryOf = recoveryName;
   for (const std::string& name : recoveries) {
@@ -123,22 +127,22 @@ void addScalingRows(const SimulationReport& r, std::vector<MetricRow>& rows) {
 
 std::vector<std::vector<std::string>> scalingLines(const ScalingSummary& s) {
   std::vector<std::vector<std::string>> out;
-  out.push_back({"  scaling", fmt::format("{} pod-hours, CPU short {} core-s",
-                                          fixedText(s.podHours, 2),
-                                          fixedText(s.cpuShortCoreSeconds, 1))});
+  out.push_back(
+      {"  scaling", fmt::format("{} pod-hours, CPU short {} core-s", fixedText(s.podHours, 2),
+                                fixedText(s.cpuShortCoreSeconds, 1))});
   for (const HpaReplicaSummary& h : s.hpas) {
-    out.push_back({"  hpa " + h.ns + "/" + h.name,
-                   fmt::format("{}: replicas min {}, max {}, final {}, mean {}; minReplicas {}",
-                               h.target, h.min, h.max, h.final, fixedText(h.mean, 2),
-                               h.finalMinReplicas)});
+    out.push_back(
+        {"  hpa " + h.ns + "/" + h.name,
+         fmt::format("{}: replicas min {}, max {}, final {}, mean {}; minReplicas {}", h.target,
+                     h.min, h.max, h.final, fixedText(h.mean, 2), h.finalMinReplicas)});
   }
   for (const RateChangeRecovery& c : s.recoveries) {
-    out.push_back({"  recovery",
-                   fmt::format("{}: time to recover {}, ready {} before, fewest {}, CPU short "
-                               "during recovery {} core-s",
-                               recoveryName(c), recoveryText(c.timeToRecoverSeconds),
-                               c.baselineReplicas, c.minReplicas,
-                               fixedText(c.cpuShortCoreSeconds, 1))});
+    out.push_back(
+        {"  recovery",
+         fmt::format("{}: time to recover {}, ready {} before, fewest {}, CPU short "
+                     "during recovery {} core-s",
+                     recoveryName(c), recoveryText(c.timeToRecoverSeconds), c.baselineReplicas,
+                     c.minReplicas, fixedText(c.cpuShortCoreSeconds, 1))});
   }
   return out;
 }

@@ -33,10 +33,10 @@ std::string countWithReasons(std::int64_t n, const char* what,
 }
 
 std::string summary(const SimulationRun& s) {
-  std::string out =
-      fmt::format("{}{} (mode {}): {} simulated, {} pods, {} containers, {} workload{}\n", s.strategy,
-                  s.hpaGuard.empty() ? "" : ", HPA guard " + s.hpaGuard, s.mode, secondsText(s.durationSeconds), s.pods, s.containers, s.workloads.size(),
-                  s.workloads.size() == 1 ? "" : "s");
+  std::string out = fmt::format(
+      "{}{} (mode {}): {} simulated, {} pods, {} containers, {} workload{}\n", s.strategy,
+      s.hpaGuard.empty() ? "" : ", HPA guard " + s.hpaGuard, s.mode, secondsText(s.durationSeconds),
+      s.pods, s.containers, s.workloads.size(), s.workloads.size() == 1 ? "" : "s");
   std::vector<Row> rows = {
       {"  cpu", fmt::format("requests {} -> {} core-h (savings {}), used {} core-h, throttled {}, "
                             "PSI waiting {} core-s",

@@ -51,8 +51,8 @@ TEST(RecoveryTest, TimeFromTheEndOfTheChangeUntilTheBaselineIsBack) {
 }
 
 TEST(RecoveryTest, BaselineIsTheLastSampleAtOrBeforeTheChange) {
-  // The baseline is 5 (minute 2), not the 6 of minute 0: recovered at minute 6.
-  const auto samples = perMinute({6, 5, 5, 2, 2, 4, 5});
+  // The baseline is 5 (minute 2), not the 6 of minutes 0 and 7: recovered at minute 6.
+  const auto samples = perMinute({6, 5, 5, 2, 2, 4, 5, 6});
   const Recovery r = recoveryAfter(samples, at(2min), at(4min));
   EXPECT_EQ(r.baselineReplicas, 5);
   ASSERT_TRUE(r.timeToRecover.has_value());
