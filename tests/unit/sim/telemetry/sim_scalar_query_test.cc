@@ -4,52 +4,19 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/engine/simulation.h"
-#include "sim/scenario/scenario_codec.h"
+#include "requests_scenario.h"
 
 namespace attune::sim {
 namespace {
 
 using namespace std::chrono_literals;
 
-// `api` serves 100 requests/s, `web` 40/s.
-constexpr std::string_view kScenario = R"(apiVersion: sim.attune.io/v1alpha1
-kind: Scenario
-metadata: {name: scalar}
-spec:
-  start: "2026-01-05T00:00:00Z"
-  duration: 1h
-  tick: 15s
-  nodePools: [{name: node, count: 1, cpu: "8", memory: 32Gi}]
-  workloads:
-  - kind: Deployment
-    namespace: shop
-    name: api
-    replicas: 2
-    containers:
-    - name: app
-      requests: {cpu: 500m, memory: 256Mi}
-      model: {kind: service, requestsPerSecond: 100, cpuPerRequest: 1m, memoryBytes: 64Mi,
-              noise: 0}
-  - kind: Deployment
-    namespace: shop
-    name: web
-    replicas: 1
-    containers:
-    - name: app
-      requests: {cpu: 500m, memory: 256Mi}
-      model: {kind: service, requestsPerSecond: 40, cpuPerRequest: 1m, memoryBytes: 64Mi,
-              noise: 0}
-)";
-
+// kRequestsScenario: `api` serves 100 requests/s, `web` 40/s.
 class SimScalarQueryTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    DecodedScenario d = decodeScenario(kScenario, {});
-    ASSERT_TRUE(d.scenario.has_value());
-    auto sim = Simulation::create(*d.scenario);
-    ASSERT_TRUE(sim.has_value()) << sim.error().toString();
-    sim_ = std::move(*sim);
+    sim_ = testing::requestsSimulation();
+    ASSERT_NE(sim_, nullptr);
     ASSERT_TRUE(sim_->runFor(10min));
     query_ = std::make_unique<SimScalarQuery>(sim_->recorder());
   }
@@ -99,7 +66,7 @@ TEST_F(SimScalarQueryTest, NonFiniteValuesAreNotFound) {
 }
 
 TEST_F(SimScalarQueryTest, SeveralSeriesAreInvalid) {
-  auto several = evaluate("sum(rate(http_requests_total[5m])) by (deployment)");
+  auto several = evaluate("sum(rate(http_requests_total[5m])) by (deployment)");  // api, web
   ASSERT_FALSE(several.has_value());
   EXPECT_EQ(several.error().code, ErrorCode::kInvalidArgument);
   EXPECT_NE(several.error().message.find("2 series"), std::string::npos);
