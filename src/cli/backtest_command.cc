@@ -33,6 +33,8 @@ struct BacktestOptions {
   std::string html;
   std::string reconcileInterval = "1m";
   std::string policiesOut;
+  std::string hpaGuard;
+  std::string hpaGuardInterval = "1m";
   bool quiet = false;
 };
 
@@ -106,6 +108,17 @@ int run(const BacktestOptions& o) {
     return kExitUsage;
   }
   request.reconcileInterval = *interval;
+  if (!o.hpaGuard.empty()) {
+    request.hpaGuard = o.hpaGuard == "on"        ? HpaGuardMode::kOn
+                       : o.hpaGuard == "compare" ? HpaGuardMode::kCompare
+                                                 : HpaGuardMode::kOff;
+  }
+  auto guardInterval = parseDuration(o.hpaGuardInterval);
+  if (!guardInterval || *guardInterval <= Duration::zero()) {
+    std::cerr << "attune backtest: --hpa-guard-interval: not a positive duration\n";
+    return kExitUsage;
+  }
+  request.hpaGuardInterval = *guardInterval;
 
   std::string policies;
   if (!o.policiesOut.empty()) {
@@ -167,6 +180,12 @@ void addBacktestCommand(CLI::App& app, int& exitCode) {
                   "How often the controller reconciles (default 1m)");
   cmd->add_option("--policies-out", options->policiesOut,
                   "Write every AttunePolicy as it ended (status included) to this YAML file");
+  cmd->add_option("--hpa-guard", options->hpaGuard,
+                  "Run the HPA guard on estafette.io/hpa-scaler HPAs: on, off, or compare (the "
+                  "scenario twice, without and with it, side by side) (docs/hpa.md)")
+      ->check(CLI::IsMember({"on", "off", "compare"}));
+  cmd->add_option("--hpa-guard-interval", options->hpaGuardInterval,
+                  "Time between two passes of the HPA guard (default 1m)");
   cmd->add_flag("-q,--quiet", options->quiet, "No progress lines on stderr");
   cmd->callback([options, &exitCode] { exitCode = run(*options); });
 }

@@ -8,12 +8,17 @@
 #include <set>
 
 #include "api/policy/policy_defaults.h"
+#include "cli/simulate_scaling.h"
 #include "controller/controller.h"
+#include "controller/event_recorder.h"
+#include "controller/hpa_guard.h"
+#include "controller/operator_metrics.h"
 #include "core/quantity.h"
 #include "metrics/exposition/registry.h"
 #include "metrics/trace/trace_source.h"
 #include "recommend/strategy.h"
 #include "sim/engine/simulation.h"
+#include "sim/telemetry/sim_scalar_query.h"
 
 namespace attune::cli {
 namespace {
@@ -57,8 +62,11 @@ double savingsPct(double before, double after) {
 // Everything one run measures tick by tick.
 class RunMeter {
  public:
-  RunMeter(const sim::Simulation& sim, Duration timelineStep)
-      : sim_(sim), timelineStep_(timelineStep) {}
+  // With `scaling`, the run's scaling summary is measured too.
+  RunMeter(const sim::Simulation& sim, Duration timelineStep, bool scaling)
+      : sim_(sim), timelineStep_(timelineStep) {
+    if (scaling) scaling_.emplace(sim.scenario());
+  }
 
   void afterTick(Duration dt) {
     const sim::ClusterState& state = sim_.state();
@@ -79,6 +87,7 @@ class RunMeter {
         known = pods_.insert_or_assign(uid, std::move(view)).first;
       }
       const api::WorkloadRef& workload = known->second.workload;
+      if (scaling_) scaling_->addPod(workload, runtime, seconds);
       const PodResources& current = known->second.current;
       const PodResources& original = known->second.original;
       double cpuUsed = 0;
@@ -128,6 +137,7 @@ class RunMeter {
         if (current.hasMemoryLimit) m.limit = m.limit.value_or(0) + current.memoryLimit;
       }
     }
+    if (scaling_) scaling_->endTick(state, now, dt);
     for (auto& [w, p] : cpu) timelines_[w].cpu.push_back(p);
     for (auto& [w, p] : memory) timelines_[w].memory.push_back(p);
     // Evictions (kubelet and API) since the last tick.
@@ -171,11 +181,16 @@ class RunMeter {
          .detail = a.reason.empty() ? a.detail : a.reason + ": " + a.detail});
   }
 
-  report::SimulationRun finish(std::string strategy, std::string mode) {
+  report::SimulationRun finish(std::string strategy, std::string mode, std::string hpaGuard) {
     const sim::RunTotals totals = sim_.totals();
     report::SimulationRun run;
     run.strategy = std::move(strategy);
     run.mode = std::move(mode);
+    run.hpaGuard = std::move(hpaGuard);
+    if (scaling_) {
+      run.scaling =
+          scaling_->finish(sim_.state(), totals.cpuDemandCoreSeconds - totals.cpuUsedCoreSeconds);
+    }
     run.durationSeconds = std::chrono::duration<double>(totals.simulated).count();
     run.pods = totals.pods;
     run.containers = totals.containers;
@@ -252,6 +267,7 @@ class RunMeter {
   std::map<api::WorkloadRef, report::WorkloadTimeline> timelines_;
   std::map<api::WorkloadRef, std::vector<report::TimelineEvent>> events_;
   report::ResizeSummary resizes_;
+  std::optional<ScalingMeter> scaling_;
 };
 
 std::string modeName(const sim::Scenario& scenario, std::optional<api::UpdateMode> mode) {
@@ -265,8 +281,25 @@ std::string modeName(const sim::Scenario& scenario, std::optional<api::UpdateMod
   return fmt::format("{}", fmt::join(modes, "+"));
 }
 
+// The HPA guard of one run, with what it needs, on the simulation's API and clock.
+struct SimulatedHpaGuard {
+  SimulatedHpaGuard(sim::Simulation& s, Duration interval)
+      : query(s.recorder()),
+        events(s.api(), s.clock()),
+        metrics(registry),
+        guard(s.api(), query, events, metrics, s.clock(),
+              {.namespaces = {}, .interval = interval}) {}
+
+  metrics::Registry registry;
+  sim::SimScalarQuery query;
+  controller::EventRecorder events;
+  controller::HpaGuardMetrics metrics;
+  controller::HpaGuard guard;
+};
+
+// One run; `guarded`: with the HPA guard.
 Result<report::SimulationRun> runOne(const SimulateRequest& request, const std::string& strategy,
-                                     const SimulateProgress& progress) {
+                                     bool guarded, const SimulateProgress& progress) {
   auto sim = sim::Simulation::create(request.scenario);
   if (!sim) return std::unexpected(sim.error());
   sim::Simulation& s = **sim;
@@ -285,7 +318,9 @@ Result<report::SimulationRun> runOne(const SimulateRequest& request, const std::
   if (step <= Duration::zero()) {
     step = std::max<Duration>(request.scenario.tick, request.scenario.duration / 1000);
   }
-  RunMeter meter(s, step);
+  RunMeter meter(s, step, hasScaling(request.scenario) || request.hpaGuard.has_value());
+  std::optional<SimulatedHpaGuard> guard;
+  if (guarded) guard.emplace(s, request.hpaGuardInterval);
   controller.setObserver([&](const controller::ActionRecord& a) { meter.onAction(a); });
   const Time end = s.end();
   const Duration tick = request.scenario.tick;
@@ -296,6 +331,12 @@ Result<report::SimulationRun> runOne(const SimulateRequest& request, const std::
     // The controller's work queue on the simulated clock: whatever is due by now (the resync
     // every reconcile interval, requeues, pod changes) is reconciled after each tick.
     if (auto ok = controller.reconcileDue(); !ok) return std::unexpected(ok.error());
+    // The guard beside it, on the same clock: a pass whenever its interval has gone by.
+    if (guard) {
+      if (auto pass = guard->guard.runDue(); pass && !*pass) {
+        return std::unexpected(pass->error());
+      }
+    }
     const auto day =
         std::chrono::duration_cast<std::chrono::hours>(s.clock().now() - request.scenario.start)
             .count() /
@@ -308,7 +349,9 @@ Result<report::SimulationRun> runOne(const SimulateRequest& request, const std::
     }
   }
   if (request.onFinish) request.onFinish(strategy, s);
-  return meter.finish(strategy, modeName(request.scenario, request.mode));
+  std::string guardLabel;
+  if (request.hpaGuard) guardLabel = guarded ? "on" : "off";
+  return meter.finish(strategy, modeName(request.scenario, request.mode), std::move(guardLabel));
 }
 
 }  // namespace
@@ -323,10 +366,14 @@ Result<report::SimulationReport> runSimulate(const SimulateRequest& request,
                                .start = request.scenario.start,
                                .duration = request.scenario.duration,
                                .runs = {}};
+  std::vector<bool> guards = {request.hpaGuard == HpaGuardMode::kOn};
+  if (request.hpaGuard == HpaGuardMode::kCompare) guards = {false, true};
   for (const std::string& strategy : request.strategies) {
-    auto run = runOne(request, strategy, progress);
-    if (!run) return std::unexpected(run.error());
-    out.runs.push_back(std::move(*run));
+    for (const bool guarded : guards) {
+      auto run = runOne(request, strategy, guarded, progress);
+      if (!run) return std::unexpected(run.error());
+      out.runs.push_back(std::move(*run));
+    }
   }
   return out;
 }

@@ -18,6 +18,10 @@
 
 namespace attune::cli {
 
+// The HPA guard (controller/hpa_guard.h) in a backtest: not run, run beside the controller, or
+// both, one after the other from the same seed, compared side by side.
+enum class HpaGuardMode { kOff, kOn, kCompare };
+
 struct SimulateRequest {
   sim::Scenario scenario;
   std::vector<std::string> strategies{"attune"};  // names recommend::makeStrategy accepts
@@ -25,6 +29,11 @@ struct SimulateRequest {
   std::optional<api::UpdateMode> mode;
   // How often the controller reconciles every policy.
   Duration reconcileInterval = std::chrono::minutes(1);
+  // Unset: no guard, and the runs are not labelled with it. Otherwise the guard runs in process
+  // against the simulated cluster on the simulated clock, every `hpaGuardInterval`, its
+  // annotated queries answered from the simulation's own history (sim::SimScalarQuery).
+  std::optional<HpaGuardMode> hpaGuard;
+  Duration hpaGuardInterval = std::chrono::minutes(1);
   // Time between two points of a workload's timeline; 0 = about 1,000 points over the run.
   Duration timelineStep{0};
   // Called once per strategy with the simulation as it ended (e.g. to write the policies'
@@ -34,8 +43,10 @@ struct SimulateRequest {
 
 using SimulateProgress = std::function<void(const std::string&)>;
 
-// One simulation per strategy, each from the same scenario and seed. Errors: an unknown
-// strategy, a scenario the simulator cannot build, a kubelet failure.
+// One simulation per strategy (two with HpaGuardMode::kCompare: without the guard, then with
+// it), each from the same scenario and seed. A run's scaling summary is filled when the scenario
+// has HPAs or service rate changes, or the guard was asked about. Errors: an unknown strategy, a
+// scenario the simulator cannot build, a kubelet failure, an HPA list failing in the guard.
 Result<report::SimulationReport> runSimulate(const SimulateRequest& request,
                                              const SimulateProgress& progress = {});
 

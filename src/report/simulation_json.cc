@@ -38,35 +38,75 @@ Json workload(const WorkloadTimeline& w) {
           {"event_counts", counts}};
 }
 
+Json recovery(const RateChangeRecovery& c) {
+  return {{"workload", c.workload},
+          {"from_s", number(c.fromSeconds, 3)},
+          {"to_s", number(c.toSeconds, 3)},
+          {"ready_replicas_before", c.baselineReplicas},
+          {"fewest_ready_replicas", c.minReplicas},
+          {"time_to_recover_s",
+           c.timeToRecoverSeconds ? number(*c.timeToRecoverSeconds, 3) : Json(nullptr)},
+          {"recovered", c.timeToRecoverSeconds.has_value()},
+          {"cpu_short_core_seconds", number(c.cpuShortCoreSeconds, 3)}};
+}
+
+Json scaling(const ScalingSummary& s) {
+  Json workloads = Json::array();
+  for (const WorkloadPodHours& w : s.workloads) {
+    workloads.push_back({{"workload", w.workload}, {"pod_hours", number(w.podHours, 3)}});
+  }
+  Json hpas = Json::array();
+  for (const HpaReplicaSummary& h : s.hpas) {
+    hpas.push_back({{"namespace", h.ns},
+                    {"name", h.name},
+                    {"target", h.target},
+                    {"replicas_min", h.min},
+                    {"replicas_max", h.max},
+                    {"replicas_final", h.final},
+                    {"replicas_mean", number(h.mean, 3)},
+                    {"min_replicas_final", h.finalMinReplicas}});
+  }
+  Json recoveries = Json::array();
+  for (const RateChangeRecovery& c : s.recoveries) recoveries.push_back(recovery(c));
+  return {{"pod_hours", number(s.podHours, 3)},
+          {"cpu_short_core_seconds", number(s.cpuShortCoreSeconds, 3)},
+          {"workloads", workloads},
+          {"hpas", hpas},
+          {"recoveries", recoveries}};
+}
+
 Json run(const SimulationRun& s) {
   Json workloads = Json::array();
   for (const WorkloadTimeline& w : s.workloads) workloads.push_back(workload(w));
-  return {{"strategy", s.strategy},
-          {"mode", s.mode},
-          {"duration_s", number(s.durationSeconds, 3)},
-          {"pods", s.pods},
-          {"containers", s.containers},
-          {"cpu",
-           {{"request_core_hours_before", number(s.cpu.requestCoreHoursBefore, 3)},
-            {"request_core_hours_after", number(s.cpu.requestCoreHoursAfter, 3)},
-            {"used_core_hours", number(s.cpu.usedCoreHours, 3)},
-            {"savings_pct", number(s.cpu.savingsPct, 2)},
-            {"throttled_pct", number(s.cpu.throttledPct, 2)},
-            {"psi_waiting_core_seconds", number(s.cpu.psiWaitingCoreSeconds, 3)}}},
-          {"memory",
-           {{"request_gib_hours_before", number(s.memory.requestGibHoursBefore, 3)},
-            {"request_gib_hours_after", number(s.memory.requestGibHoursAfter, 3)},
-            {"used_gib_hours", number(s.memory.usedGibHours, 3)},
-            {"savings_pct", number(s.memory.savingsPct, 2)},
-            {"oom_kills", s.memory.oomKills}}},
-          {"resizes",
-           {{"applied", s.resizes.applied},
-            {"failed", s.resizes.failed},
-            {"skipped_by_reason", byReason(s.resizes.skippedByReason)},
-            {"reverted_by_reason", byReason(s.resizes.revertedByReason)}}},
-          {"restarts", s.restarts},
-          {"evictions", s.evictions},
-          {"workloads", workloads}};
+  Json out = {{"strategy", s.strategy},
+              {"mode", s.mode},
+              {"duration_s", number(s.durationSeconds, 3)},
+              {"pods", s.pods},
+              {"containers", s.containers},
+              {"cpu",
+               {{"request_core_hours_before", number(s.cpu.requestCoreHoursBefore, 3)},
+                {"request_core_hours_after", number(s.cpu.requestCoreHoursAfter, 3)},
+                {"used_core_hours", number(s.cpu.usedCoreHours, 3)},
+                {"savings_pct", number(s.cpu.savingsPct, 2)},
+                {"throttled_pct", number(s.cpu.throttledPct, 2)},
+                {"psi_waiting_core_seconds", number(s.cpu.psiWaitingCoreSeconds, 3)}}},
+              {"memory",
+               {{"request_gib_hours_before", number(s.memory.requestGibHoursBefore, 3)},
+                {"request_gib_hours_after", number(s.memory.requestGibHoursAfter, 3)},
+                {"used_gib_hours", number(s.memory.usedGibHours, 3)},
+                {"savings_pct", number(s.memory.savingsPct, 2)},
+                {"oom_kills", s.memory.oomKills}}},
+              {"resizes",
+               {{"applied", s.resizes.applied},
+                {"failed", s.resizes.failed},
+                {"skipped_by_reason", byReason(s.resizes.skippedByReason)},
+                {"reverted_by_reason", byReason(s.resizes.revertedByReason)}}},
+              {"restarts", s.restarts},
+              {"evictions", s.evictions},
+              {"workloads", workloads}};
+  if (!s.hpaGuard.empty()) out["hpa_guard"] = s.hpaGuard;
+  if (s.scaling) out["scaling"] = scaling(*s.scaling);
+  return out;
 }
 
 }  // namespace

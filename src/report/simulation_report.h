@@ -56,9 +56,47 @@ struct ResizeSummary {
   std::map<std::string, std::int64_t> skippedByReason, revertedByReason;
 };
 
+// One HPA's replica count (its target's spec.replicas, each tick) over the run.
+struct HpaReplicaSummary {
+  std::string ns, name;
+  std::string target;  // "ns/Kind/name"
+  std::int32_t min = 0, max = 0, final = 0;
+  double mean = 0;  // time-weighted
+  std::int32_t finalMinReplicas = 0;
+};
+
+struct WorkloadPodHours {
+  std::string workload;  // "ns/Kind/name"
+  double podHours = 0;
+};
+
+// The recovery after one rate change of a service workload (docs/simulate-report.md).
+struct RateChangeRecovery {
+  std::string workload;                        // "ns/Kind/name"
+  double fromSeconds = 0;                      // the change, in seconds after the start
+  double toSeconds = 0;                        //
+  std::int32_t baselineReplicas = 0;           // ready replicas just before the change
+  std::int32_t minReplicas = 0;                // fewest ready from the change until recovered
+  std::optional<double> timeToRecoverSeconds;  // unset: not recovered
+  double cpuShortCoreSeconds = 0;              // CPU short during the recovery
+};
+
+// Replicas, pod-hours and the latency proxy ("CPU short": CPU-seconds demanded and not
+// received). Filled when the scenario has HPAs or service rate changes, or the HPA guard was
+// asked for.
+struct ScalingSummary {
+  double podHours = 0;
+  double cpuShortCoreSeconds = 0;
+  std::vector<WorkloadPodHours> workloads;  // every workload that had pods, by name
+  std::vector<HpaReplicaSummary> hpas;      // by namespace and name
+  std::vector<RateChangeRecovery> recoveries;
+};
+
 // One strategy (and mode) run over the whole scenario.
 struct SimulationRun {
   std::string strategy, mode;
+  // "on" or "off" when the HPA guard was asked about (`--hpa-guard`); empty otherwise.
+  std::string hpaGuard;
   double durationSeconds = 0;
   std::int64_t pods = 0, containers = 0;
   CpuSummary cpu;
@@ -66,6 +104,7 @@ struct SimulationRun {
   ResizeSummary resizes;
   std::int64_t restarts = 0, evictions = 0;
   std::vector<WorkloadTimeline> workloads;
+  std::optional<ScalingSummary> scaling;
 };
 
 struct SimulationReport {
@@ -79,11 +118,13 @@ struct SimulationReport {
 // Each renderer returns the whole output, ending with a newline; deterministic.
 //
 // Text: a header, one summary block per run and, with more than one run, a side-by-side
-// comparison (rows = metrics, columns = runs).
+// comparison (rows = metrics, columns = runs). Runs with a scaling summary add its lines to their
+// block and its rows to the comparison.
 std::string renderSimulationTable(const SimulationReport& r);
 // JSON document: scenario, seed, start (RFC 3339), duration_s and per run the totals and, per
-// workload, savings and event counts (not the time series). Keys in a fixed order; amounts
-// rounded to fixed decimals; non-finite numbers are null.
+// workload, savings and event counts (not the time series); a run's "hpa_guard" and "scaling"
+// only when set. Keys in a fixed order; amounts rounded to fixed decimals; non-finite numbers
+// are null.
 std::string renderSimulationJson(const SimulationReport& r);
 // One self-contained HTML page (no external resources; works offline): header, comparison
 // table, and per run and workload inline SVG charts of CPU and memory usage against requests

@@ -33,11 +33,11 @@ std::string countWithReasons(std::int64_t n, const char* what,
 }
 
 std::string summary(const SimulationRun& s) {
-  std::string out =
-      fmt::format("{} (mode {}): {} simulated, {} pods, {} containers, {} workload{}\n", s.strategy,
-                  s.mode, secondsText(s.durationSeconds), s.pods, s.containers, s.workloads.size(),
-                  s.workloads.size() == 1 ? "" : "s");
-  const std::vector<Row> rows = {
+  std::string out = fmt::format(
+      "{}{} (mode {}): {} simulated, {} pods, {} containers, {} workload{}\n", s.strategy,
+      s.hpaGuard.empty() ? "" : ", HPA guard " + s.hpaGuard, s.mode, secondsText(s.durationSeconds),
+      s.pods, s.containers, s.workloads.size(), s.workloads.size() == 1 ? "" : "s");
+  std::vector<Row> rows = {
       {"  cpu", fmt::format("requests {} -> {} core-h (savings {}), used {} core-h, throttled {}, "
                             "PSI waiting {} core-s",
                             fixedText(s.cpu.requestCoreHoursBefore, 2),
@@ -57,6 +57,9 @@ std::string summary(const SimulationRun& s) {
                             s.resizes.revertedByReason))},
       {"  pods", fmt::format("restarts {}, evictions {}", s.restarts, s.evictions)},
   };
+  if (s.scaling) {
+    for (Row& line : scalingLines(*s.scaling)) rows.push_back(std::move(line));
+  }
   return out + alignedColumns(rows, {});
 }
 

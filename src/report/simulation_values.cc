@@ -16,8 +16,6 @@ struct Metric {
   Cell cell;
 };
 
-std::string count(std::int64_t n) { return std::to_string(n); }
-
 // The fixed metrics, in display order.
 constexpr Metric kHead[] = {
     {"mode", [](const SimulationRun& s) { return s.mode; }},
@@ -79,7 +77,11 @@ std::vector<std::string> runLabels(const SimulationReport& r) {
   for (const SimulationRun& run : r.runs) ++uses[run.strategy];
   std::vector<std::string> out;
   for (const SimulationRun& run : r.runs) {
-    out.push_back(uses[run.strategy] > 1 ? run.strategy + " (" + run.mode + ")" : run.strategy);
+    if (!run.hpaGuard.empty()) {
+      out.push_back(run.strategy + " (guard " + run.hpaGuard + ")");
+    } else {
+      out.push_back(uses[run.strategy] > 1 ? run.strategy + " (" + run.mode + ")" : run.strategy);
+    }
   }
   return out;
 }
@@ -95,8 +97,11 @@ std::vector<MetricRow> comparisonRows(const SimulationReport& r) {
   addByReason(r, "skipped", &ResizeSummary::skippedByReason, rows);
   addByReason(r, "reverted", &ResizeSummary::revertedByReason, rows);
   for (const Metric& m : kTail) add(m);
+  addScalingRows(r, rows);
   return rows;
 }
+
+std::string count(std::int64_t n) { return std::to_string(n); }
 
 std::string secondsText(double seconds) {
   if (!std::isfinite(seconds)) return "-";

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,12 +18,22 @@ struct MetricRow {
   std::vector<std::string> values;
 };
 
-// The column heading of each run: its strategy, or "strategy (mode)" when two runs share a
-// strategy.
+// The column heading of each run: its strategy, "strategy (guard on|off)" when the HPA guard was
+// asked about, or "strategy (mode)" when two runs share a strategy.
 std::vector<std::string> runLabels(const SimulationReport& r);
 // Every metric of every run, in a fixed order; skip and revert reasons get a row each (the
 // union over the runs, sorted), a run without that reason shows 0.
 std::vector<MetricRow> comparisonRows(const SimulationReport& r);
+
+// The scaling summary's rows (pod-hours, CPU short, per HPA and per rate change), appended by
+// comparisonRows when a run has one; a run without the item shows "-".
+void addScalingRows(const SimulationReport& r, std::vector<MetricRow>& rows);
+// The lines (label, text) of a run's scaling summary in its text block.
+std::vector<std::vector<std::string>> scalingLines(const ScalingSummary& s);
+// A time to recover: "3m15s", or "not recovered".
+std::string recoveryText(const std::optional<double>& seconds);
+// The count as text.
+std::string count(std::int64_t n);
 
 // "7d" for whole days, else a Go duration ("36h", "1m30s"); whole seconds.
 std::string secondsText(double seconds);

@@ -43,5 +43,23 @@ TEST(CliBacktestTest, HelpNamesTheCommandAndItsOldName) {
       << both.err;
 }
 
+TEST(CliBacktestTest, HpaGuardCompareReportsBothRunsSideBySide) {
+  const std::string scenario =
+      (testing::sourceDir() / "examples/scenarios/upstream-outage.yaml").string();
+  CommandRun run = runAttune("simulate " + scenario + " --hpa-guard compare -q");
+  ASSERT_EQ(run.exitCode, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("attune (guard off)  attune (guard on)"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("HPA shop/api replicas min"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("time to recover shop/Deployment/api after 1h-1h20m"), std::string::npos)
+      << run.out;
+  CommandRun bad = runAttune("backtest " + scenario + " --hpa-guard sometimes");
+  EXPECT_NE(bad.exitCode, 0);
+  CommandRun interval =
+      runAttune("backtest " + scenario + " --hpa-guard on --hpa-guard-interval 0s");
+  EXPECT_EQ(interval.exitCode, 2);
+  EXPECT_NE(interval.err.find("--hpa-guard-interval: not a positive duration"), std::string::npos)
+      << interval.err;
+}
+
 }  // namespace
 }  // namespace attune

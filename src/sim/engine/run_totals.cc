@@ -108,4 +108,47 @@ void RunAccounting::finish(const ClusterState& state, const Kubelet& kubelet) {
   }
 }
 
+void ReplicaTrack::add(std::int32_t replicas, Duration dt) {
+  const double seconds = std::chrono::duration<double>(dt).count();
+  if (!any_) {
+    stats_.min = stats_.max = replicas;
+    any_ = true;
+  }
+  stats_.min = std::min(stats_.min, replicas);
+  stats_.max = std::max(stats_.max, replicas);
+  stats_.final = replicas;
+  weighted_ += replicas * seconds;
+  seconds_ += seconds;
+}
+
+ReplicaStats ReplicaTrack::stats() const {
+  ReplicaStats out = stats_;
+  out.mean = seconds_ > 0 ? weighted_ / seconds_ : stats_.final;
+  return out;
+}
+
+Recovery recoveryAfter(const std::vector<ScalingSample>& samples, Time from, Time to) {
+  Recovery out;
+  if (samples.empty()) return out;
+  out.baselineReplicas = samples.front().readyReplicas;
+  for (const ScalingSample& s : samples) {
+    if (s.at > from) break;
+    out.baselineReplicas = s.readyReplicas;
+  }
+  bool seen = false;
+  for (const ScalingSample& s : samples) {
+    if (s.at < from) continue;
+    out.minReplicas = seen ? std::min(out.minReplicas, s.readyReplicas) : s.readyReplicas;
+    seen = true;
+    if (s.at < to) continue;
+    if (s.at > to) out.cpuShortCoreSeconds += s.cpuShortCoreSeconds;
+    if (s.readyReplicas >= out.baselineReplicas) {
+      out.timeToRecover = s.at - to;
+      break;
+    }
+  }
+  if (!seen) out.minReplicas = out.baselineReplicas;
+  return out;
+}
+
 }  // namespace attune::sim

@@ -1,10 +1,14 @@
 // What a simulation run did, in totals for summaries (`attune sim`): resources requested against
-// used, OOM kills, restarts, evictions, CPU throttling, and the pods' end state.
+// used, OOM kills, restarts, evictions, CPU throttling, and the pods' end state; and the
+// arithmetic of replica counts over time and of the recovery after a service's rate change
+// (`attune backtest`'s scaling summary, docs/simulate-report.md).
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "core/time.h"
 #include "sim/cluster/cluster_state.h"
@@ -75,5 +79,53 @@ class RunAccounting {
   std::map<std::string, Charge, std::less<>> charges_;  // counted pods by uid
   Charge requested_;                                    // sum of charges_
 };
+
+// A replica count over time: the fewest, the most, the last, and the time-weighted mean.
+struct ReplicaStats {
+  std::int32_t min = 0, max = 0, final = 0;
+  double mean = 0;
+};
+
+// Accumulates ReplicaStats from one count per tick. Not thread-safe.
+class ReplicaTrack {
+ public:
+  // `replicas` held for `dt` (the tick that just ended).
+  void add(std::int32_t replicas, Duration dt);
+  // All zero before the first add.
+  ReplicaStats stats() const;
+
+ private:
+  ReplicaStats stats_;
+  double weighted_ = 0;  // replica-seconds
+  double seconds_ = 0;
+  bool any_ = false;
+};
+
+// One tick of a workload: its ready replicas at `at` (the tick's end) and the CPU its containers
+// asked for and did not get during (at - tick, at] ("CPU short": demand minus usage, i.e. CFS
+// throttling at the limit and node contention), in core-seconds.
+struct ScalingSample {
+  Time at;
+  std::int32_t readyReplicas = 0;
+  double cpuShortCoreSeconds = 0;
+};
+
+// What happened around one rate change [from, to) of a service workload.
+struct Recovery {
+  // Ready replicas at the last sample at or before `from` (the first sample when none is).
+  std::int32_t baselineReplicas = 0;
+  // The fewest ready replicas from `from` until recovered (or the last sample).
+  std::int32_t minReplicas = 0;
+  // Time to recover: from `to` until the first sample at or after `to` whose ready replicas are
+  // back to the baseline (0 when they already are at `to`); unset: not recovered by the last
+  // sample.
+  std::optional<Duration> timeToRecover;
+  // CPU short of the samples in (to, recovered] (to the last sample when not recovered).
+  double cpuShortCoreSeconds = 0;
+};
+
+// The recovery after the change [from, to) from a workload's samples (oldest first). With no
+// samples, everything is zero and timeToRecover is unset.
+Recovery recoveryAfter(const std::vector<ScalingSample>& samples, Time from, Time to);
 
 }  // namespace attune::sim

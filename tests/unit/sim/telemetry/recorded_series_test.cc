@@ -4,52 +4,18 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/engine/simulation.h"
-#include "sim/scenario/scenario_codec.h"
+#include "requests_scenario.h"
 
 namespace attune::sim {
 namespace {
 
 using namespace std::chrono_literals;
 
-// `api` serves 100 requests/s, `web` 40/s; from 30 to 40 min `api` drops to 10 % of its rate.
-constexpr std::string_view kScenario = R"(apiVersion: sim.attune.io/v1alpha1
-kind: Scenario
-metadata: {name: requests}
-spec:
-  start: "2026-01-05T00:00:00Z"
-  duration: 1h
-  tick: 15s
-  nodePools: [{name: node, count: 2, cpu: "8", memory: 32Gi}]
-  workloads:
-  - kind: Deployment
-    namespace: shop
-    name: api
-    replicas: 2
-    containers:
-    - name: app
-      requests: {cpu: 500m, memory: 256Mi}
-      model: {kind: service, requestsPerSecond: 100, cpuPerRequest: 1m, memoryBytes: 64Mi,
-              noise: 0, rateChanges: [{from: 30m, to: 40m, factor: 0.1}]}
-  - kind: Deployment
-    namespace: shop
-    name: web
-    replicas: 1
-    containers:
-    - name: app
-      requests: {cpu: 500m, memory: 256Mi}
-      model: {kind: service, requestsPerSecond: 40, cpuPerRequest: 1m, memoryBytes: 64Mi,
-              noise: 0}
-)";
-
 class RecordedSeriesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    DecodedScenario d = decodeScenario(kScenario, {});
-    ASSERT_TRUE(d.scenario.has_value());
-    auto sim = Simulation::create(*d.scenario);
-    ASSERT_TRUE(sim.has_value()) << sim.error().toString();
-    sim_ = std::move(*sim);
+    sim_ = testing::requestsSimulation();
+    ASSERT_NE(sim_, nullptr);
   }
 
   double value(std::string_view promql) {
