@@ -63,6 +63,24 @@ constexpr std::string_view kRequestRate =
     "# TYPE frontend_requests_per_second gauge\n"
     "frontend_requests_per_second{app=\"web\"} 30\n";
 
+// The cells of the first row under a kubectl table's header (cells are separated by at least
+// two spaces; a cell such as "cpu: 20%/50%" keeps its single space).
+std::vector<std::string> tableColumns(const std::string& table) {
+  const auto firstBreak = table.find('\n');
+  if (firstBreak == std::string::npos) return {};
+  std::string row = table.substr(firstBreak + 1);
+  row = row.substr(0, row.find('\n'));
+  std::vector<std::string> cells;
+  std::size_t at = 0;
+  while (at < row.size()) {
+    const std::size_t gap = row.find("  ", at);
+    cells.push_back(row.substr(at, gap == std::string::npos ? std::string::npos : gap - at));
+    if (gap == std::string::npos) break;
+    at = row.find_first_not_of(' ', gap);
+  }
+  return cells;
+}
+
 class HpaGuardEndToEnd : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -175,6 +193,15 @@ TEST_F(HpaGuardEndToEnd, AnnotatingTheHpaSetsTheFloorAndAnOutageLeavesIt) {
   ASSERT_EQ(annotated.exitCode, 0) << annotated.err;
   ASSERT_TRUE(waitFor(30s, [&] { return minReplicas() == 12; })) << hpa().dump(2) << "\n"
                                                                  << guardLog();
+  // `kubectl get hpa` shows the new floor in its MINPODS column.
+  const auto table = kubectl("get hpa -n apps web");
+  ASSERT_EQ(table.exitCode, 0) << table.err;
+  const std::vector<std::string> columns = tableColumns(table.out);
+  ASSERT_EQ(columns.size(), 7u) << table.out;
+  EXPECT_EQ(columns[0], "web") << table.out;
+  EXPECT_EQ(columns[1], "Deployment/web") << table.out;
+  EXPECT_EQ(columns[3], "12") << table.out;  // MINPODS
+  EXPECT_EQ(columns[4], "20") << table.out;  // MAXPODS
   const auto changed = events("MinReplicasChanged");
   ASSERT_EQ(changed.size(), 1u);
   EXPECT_EQ(changed[0].value("message", ""), "minReplicas 2 → 12: query floor 12 (result 30)");
