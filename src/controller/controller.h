@@ -32,6 +32,8 @@
 
 namespace attune::controller {
 
+class AdmissionSizing;
+
 struct ControllerOptions {
   // Namespaces whose policies are reconciled; empty = all.
   std::vector<std::string> watchNamespaces;
@@ -46,6 +48,9 @@ struct ControllerOptions {
   Clock* durationClock = nullptr;
   // Every policy is reconciled at least this often, even when nothing asked for it.
   Duration resyncPeriod = std::chrono::minutes(1);
+  // Where each pass publishes its workloads' sizing for the pod admission webhook
+  // (admission_sizing.h); withdrawn when the policy is deleted or invalid. nullptr: not kept.
+  AdmissionSizing* admissionSizing = nullptr;
 };
 
 // One thing the controller did, for reports and tests.
