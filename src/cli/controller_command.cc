@@ -40,6 +40,7 @@ struct WebhookFlags {
   std::string certValidity = "8760h";
   std::string rotateBefore = "720h";
   std::string refreshInterval = "10m";
+  std::vector<std::string> certExtraNames;
 };
 
 struct ControllerFlags {
@@ -90,7 +91,8 @@ Result<void> webhookSettings(const WebhookFlags& f, Settings& s) {
                            .mutatingConfiguration = f.mutatingConfiguration,
                            .validatingConfiguration = f.validatingConfiguration,
                            .validity = *validity,
-                           .rotateBefore = *rotate};
+                           .rotateBefore = *rotate,
+                           .extraNames = f.certExtraNames};
   s.webhookRefresh = *refresh;
   return {};
 }
@@ -397,6 +399,12 @@ void addWebhookFlags(CLI::App& cmd, WebhookFlags& w) {
   cmd.add_option("--webhook-cert-rotate-before", w.rotateBefore,
                  "Replace the serving certificate when less than this is left")
       ->capture_default_str();
+  cmd.add_option("--webhook-cert-extra-name", w.certExtraNames,
+                 "Another name (DNS or IP) of the self-managed serving certificate, for an "
+                 "operator reached through clientConfig.url (repeatable or comma-separated)")
+      ->take_all()
+      ->delimiter(',')
+      ->allow_extra_args(false);
   cmd.add_option("--webhook-cert-refresh-interval", w.refreshInterval,
                  "How often the certificate is checked (rotation, caBundle, changed files)")
       ->capture_default_str();

@@ -120,13 +120,17 @@ Result<CertificateRefresh> WebhookCertificates::refreshSelfManaged(Time now) {
   if (out.caReplaced || !serving || serving->notAfter - now < options_.rotateBefore) {
     const std::string& svc = options_.service;
     const std::string ns = svc + "." + options_.namespace_;
-    auto fresh = http::server::generateServingCertificate(
-        *ca,
-        {.commonName = ns + ".svc",
-         .dnsNames = {svc, ns, ns + ".svc", ns + ".svc.cluster.local"},
-         .ipAddresses = {},
-         .validity = validity},
-        now);
+    http::server::ServingCertificateRequest request{
+        .commonName = ns + ".svc",
+        .dnsNames = {svc, ns, ns + ".svc", ns + ".svc.cluster.local"},
+        .ipAddresses = {},
+        .validity = validity};
+    for (const std::string& name : options_.extraNames) {
+      const bool ip = name.find(':') != std::string::npos ||
+                      name.find_first_not_of("0123456789.") == std::string::npos;
+      (ip ? request.ipAddresses : request.dnsNames).push_back(name);
+    }
+    auto fresh = http::server::generateServingCertificate(*ca, request, now);
     if (!fresh) return std::unexpected(fresh.error());
     serving = std::move(*fresh);
     out.servingReplaced = true;

@@ -24,6 +24,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "api/cluster_api.h"
 #include "core/error.h"
@@ -41,6 +42,9 @@ struct SelfManagedCertificateOptions {
   std::string validatingConfiguration = "attune-policy-validation";
   Duration validity = std::chrono::hours(24 * 365);     // of a serving certificate
   Duration rotateBefore = std::chrono::hours(24 * 30);  // replaced when less is left
+  // More names of the serving certificate: IP literals as IP SANs, others as DNS SANs (an
+  // operator run outside the cluster behind clientConfig.url).
+  std::vector<std::string> extraNames;
 };
 
 // What one refresh did.
