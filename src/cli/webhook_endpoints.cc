@@ -12,14 +12,6 @@ namespace {
 
 using http::server::HttpResponse;
 
-HttpResponse plain(int status, std::string body) {
-  HttpResponse r;
-  r.status = status;
-  r.contentType = "text/plain; charset=utf-8";
-  r.body = std::move(body);
-  return r;
-}
-
 std::string_view outcomeName(webhook::PodReviewOutcome outcome) {
   switch (outcome) {
     case webhook::PodReviewOutcome::kSized:
@@ -51,10 +43,10 @@ WebhookEndpoints::WebhookEndpoints(webhook::SizingLookup lookup, metrics::Regist
 
 HttpResponse WebhookEndpoints::serve(const http::server::HttpRequest& request) const {
   if (request.path != kMutatePodsPath && request.path != kValidatePoliciesPath) {
-    return plain(404, "not found\n");
+    return http::server::textResponse(404, "not found\n");
   }
   if (request.method != "POST") {
-    auto r = plain(405, "method not allowed\n");
+    auto r = http::server::textResponse(405, "method not allowed\n");
     r.headers.emplace_back("Allow", "POST");
     return r;
   }
@@ -72,12 +64,14 @@ HttpResponse WebhookEndpoints::review(std::string_view webhook,
   };
   auto decoded = api::decodeAdmissionReview(request.body);
   if (!decoded) {
-    return finish("bad_request",
-                  plain(400, "the body is not an admission.k8s.io/v1 AdmissionReview: " +
-                                 decoded.error().toString() + "\n"));
+    return finish(
+        "bad_request",
+        http::server::textResponse(400, "the body is not an admission.k8s.io/v1 AdmissionReview: " +
+                                            decoded.error().toString() + "\n"));
   }
   if (!decoded->request) {
-    return finish("bad_request", plain(400, "the AdmissionReview has no request\n"));
+    return finish("bad_request",
+                  http::server::textResponse(400, "the AdmissionReview has no request\n"));
   }
   HttpResponse ok;
   ok.contentType = "application/json";
