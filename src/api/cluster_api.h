@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/k8s/admission.h"
 #include "api/k8s/event.h"
 #include "api/k8s/eviction.h"
 #include "api/k8s/hpa.h"
@@ -93,6 +94,10 @@ class ClusterApi {
   // attune.io/v1alpha1 AttunePolicies, with their status.
   virtual Result<AttunePolicy> getAttunePolicy(std::string_view ns, std::string_view name) = 0;
   virtual Result<List<AttunePolicy>> listAttunePolicies(const ListOptions& options) = 0;
+  // An admissionregistration.k8s.io/v1 Mutating- or ValidatingWebhookConfiguration
+  // (cluster-scoped). kNotFound when absent.
+  virtual Result<WebhookConfiguration> getWebhookConfiguration(WebhookConfigurationKind kind,
+                                                               std::string_view name) = 0;
 
   // Pod changes (ADDED, MODIFIED, DELETED) strictly after `resourceVersion`, filtered by
   // `options`, oldest first; an empty resourceVersion means "from the start of the log". The
@@ -185,6 +190,15 @@ class ClusterApi {
   // metadata.generation advances by one when the spec changes; a request that changes nothing
   // is not a write. Returns the stored HPA.
   virtual Result<HorizontalPodAutoscaler> updateHpa(const HorizontalPodAutoscaler& hpa) = 0;
+
+  // Sets clientConfig.caBundle of the webhooks of a Mutating- or ValidatingWebhookConfiguration:
+  // `config` as read, with each webhook's caBundle changed (the other fields are not sent). A
+  // JSON Patch that tests each webhook's name at its index (and metadata.resourceVersion when
+  // set) before replacing its caBundle, so a configuration changed since it was read is not
+  // patched (kInvalidArgument or kConflict); kNotFound when absent. Bundles equal to the stored
+  // ones are not a write. Returns the stored configuration.
+  virtual Result<WebhookConfiguration> patchWebhookCaBundles(
+      const WebhookConfiguration& config) = 0;
 
   // Replaces a Node's spec.taints (a JSON merge patch of spec.taints, as `kubectl taint` changes
   // them): `taints` is the whole new list. `resourceVersion`, when not empty, is a precondition

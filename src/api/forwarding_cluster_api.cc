@@ -238,6 +238,21 @@ Result<HorizontalPodAutoscaler> ForwardingClusterApi::updateHpa(
   return forward(writeCall("updateHpa", hpa, true), [&] { return inner_.updateHpa(hpa); });
 }
 
+Result<WebhookConfiguration> ForwardingClusterApi::getWebhookConfiguration(
+    WebhookConfigurationKind kind, std::string_view name) {
+  return forward(readCall("getWebhookConfiguration", "", name),
+                 [&] { return inner_.getWebhookConfiguration(kind, name); });
+}
+
+Result<WebhookConfiguration> ForwardingClusterApi::patchWebhookCaBundles(
+    const WebhookConfiguration& config) {
+  return forward({.method = "patchWebhookCaBundles",
+                  .kind = ForwardedCall::Kind::kWrite,
+                  .name = config.metadata.name,
+                  .preconditioned = !config.metadata.resourceVersion.empty()},
+                 [&] { return inner_.patchWebhookCaBundles(config); });
+}
+
 Result<Node> ForwardingClusterApi::updateNodeTaints(std::string_view name,
                                                     std::span<const Taint> taints,
                                                     std::string_view resourceVersion) {

@@ -89,6 +89,9 @@ class ForwardingClusterApi : public ClusterApi {
   Result<AttunePolicy> updateAttunePolicyStatus(const AttunePolicy& policy) override;
   Result<HorizontalPodAutoscaler> updateHpa(const HorizontalPodAutoscaler& hpa) override;
   Result<Lease> getLease(std::string_view ns, std::string_view name) override;
+  Result<WebhookConfiguration> getWebhookConfiguration(WebhookConfigurationKind kind,
+                                                       std::string_view name) override;
+  Result<WebhookConfiguration> patchWebhookCaBundles(const WebhookConfiguration& config) override;
   Result<Node> updateNodeTaints(std::string_view name, std::span<const Taint> taints,
                                 std::string_view resourceVersion) override;
   Result<Lease> createLease(const Lease& lease) override;

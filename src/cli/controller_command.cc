@@ -4,13 +4,21 @@
 // guard too (docs/hpa.md).
 #include <fmt/format.h>
 
+#include <condition_variable>
+#include <cstdlib>
 #include <memory>
+#include <mutex>
+#include <stop_token>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cli/commands.h"
 #include "cli/hpa_guard_process.h"
 #include "cli/operator_process.h"
+#include "cli/webhook_certificates.h"
+#include "cli/webhook_endpoints.h"
+#include "controller/admission_sizing.h"
 #include "controller/controller.h"
 #include "controller/node_load_monitor.h"
 #include "kube/cached_cluster_api.h"
@@ -22,6 +30,20 @@
 namespace attune::cli {
 namespace {
 
+// --webhook-*: the admission webhooks (docs/webhooks.md); off while --webhook-address is empty.
+struct WebhookFlags {
+  std::string address;
+  std::string certDir;
+  std::string service = "attune-webhook";
+  std::string namespace_;  // default: $POD_NAMESPACE, else attune-system
+  std::string mutatingConfiguration = "attune-pod-sizing";
+  std::string validatingConfiguration = "attune-policy-validation";
+  std::string certValidity = "8760h";
+  std::string rotateBefore = "720h";
+  std::string refreshInterval = "10m";
+  std::vector<std::string> certExtraNames;
+};
+
 struct ControllerFlags {
   OperatorProcessFlags process{.leaseName = "attune-leader"};
   std::string reconcileInterval = "1m";
@@ -32,6 +54,7 @@ struct ControllerFlags {
   std::string hpaGuardInterval = "1m";
   bool nodeLoadTaints = false;
   double nodeLoadThreshold = 1.0;
+  WebhookFlags webhook;
 };
 
 // Everything parsed from the flags before anything is started.
@@ -41,7 +64,41 @@ struct Settings {
   safety::ObservationOptions observation;
   ListenAddress metricsAddress;
   Duration hpaGuardInterval{};
+  std::optional<ListenAddress> webhookAddress;
+  SelfManagedCertificateOptions webhookCertificates;
+  Duration webhookRefresh{};
 };
+
+Result<void> webhookSettings(const WebhookFlags& f, Settings& s) {
+  if (f.address.empty()) return {};
+  auto address = parseListenAddress(f.address, "--webhook-address");
+  if (!address) return std::unexpected(address.error());
+  s.webhookAddress = *address;
+  auto validity = positiveDuration(f.certValidity, "--webhook-cert-validity");
+  auto rotate = positiveDuration(f.rotateBefore, "--webhook-cert-rotate-before");
+  auto refresh = positiveDuration(f.refreshInterval, "--webhook-cert-refresh-interval");
+  for (const auto* r : {&validity, &rotate, &refresh}) {
+    if (!*r) return std::unexpected(r->error());
+  }
+  if (*rotate >= *validity) {
+    return fail(ErrorCode::kInvalidArgument, "must be shorter than --webhook-cert-validity",
+                "--webhook-cert-rotate-before");
+  }
+  std::string ns = f.namespace_;
+  if (ns.empty()) {
+    const char* pod = std::getenv("POD_NAMESPACE");
+    ns = pod != nullptr && *pod != '\0' ? pod : "attune-system";
+  }
+  s.webhookCertificates = {.service = f.service,
+                           .namespace_ = ns,
+                           .mutatingConfiguration = f.mutatingConfiguration,
+                           .validatingConfiguration = f.validatingConfiguration,
+                           .validity = *validity,
+                           .rotateBefore = *rotate,
+                           .extraNames = f.certExtraNames};
+  s.webhookRefresh = *refresh;
+  return {};
+}
 
 Result<Settings> settingsFrom(const ControllerFlags& f) {
   Settings s;
@@ -68,8 +125,91 @@ Result<Settings> settingsFrom(const ControllerFlags& f) {
   auto address = parseListenAddress(f.process.metricsAddress, "--metrics-address");
   if (!address) return std::unexpected(address.error());
   s.metricsAddress = *address;
+  if (auto webhook = webhookSettings(f.webhook, s); !webhook) {
+    return std::unexpected(webhook.error());
+  }
   return s;
 }
+
+// The webhook server: certificates refreshed on their own thread every `interval` (leader or
+// not: every replica serves the webhooks), HTTPS with a short per-connection deadline.
+class WebhookServer {
+ public:
+  static std::unique_ptr<WebhookServer> start(const ControllerFlags& f, const Settings& s,
+                                              api::ClusterApi& api,
+                                              controller::AdmissionSizing& sizing,
+                                              metrics::Registry& registry, Clock& clock,
+                                              Logger& log) {
+    auto out =
+        std::unique_ptr<WebhookServer>(new WebhookServer(f, s, api, sizing, registry, clock, log));
+    out->refresh();
+    if (out->certificates_->current() == nullptr) return nullptr;
+    auto server = http::server::HttpServer::start(
+        {.host = s.webhookAddress->host,
+         .port = s.webhookAddress->port,
+         .currentTls = [c = out->certificates_.get()] { return c->current(); },
+         .ioTimeout = std::chrono::seconds(10)},
+        [e = &out->endpoints_](const http::server::HttpRequest& r) { return e->serve(r); });
+    if (!server) {
+      log.error("cannot serve the webhook address", {{"error", server.error().toString()}});
+      return nullptr;
+    }
+    out->server_ = std::move(*server);
+    out->refresher_ = std::jthread([w = out.get()](std::stop_token stop) { w->loop(stop); });
+    return out;
+  }
+  int port() const { return server_->port(); }
+  ~WebhookServer() {
+    refresher_.request_stop();
+    if (refresher_.joinable()) refresher_.join();
+    if (server_) server_->stop();
+  }
+
+ private:
+  WebhookServer(const ControllerFlags& f, const Settings& s, api::ClusterApi& api,
+                controller::AdmissionSizing& sizing, metrics::Registry& registry, Clock& clock,
+                Logger& log)
+      : clock_(clock),
+        log_(log),
+        interval_(s.webhookRefresh),
+        certificates_(f.webhook.certDir.empty()
+                          ? std::make_unique<WebhookCertificates>(api, s.webhookCertificates)
+                          : std::make_unique<WebhookCertificates>(f.webhook.certDir)),
+        endpoints_([&sizing](const api::WorkloadRef& w) { return sizing.lookup(w); }, registry,
+                   clock) {}
+
+  void refresh() {
+    auto done = certificates_->refresh(clock_.now());
+    if (!done) {
+      log_.warn("webhook certificate refresh failed", {{"error", done.error().toString()}});
+      return;
+    }
+    if (done->servingReplaced || done->bundlesPatched > 0) {
+      log_.info("webhook certificate refreshed",
+                {{"ca_replaced", done->caReplaced ? "true" : "false"},
+                 {"bundles_patched", std::to_string(done->bundlesPatched)}});
+    }
+  }
+  void loop(const std::stop_token& stop) {
+    std::mutex mutex;
+    std::condition_variable_any wake;
+    while (!stop.stop_requested()) {
+      std::unique_lock lock(mutex);
+      if (wake.wait_for(lock, stop, interval_, [] { return false; })) break;
+      if (stop.stop_requested()) break;
+      lock.unlock();
+      refresh();
+    }
+  }
+
+  Clock& clock_;
+  Logger& log_;
+  Duration interval_;
+  std::unique_ptr<WebhookCertificates> certificates_;
+  WebhookEndpoints endpoints_;
+  std::unique_ptr<http::server::HttpServer> server_;
+  std::jthread refresher_;
+};
 
 struct Counter {
   PassSummary summary;
@@ -131,6 +271,8 @@ int runController(const ControllerFlags& f) {
   controllerOptions.durationClock = &clock;
   controllerOptions.observation = settings->observation;
   controllerOptions.resyncPeriod = settings->reconcileInterval;
+  controller::AdmissionSizing admissionSizing;
+  if (settings->webhookAddress) controllerOptions.admissionSizing = &admissionSizing;
   controller::Controller ctl(api, source, clock, registry, controllerOptions);
   metrics::MetricFamily& backendUp = registry.gauge(
       "attune_metrics_backend_up", "1 when the last check of the metrics backend succeeded", {});
@@ -169,6 +311,15 @@ int runController(const ControllerFlags& f) {
   OperatorEndpoints endpoints{registry, health, clock, loopOptions.stallTimeout};
   auto server = serveEndpoints(settings->metricsAddress, endpoints, *log);
   if (!server) return kExitFailed;
+  // Certificates are read and caBundles patched through the direct client (not cached).
+  std::unique_ptr<WebhookServer> webhooks;
+  if (settings->webhookAddress) {
+    webhooks = WebhookServer::start(f, *settings, direct, admissionSizing, registry, clock, *log);
+    if (!webhooks) {
+      log->error("cannot start the webhook server", {});
+      return kExitFailed;
+    }
+  }
   log->info(
       "starting",
       {{"server", config->server},
@@ -178,6 +329,8 @@ int runController(const ControllerFlags& f) {
        {"leader_elect", f.process.leaderElect ? "true" : "false"},
        {"hpa_guard", f.hpaGuard ? "true" : "false"},
        {"node_load_taints", f.nodeLoadTaints ? "true" : "false"},
+       {"webhook_address",
+        webhooks ? fmt::format("{}:{}", settings->webhookAddress->host, webhooks->port()) : ""},
        {"watch_namespaces", fmt::format("{}", fmt::join(f.watchNamespaces, ","))}});
 
   // One cheap request before the caches' many LISTs, so an unreachable API server fails in
@@ -246,6 +399,42 @@ int runController(const ControllerFlags& f) {
 
 }  // namespace
 
+void addWebhookFlags(CLI::App& cmd, WebhookFlags& w) {
+  cmd.add_option("--webhook-address", w.address,
+                 "Serve the admission webhooks (HTTPS: /mutate-pods, /validate-attunepolicies) "
+                 "on HOST:PORT or :PORT; off when empty (docs/webhooks.md)");
+  cmd.add_option("--webhook-cert-dir", w.certDir,
+                 "Serve tls.crt/tls.key from this directory (a mounted kubernetes.io/tls "
+                 "Secret), reloaded when they change; default: a self-managed CA and "
+                 "certificate, with caBundle patched");
+  cmd.add_option("--webhook-service", w.service,
+                 "The webhook Service (names of the self-managed certificate)")
+      ->capture_default_str();
+  cmd.add_option("--webhook-namespace", w.namespace_,
+                 "The webhook Service's namespace (default: $POD_NAMESPACE, else attune-system)");
+  cmd.add_option("--webhook-mutating-configuration", w.mutatingConfiguration,
+                 "The MutatingWebhookConfiguration whose caBundle is kept up to date")
+      ->capture_default_str();
+  cmd.add_option("--webhook-validating-configuration", w.validatingConfiguration,
+                 "The ValidatingWebhookConfiguration whose caBundle is kept up to date")
+      ->capture_default_str();
+  cmd.add_option("--webhook-cert-validity", w.certValidity,
+                 "Validity of a self-managed serving certificate (its CA: 10 times this)")
+      ->capture_default_str();
+  cmd.add_option("--webhook-cert-rotate-before", w.rotateBefore,
+                 "Replace the serving certificate when less than this is left")
+      ->capture_default_str();
+  cmd.add_option("--webhook-cert-extra-name", w.certExtraNames,
+                 "Another name (DNS or IP) of the self-managed serving certificate, for an "
+                 "operator reached through clientConfig.url (repeatable or comma-separated)")
+      ->take_all()
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  cmd.add_option("--webhook-cert-refresh-interval", w.refreshInterval,
+                 "How often the certificate is checked (rotation, caBundle, changed files)")
+      ->capture_default_str();
+}
+
 void addControllerCommand(CLI::App& app, int& exitCode) {
   auto f = std::make_shared<ControllerFlags>();
   auto* cmd = app.add_subcommand(
@@ -284,6 +473,7 @@ void addControllerCommand(CLI::App& app, int& exitCode) {
                   "node_load1 / CPU cores above which a node is tainted (with --node-load-taints)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  addWebhookFlags(*cmd, f->webhook);
   cmd->callback([f, &exitCode] { exitCode = runController(*f); });
 }
 

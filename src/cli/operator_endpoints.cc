@@ -3,18 +3,6 @@
 #include <charconv>
 
 namespace attune::cli {
-namespace {
-
-http::server::HttpResponse plain(int status, std::string body) {
-  http::server::HttpResponse r;
-  r.status = status;
-  r.contentType = "text/plain; charset=utf-8";
-  r.body = std::move(body);
-  return r;
-}
-
-}  // namespace
-
 Result<ListenAddress> parseListenAddress(std::string_view text, std::string_view flag) {
   const std::string field(flag);
   auto bad = [&](std::string_view why) {
@@ -46,23 +34,25 @@ http::server::HttpResponse OperatorEndpoints::serve(
     const http::server::HttpRequest& request) const {
   const bool head = request.method == "HEAD";
   if (request.path != "/metrics" && request.path != "/healthz" && request.path != "/readyz") {
-    return plain(404, "not found\n");
+    return http::server::textResponse(404, "not found\n");
   }
   if (request.method != "GET" && !head) {
-    auto r = plain(405, "method not allowed\n");
+    auto r = http::server::textResponse(405, "method not allowed\n");
     r.headers.emplace_back("Allow", "GET, HEAD");
     return r;
   }
   http::server::HttpResponse r;
   if (request.path == "/metrics") {
-    r = plain(200, registry.render());
+    r = http::server::textResponse(200, registry.render());
     r.contentType = "text/plain; version=0.0.4; charset=utf-8";
   } else if (request.path == "/healthz") {
-    r = health.alive(clock.now(), stallTimeout) ? plain(200, "ok\n")
-                                                : plain(500, "the run loop has stalled\n");
+    r = health.alive(clock.now(), stallTimeout)
+            ? http::server::textResponse(200, "ok\n")
+            : http::server::textResponse(500, "the run loop has stalled\n");
   } else {
-    r = health.ready() ? plain(200, "ok\n")
-                       : plain(503, "waiting for the first cluster sync and metrics check\n");
+    r = health.ready() ? http::server::textResponse(200, "ok\n")
+                       : http::server::textResponse(
+                             503, "waiting for the first cluster sync and metrics check\n");
   }
   if (head) r.body.clear();
   return r;

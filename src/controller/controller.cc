@@ -10,6 +10,7 @@
 #include "api/policy/policy_defaults.h"
 #include "controller/action_recorder.h"
 #include "controller/actuator.h"
+#include "controller/admission_sizing.h"
 #include "controller/cluster_snapshot.h"
 #include "controller/hpa_retunes.h"
 #include "controller/policy_pass.h"
@@ -120,6 +121,7 @@ void Controller::notePolicies(const std::vector<api::AttunePolicy>& policies, Ti
       continue;
     }
     queue_.forget(it->first);
+    if (options_.admissionSizing != nullptr) options_.admissionSizing->withdraw(it->first);
     it = policies_.erase(it);
     membership = true;
     orphanCheck_ = true;  // the HPAs it retuned get their original targets back
@@ -274,6 +276,9 @@ Time Controller::runPass(const api::AttunePolicy& stored, const ClusterSnapshot&
       PolicyPass::reportInvalid(api_, stored, fresh.error(), clock_.now());
       state.reset();
       known.podSelectors.clear();
+      if (options_.admissionSizing != nullptr) {
+        options_.admissionSizing->withdraw(keyOf(stored.metadata));
+      }
       return resync;
     }
     state = std::move(*fresh);

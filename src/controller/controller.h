@@ -33,6 +33,8 @@
 
 namespace attune::controller {
 
+class AdmissionSizing;
+
 struct ControllerOptions {
   // Namespaces whose policies are reconciled; empty = all.
   std::vector<std::string> watchNamespaces;
@@ -53,6 +55,9 @@ struct ControllerOptions {
   // the same pod).
   bool oomRecovery = false;
   rollout::OomRecoveryOptions oom;
+  // Where each pass publishes its workloads' sizing for the pod admission webhook
+  // (admission_sizing.h); withdrawn when the policy is deleted or invalid. nullptr: not kept.
+  AdmissionSizing* admissionSizing = nullptr;
 };
 
 // One thing the controller did, for reports and tests.

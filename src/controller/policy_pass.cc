@@ -4,6 +4,7 @@
 
 #include "api/policy/policy_defaults.h"
 #include "controller/actuator.h"
+#include "controller/admission_sizing.h"
 #include "controller/hpa_retunes.h"
 #include "controller/policy_status.h"
 #include "rollout/planner.h"
@@ -61,6 +62,7 @@ PassResult PolicyPass::run() {
   readUsage();                                                                        // usage
   recommended_ = recommendTargets(targets_, state_.usage, *state_.strategy, policy_,  // recommend
                                   now_, &state_.recommendations);
+  publishAdmissionSizing();
   std::map<api::WorkloadRef, std::size_t> replicas;
   for (const TargetWorkload& t : targets_) replicas[t.ref] = t.pods.size();
   publishRecommendations(recommended_, replicas, policy_, now_, ctx_.operatorMetrics, status_);
@@ -74,6 +76,13 @@ PassResult PolicyPass::run() {
                now_);
   writeStatus(ctx_.api, stored_, status_);
   return {.requeueAfter = plan.requeueAfter};
+}
+
+void PolicyPass::publishAdmissionSizing() {
+  if (ctx_.options.admissionSizing == nullptr) return;
+  ctx_.options.admissionSizing->publish(
+      stored_.metadata.namespace_ + "/" + stored_.metadata.name,
+      cruisekubeSizing(recommended_, state_.usage, policy_, now_));
 }
 
 void PolicyPass::readUsage() {

@@ -88,6 +88,8 @@ class PolicyPass {
   // Usage: refreshes the usage history with the target pods' containers the policy does not
   // exclude.
   void readUsage();
+  // Publishes the targets' admission sizing (admission_sizing.h), when the controller keeps it.
+  void publishAdmissionSizing();
   // Verdicts: every target pod carrying a resize record, with the safety monitor's verdict
   // where the record is still to be judged (rollout::recordState).
   std::vector<rollout::ObservedPod> judgeResizedPods();

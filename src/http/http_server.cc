@@ -7,6 +7,7 @@
 #include <openssl/ssl.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <fcntl.h>
@@ -85,6 +86,14 @@ Error unavailable(std::string message) {
   message += ": ";
   message += std::strerror(errno);
   return Error{ErrorCode::kUnavailable, std::move(message), {}};
+}
+
+void setIoTimeout(int fd, std::chrono::milliseconds timeout) {
+  timeval tv{};
+  tv.tv_sec = static_cast<time_t>(timeout.count() / 1000);
+  tv.tv_usec = static_cast<suseconds_t>((timeout.count() % 1000) * 1000);
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
 }
 
 }  // namespace
@@ -201,6 +210,7 @@ void HttpServer::acceptLoop() {
     if (fd < 0) continue;
     const int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (options_.ioTimeout) setIoTimeout(fd, *options_.ioTimeout);
     reapFinished();
     auto connection = std::make_unique<Connection>();
     connection->fd = fd;
@@ -216,8 +226,14 @@ void HttpServer::acceptLoop() {
 }
 
 void HttpServer::serve(Connection& c) {
-  if (options_.tls != nullptr) {
-    c.ssl = SSL_new(options_.tls->context());
+  std::shared_ptr<const TlsServerContext> current;
+  const TlsServerContext* tls = options_.tls;
+  if (options_.currentTls) {
+    current = options_.currentTls();
+    tls = current.get();
+  }
+  if (tls != nullptr) {
+    c.ssl = SSL_new(tls->context());
     if (c.ssl == nullptr || SSL_set_fd(c.ssl, c.fd) != 1 || SSL_accept(c.ssl) != 1) {
       ERR_clear_error();
       return;

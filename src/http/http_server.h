@@ -4,11 +4,13 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <list>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -23,6 +25,13 @@ struct HttpServerOptions {
   int port = 0;                    // 0: any free port (see HttpServer::port())
   // When set, every connection is TLS; the context must outlive the server.
   const TlsServerContext* tls = nullptr;
+  // When set (instead of `tls`), each new connection takes the context it returns, which it
+  // keeps for its life: a rotated certificate serves the next connections. Called on the
+  // accepting connection's thread; must be thread-safe and return non-null.
+  std::function<std::shared_ptr<const TlsServerContext>()> currentTls;
+  // When set, a connection whose next read or write waits longer than this is closed (a slow
+  // or silent client cannot hold a thread).
+  std::optional<std::chrono::milliseconds> ioTimeout;
   std::size_t maxBodyBytes = 16 * 1024 * 1024;
 };
 

@@ -297,4 +297,12 @@ std::string encodeChunk(std::string_view data) {
   return out;
 }
 
+HttpResponse textResponse(int status, std::string body) {
+  HttpResponse r;
+  r.status = status;
+  r.contentType = "text/plain; charset=utf-8";
+  r.body = std::move(body);
+  return r;
+}
+
 }  // namespace attune::http::server

@@ -86,6 +86,9 @@ struct HttpResponse {
   bool abort = false;
 };
 
+// A response of `status` with `body` as text/plain; charset=utf-8.
+HttpResponse textResponse(int status, std::string body);
+
 // The status line and headers, ending with the blank line: Content-Type (when the response has
 // a body or a stream), Content-Length (`body.size()`) or Transfer-Encoding: chunked (when
 // `stream` is set), Connection: close when !keepAlive, then the extra headers.

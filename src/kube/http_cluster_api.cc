@@ -135,6 +135,12 @@ ATTUNE_KUBE_GET(Lease, Lease, kLeases, decodeLease)
 #undef ATTUNE_KUBE_GET
 #undef ATTUNE_KUBE_LIST
 
+Result<api::WebhookConfiguration> HttpClusterApi::getWebhookConfiguration(
+    api::WebhookConfigurationKind kind, std::string_view name) {
+  return getOne<api::WebhookConfiguration>(objectPath(webhookConfigurations(kind), "", name),
+                                           api::decodeWebhookConfiguration);
+}
+
 Result<api::Node> HttpClusterApi::getNode(std::string_view name) {
   return getOne<api::Node>(objectPath(kNodes, "", name), api::decodeNode);
 }

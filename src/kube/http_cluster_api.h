@@ -112,6 +112,10 @@ class HttpClusterApi final : public api::ClusterApi {
   Result<api::AttunePolicy> updateAttunePolicyStatus(const api::AttunePolicy& policy) override;
   Result<api::HorizontalPodAutoscaler> updateHpa(const api::HorizontalPodAutoscaler& hpa) override;
   Result<api::Lease> getLease(std::string_view ns, std::string_view name) override;
+  Result<api::WebhookConfiguration> getWebhookConfiguration(api::WebhookConfigurationKind kind,
+                                                            std::string_view name) override;
+  Result<api::WebhookConfiguration> patchWebhookCaBundles(
+      const api::WebhookConfiguration& config) override;
   Result<api::Node> updateNodeTaints(std::string_view name, std::span<const api::Taint> taints,
                                      std::string_view resourceVersion) override;
   Result<api::Lease> createLease(const api::Lease& lease) override;

@@ -256,6 +256,29 @@ Result<api::Node> HttpClusterApi::updateNodeTaints(std::string_view name,
                           std::string(kMergePatch), api::decodeNode);
 }
 
+Result<api::WebhookConfiguration> HttpClusterApi::patchWebhookCaBundles(
+    const api::WebhookConfiguration& config) {
+  const auto& meta = config.metadata;
+  if (auto ok = requireName(meta, false, api::kindName(config.kind)); !ok) {
+    return std::unexpected(ok.error());
+  }
+  nlohmann::json patch = nlohmann::json::array();
+  if (!meta.resourceVersion.empty()) {
+    patch.push_back(
+        {{"op", "test"}, {"path", "/metadata/resourceVersion"}, {"value", meta.resourceVersion}});
+  }
+  for (std::size_t i = 0; i < config.webhooks.size(); ++i) {
+    const std::string at = "/webhooks/" + std::to_string(i);
+    patch.push_back({{"op", "test"}, {"path", at + "/name"}, {"value", config.webhooks[i].name}});
+    patch.push_back({{"op", "add"},
+                     {"path", at + "/clientConfig/caBundle"},
+                     {"value", config.webhooks[i].caBundle}});
+  }
+  return write<api::WebhookConfiguration>(
+      Method::kPatch, objectPath(webhookConfigurations(config.kind), "", meta.name), patch.dump(),
+      "application/json-patch+json", api::decodeWebhookConfiguration);
+}
+
 Result<api::Lease> HttpClusterApi::createLease(const api::Lease& lease) {
   const auto& meta = lease.metadata;
   if (auto ok = requireName(meta, true, "Lease"); !ok) return std::unexpected(ok.error());

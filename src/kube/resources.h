@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "api/k8s/admission.h"
 #include "api/k8s/meta.h"
 #include "core/error.h"
 
@@ -31,6 +32,15 @@ inline constexpr Resource kCronJobs{"/apis/batch/v1", "cronjobs"};
 inline constexpr Resource kHpas{"/apis/autoscaling/v2", "horizontalpodautoscalers"};
 inline constexpr Resource kPodDisruptionBudgets{"/apis/policy/v1", "poddisruptionbudgets"};
 inline constexpr Resource kLeases{"/apis/coordination.k8s.io/v1", "leases"};
+inline constexpr Resource kMutatingWebhookConfigurations{"/apis/admissionregistration.k8s.io/v1",
+                                                         "mutatingwebhookconfigurations", false};
+inline constexpr Resource kValidatingWebhookConfigurations{
+    "/apis/admissionregistration.k8s.io/v1", "validatingwebhookconfigurations", false};
+// The resource of a Mutating- or ValidatingWebhookConfiguration.
+inline constexpr const Resource& webhookConfigurations(api::WebhookConfigurationKind kind) {
+  return kind == api::WebhookConfigurationKind::kMutating ? kMutatingWebhookConfigurations
+                                                          : kValidatingWebhookConfigurations;
+}
 inline constexpr Resource kAttunePolicies{"/apis/attune.io/v1alpha1", "attunepolicies"};
 
 // The collection: "/api/v1/namespaces/{ns}/pods", or "/api/v1/pods" for all namespaces (an empty

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/k8s/meta.h"
@@ -65,9 +66,10 @@ struct AdmissionReview {
   bool operator==(const AdmissionReview&) const = default;
 };
 
-// admissionregistration.k8s.io/v1 MutatingWebhookConfiguration: the parts Attune checks or
-// keeps up to date for its own webhook (the CA bundle after certificate rotation, failure
-// policy, selectors). Rules and match conditions are not decoded.
+// admissionregistration.k8s.io/v1 Mutating- and ValidatingWebhookConfiguration: the parts
+// Attune keeps up to date for its own webhooks (the CA bundle after certificate rotation) and
+// the simulated API server honours when it calls webhooks (rules, selectors, failure policy,
+// timeout). Match conditions are not decoded.
 struct WebhookService {
   std::string namespace_;
   std::string name;
@@ -76,25 +78,46 @@ struct WebhookService {
   bool operator==(const WebhookService&) const = default;
 };
 
-struct MutatingWebhook {
+// One entry of rules: which operations on which resources the webhook is called for ("*" in any
+// list matches everything; a resource "pods/status" names a subresource).
+struct WebhookRule {
+  std::vector<std::string> operations;  // CREATE, UPDATE, DELETE, CONNECT or *
+  std::vector<std::string> apiGroups;
+  std::vector<std::string> apiVersions;
+  std::vector<std::string> resources;
+  std::string scope;  // Cluster, Namespaced or * (empty: *)
+  bool operator==(const WebhookRule&) const = default;
+};
+
+struct AdmissionWebhook {
   std::string name;
   std::string url;                        // clientConfig.url
   std::optional<WebhookService> service;  // clientConfig.service
   std::string caBundle;                   // clientConfig.caBundle, base64 text as on the wire
-  std::string failurePolicy;              // Ignore or Fail
+  std::vector<WebhookRule> rules;
+  std::string failurePolicy;  // Ignore or Fail (empty: Fail, the API server's default)
   std::string sideEffects;
-  std::optional<std::int32_t> timeoutSeconds;
+  std::optional<std::int32_t> timeoutSeconds;  // unset: 10, the API server's default
   std::vector<std::string> admissionReviewVersions;
   std::optional<LabelSelector> namespaceSelector;
   std::optional<LabelSelector> objectSelector;
-  std::string reinvocationPolicy;
-  bool operator==(const MutatingWebhook&) const = default;
+  std::string reinvocationPolicy;  // mutating webhooks only
+  bool operator==(const AdmissionWebhook&) const = default;
 };
+using MutatingWebhook = AdmissionWebhook;
 
-struct MutatingWebhookConfiguration {
+enum class WebhookConfigurationKind { kMutating, kValidating };
+// "MutatingWebhookConfiguration" or "ValidatingWebhookConfiguration".
+std::string_view kindName(WebhookConfigurationKind kind);
+// "mutatingwebhookconfigurations" or "validatingwebhookconfigurations".
+std::string_view resourceName(WebhookConfigurationKind kind);
+
+struct WebhookConfiguration {
+  WebhookConfigurationKind kind = WebhookConfigurationKind::kMutating;  // from the "kind" field
   ObjectMeta metadata;
-  std::vector<MutatingWebhook> webhooks;
-  bool operator==(const MutatingWebhookConfiguration&) const = default;
+  std::vector<AdmissionWebhook> webhooks;
+  bool operator==(const WebhookConfiguration&) const = default;
 };
+using MutatingWebhookConfiguration = WebhookConfiguration;
 
 }  // namespace attune::api

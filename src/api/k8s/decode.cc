@@ -46,6 +46,9 @@ Result<Eviction> decodeEviction(std::string_view json) { return decodeAs<Evictio
 Result<AdmissionReview> decodeAdmissionReview(std::string_view json) {
   return decodeAs<AdmissionReview>(json);
 }
+Result<WebhookConfiguration> decodeWebhookConfiguration(std::string_view json) {
+  return decodeAs<WebhookConfiguration>(json);
+}
 Result<MutatingWebhookConfiguration> decodeMutatingWebhookConfiguration(std::string_view json) {
   return decodeAs<MutatingWebhookConfiguration>(json);
 }

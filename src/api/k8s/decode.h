@@ -51,6 +51,9 @@ Result<Event> decodeEvent(std::string_view json);
 Result<Lease> decodeLease(std::string_view json);
 Result<Eviction> decodeEviction(std::string_view json);
 Result<AdmissionReview> decodeAdmissionReview(std::string_view json);
+// A Mutating- or ValidatingWebhookConfiguration, its kind from the "kind" field (Mutating when
+// absent).
+Result<WebhookConfiguration> decodeWebhookConfiguration(std::string_view json);
 Result<MutatingWebhookConfiguration> decodeMutatingWebhookConfiguration(std::string_view json);
 // A metav1.Status body (error responses of the API server).
 Result<ApiStatus> decodeApiStatus(std::string_view json);

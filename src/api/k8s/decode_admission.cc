@@ -91,9 +91,21 @@ static Status readClientConfig(JsonValue& v, MutatingWebhook& out) {
   });
 }
 
+static Status readJson(JsonValue& v, WebhookRule& out) {
+  return forEachField(v, [&out](std::string_view key, JsonValue& value) -> Status {
+    if (key == "operations") return readJson(value, out.operations);
+    if (key == "apiGroups") return readJson(value, out.apiGroups);
+    if (key == "apiVersions") return readJson(value, out.apiVersions);
+    if (key == "resources") return readJson(value, out.resources);
+    if (key == "scope") return readJson(value, out.scope);
+    return {};
+  });
+}
+
 static Status readJson(JsonValue& v, MutatingWebhook& out) {
   return forEachField(v, [&out](std::string_view key, JsonValue& value) -> Status {
     if (key == "name") return readJson(value, out.name);
+    if (key == "rules") return readJson(value, out.rules);
     if (key == "clientConfig") return readClientConfig(value, out);
     if (key == "failurePolicy") return readJson(value, out.failurePolicy);
     if (key == "sideEffects") return readJson(value, out.sideEffects);
@@ -108,10 +120,28 @@ static Status readJson(JsonValue& v, MutatingWebhook& out) {
 
 Status readJson(JsonValue& v, MutatingWebhookConfiguration& out) {
   return forEachField(v, [&out](std::string_view key, JsonValue& value) -> Status {
+    if (key == "kind") {
+      std::string kind;
+      if (Status st = readJson(value, kind); !st) return st;
+      if (kind == kindName(WebhookConfigurationKind::kValidating)) {
+        out.kind = WebhookConfigurationKind::kValidating;
+      }
+      return {};
+    }
     if (key == "metadata") return readJson(value, out.metadata);
     if (key == "webhooks") return readJson(value, out.webhooks);
     return {};
   });
+}
+
+std::string_view kindName(WebhookConfigurationKind kind) {
+  return kind == WebhookConfigurationKind::kMutating ? "MutatingWebhookConfiguration"
+                                                     : "ValidatingWebhookConfiguration";
+}
+
+std::string_view resourceName(WebhookConfigurationKind kind) {
+  return kind == WebhookConfigurationKind::kMutating ? "mutatingwebhookconfigurations"
+                                                     : "validatingwebhookconfigurations";
 }
 
 }  // namespace attune::api

@@ -79,4 +79,31 @@ std::string encodeAdmissionReviewResponse(const AdmissionResponse& response) {
                        {"response", std::move(r)}});
 }
 
+std::string encodeAdmissionReviewRequest(const AdmissionRequest& request) {
+  auto rawOrNull = [](const std::string& text) {
+    Json parsed = text.empty() ? Json(nullptr) : Json::parse(text, nullptr, false);
+    return parsed.is_discarded() ? Json(nullptr) : parsed;
+  };
+  Json r = {{"uid", request.uid},
+            {"kind",
+             {{"group", request.kind.group},
+              {"version", request.kind.version},
+              {"kind", request.kind.kind}}},
+            {"resource",
+             {{"group", request.resource.group},
+              {"version", request.resource.version},
+              {"resource", request.resource.resource}}},
+            {"name", request.name},
+            {"namespace", request.namespace_},
+            {"operation", request.operation},
+            {"userInfo", {{"username", request.username}}},
+            {"object", rawOrNull(request.object)},
+            {"oldObject", rawOrNull(request.oldObject)},
+            {"dryRun", request.dryRun}};
+  if (!request.subResource.empty()) r["subResource"] = request.subResource;
+  return dumpJson(Json{{"apiVersion", "admission.k8s.io/v1"},
+                       {"kind", "AdmissionReview"},
+                       {"request", std::move(r)}});
+}
+
 }  // namespace attune::api

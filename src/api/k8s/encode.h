@@ -43,5 +43,8 @@ std::string encodeEviction(const Eviction& eviction);
 // An admission.k8s.io/v1 AdmissionReview carrying `response`: uid, allowed, status, and when
 // response.patch is non-empty the patch base64-encoded with patchType (default "JSONPatch").
 std::string encodeAdmissionReviewResponse(const AdmissionResponse& response);
+// An admission.k8s.io/v1 AdmissionReview carrying `request`, as the API server sends it to a
+// webhook: object and oldObject embedded as JSON (null when empty or not JSON).
+std::string encodeAdmissionReviewRequest(const AdmissionRequest& request);
 
 }  // namespace attune::api

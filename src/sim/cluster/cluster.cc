@@ -285,6 +285,33 @@ Result<api::HorizontalPodAutoscaler> Cluster::updateHpa(const api::HorizontalPod
                             });
 }
 
+Result<api::WebhookConfiguration> Cluster::getWebhookConfiguration(
+    api::WebhookConfigurationKind kind, std::string_view name) {
+  return state_.webhookConfigurations(kind).get("", name);
+}
+
+Result<api::WebhookConfiguration> Cluster::patchWebhookCaBundles(
+    const api::WebhookConfiguration& config) {
+  const api::ObjectMeta& meta = config.metadata;
+  return state_.webhookConfigurations(config.kind)
+      .modify("", meta.name, meta.resourceVersion,
+              [&](api::WebhookConfiguration& stored) -> Result<Change> {
+                bool changed = false;
+                for (std::size_t i = 0; i < config.webhooks.size(); ++i) {
+                  if (i >= stored.webhooks.size() ||
+                      stored.webhooks[i].name != config.webhooks[i].name) {
+                    return fail(ErrorCode::kInvalidArgument,
+                                "the test operation failed: webhook " + std::to_string(i) +
+                                    " is not \"" + config.webhooks[i].name + "\"",
+                                "webhooks[" + std::to_string(i) + "].name");
+                  }
+                  changed = changed || stored.webhooks[i].caBundle != config.webhooks[i].caBundle;
+                  stored.webhooks[i].caBundle = config.webhooks[i].caBundle;
+                }
+                return changed ? Change::kSpec : Change::kNone;
+              });
+}
+
 Result<api::Node> Cluster::updateNodeTaints(std::string_view name,
                                             std::span<const api::Taint> taints,
                                             std::string_view resourceVersion) {

@@ -98,6 +98,15 @@ class ClusterState {
   ObjectStore<api::Event> events{"events", versioner_};
   ObjectStore<api::Lease> leases{"leases.coordination.k8s.io", versioner_};
   ObjectStore<api::AttunePolicy> attunePolicies{"attunepolicies.attune.io", versioner_};
+  // Admission webhook registrations (cluster-scoped; an object's kind matches its store).
+  ObjectStore<api::WebhookConfiguration> mutatingWebhooks{
+      "mutatingwebhookconfigurations.admissionregistration.k8s.io", versioner_};
+  ObjectStore<api::WebhookConfiguration> validatingWebhooks{
+      "validatingwebhookconfigurations.admissionregistration.k8s.io", versioner_};
+  ObjectStore<api::WebhookConfiguration>& webhookConfigurations(
+      api::WebhookConfigurationKind kind) {
+    return kind == api::WebhookConfigurationKind::kMutating ? mutatingWebhooks : validatingWebhooks;
+  }
 
  private:
   // Charges of the non-terminal pods of one namespace that has quotas, by pod name.

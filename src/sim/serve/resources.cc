@@ -37,6 +37,8 @@ constexpr std::array kResources = {
     ResourceInfo{"rbac.authorization.k8s.io", "v1", "clusterrolebindings", "clusterrolebinding", "ClusterRoleBinding", false, kOpaque, "", "", ""},
     ResourceInfo{"rbac.authorization.k8s.io", "v1", "roles", "role", "Role", true, kOpaque, "", "", ""},
     ResourceInfo{"rbac.authorization.k8s.io", "v1", "rolebindings", "rolebinding", "RoleBinding", true, kOpaque, "", "", ""},
+    ResourceInfo{"admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations", "mutatingwebhookconfiguration", "MutatingWebhookConfiguration", false, kOpaque, "", "", ""},
+    ResourceInfo{"admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations", "validatingwebhookconfiguration", "ValidatingWebhookConfiguration", false, kOpaque, "", "", ""},
     ResourceInfo{"apiextensions.k8s.io", "v1", "customresourcedefinitions", "customresourcedefinition", "CustomResourceDefinition", false, kOpaque, "crd,crds", "status", ""},
     ResourceInfo{"attune.io", "v1alpha1", "attunepolicies", "attunepolicy", "AttunePolicy", true, kTyped, "ap", "status", "attune"},
 };

@@ -10,11 +10,7 @@ HttpResponse json(int status, std::string body) {
 }
 
 HttpResponse text(int status, std::string body) {
-  HttpResponse r;
-  r.status = status;
-  r.contentType = "text/plain; charset=utf-8";
-  r.body = std::move(body);
-  return r;
+  return http::server::textResponse(status, std::move(body));
 }
 
 namespace {

@@ -13,6 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "api/k8s/admission.h"
+#include "api/k8s/base64.h"
+#include "api/k8s/encode.h"
 #include "core/clock.h"
 #include "http/http_client.h"
 #include "kube/http_cluster_api.h"
@@ -187,6 +190,86 @@ TEST_F(ControllerBinary, OneLeaderProbesMetricsHandoverOnSigtermAndNoSecretsInLo
     }
     EXPECT_GT(parsed, 3) << name;
   }
+}
+
+// `attune controller --webhook-address` with the self-managed certificate: it writes its CA
+// into the caBundle of both registered configurations, and serves /validate-attunepolicies
+// over HTTPS to a client that trusts only that bundle (an invalid policy refused with its field
+// path). (The simulated API server does not call webhooks yet: the request is sent directly.)
+TEST_F(ControllerBinary, WebhooksServedWithTheSelfManagedCertificateAndCaBundlePatched) {
+  http::CurlHttpClient admin(config_.http);
+  for (const std::string kind : {"Mutating", "Validating"}) {
+    const std::string name = kind == "Mutating" ? "attune-pod-sizing" : "attune-policy-validation";
+    const nlohmann::json config = {{"apiVersion", "admissionregistration.k8s.io/v1"},
+                                   {"kind", kind + "WebhookConfiguration"},
+                                   {"metadata", {{"name", name}}},
+                                   {"webhooks",
+                                    {{{"name", "x.attune.io"},
+                                      {"clientConfig", {{"url", "https://127.0.0.1/"}}},
+                                      {"sideEffects", "None"},
+                                      {"admissionReviewVersions", {"v1"}}}}}};
+    std::string plural =
+        kind == "Mutating" ? "mutatingwebhookconfigurations" : "validatingwebhookconfigurations";
+    auto created =
+        admin.send({.method = http::HttpRequest::Method::kPost,
+                    .url = config_.server + "/apis/admissionregistration.k8s.io/v1/" + plural,
+                    .body = config.dump(),
+                    .contentType = "application/json"});
+    ASSERT_TRUE(created && created->status == 201) << (created ? created->body : "");
+  }
+  const int metricsPort = testing::freeLocalPort();
+  const int webhookPort = testing::freeLocalPort();
+  auto controller = std::make_unique<testing::ChildProcess>(
+      std::vector<std::string>{
+          ATTUNE_BINARY, "controller", "--kubeconfig", kubeconfig_, "--prometheus-url",
+          "http://127.0.0.1:" + std::to_string(testing::freeLocalPort()), "--metrics-address",
+          "127.0.0.1:" + std::to_string(metricsPort), "--leader-elect=false", "--webhook-address",
+          "127.0.0.1:" + std::to_string(webhookPort), "--webhook-namespace", "attune-system",
+          "--webhook-cert-extra-name", "127.0.0.1", "--log-format", "json"},
+      dir_.path() / "webhook.log");
+  std::string bundle;
+  ASSERT_TRUE(waitFor(seconds(30), [&] {
+    for (auto kind :
+         {api::WebhookConfigurationKind::kMutating, api::WebhookConfigurationKind::kValidating}) {
+      auto c = api_->getWebhookConfiguration(kind, kind == api::WebhookConfigurationKind::kMutating
+                                                       ? "attune-pod-sizing"
+                                                       : "attune-policy-validation");
+      if (!c || c->webhooks.empty() || c->webhooks[0].caBundle.empty()) return false;
+      bundle = c->webhooks[0].caBundle;
+    }
+    return true;
+  })) << testing::readFile(dir_.path() / "webhook.log");
+
+  http::CurlHttpClient client({.caData = *api::base64Decode(bundle)});
+  const std::string invalid = R"({"apiVersion": "attune.io/v1alpha1", "kind": "AttunePolicy",
+    "metadata": {"name": "web", "namespace": "shop"},
+    "spec": {"targetRef": {"kind": "Deployment", "name": "web"},
+             "cpu": {"minAllowed": "2", "maxAllowed": "1"}}})";
+  auto r = client.send(
+      {.method = http::HttpRequest::Method::kPost,
+       .url = "https://127.0.0.1:" + std::to_string(webhookPort) + "/validate-attunepolicies",
+       .body = api::encodeAdmissionReviewRequest(
+           {.uid = "u",
+            .kind = {"attune.io", "v1alpha1", "AttunePolicy"},
+            .resource = {"attune.io", "v1alpha1", "attunepolicies"},
+            .name = "web",
+            .namespace_ = "shop",
+            .operation = "CREATE",
+            .object = invalid}),
+       .contentType = "application/json"});
+  ASSERT_TRUE(r) << r.error().toString() << testing::readFile(dir_.path() / "webhook.log");
+  ASSERT_EQ(r->status, 200) << r->body;
+  const auto review = nlohmann::json::parse(r->body);
+  EXPECT_EQ(review["response"]["allowed"], false);
+  EXPECT_NE(review["response"]["status"]["message"].get<std::string>().find(
+                "spec.cpu.minAllowed: must be at most maxAllowed"),
+            std::string::npos)
+      << r->body;
+  EXPECT_NE(
+      get(metricsPort, "/metrics")
+          .second.find(
+              R"(attune_webhook_requests_total{webhook="validate-attunepolicies",outcome="denied"} 1)"),
+      std::string::npos);
 }
 
 }  // namespace

@@ -354,6 +354,30 @@ TEST_F(SimServeKubectl, ApplyTheDeployDirectory) {
   EXPECT_EQ(role.out, "pods/resize") << role.err;
 }
 
+TEST_F(SimServeKubectl, TheDeployDirectoryRegistersTheWebhooks) {
+  auto run = apply("-R -f " + (testing::sourceDir() / "deploy").string());
+  ASSERT_EQ(run.exitCode, 0) << run.out << run.err;
+  auto mutating = kubectl(
+      "get mutatingwebhookconfiguration attune-pod-sizing -o "
+      "jsonpath={.webhooks[0].failurePolicy}/{.webhooks[0].timeoutSeconds}/"
+      "{.webhooks[0].clientConfig.service.path}");
+  EXPECT_EQ(mutating.out, "Ignore/3//mutate-pods") << mutating.err;
+  auto validating = kubectl(
+      "get validatingwebhookconfiguration attune-policy-validation -o "
+      "jsonpath={.webhooks[0].rules[0].operations}");
+  EXPECT_EQ(validating.out, R"(["CREATE","UPDATE"])") << validating.err;
+  // The operator's caBundle write, as HttpClusterApi::patchWebhookCaBundles sends it.
+  auto patched = kubectl(
+      "patch mutatingwebhookconfiguration attune-pod-sizing --type=json -p "
+      "'[{\"op\":\"test\",\"path\":\"/webhooks/0/name\",\"value\":\"pods.attune.io\"},"
+      "{\"op\":\"add\",\"path\":\"/webhooks/0/clientConfig/caBundle\",\"value\":\"Ag==\"}]'");
+  ASSERT_EQ(patched.exitCode, 0) << patched.err;
+  auto bundle = kubectl(
+      "get mutatingwebhookconfiguration attune-pod-sizing -o "
+      "jsonpath={.webhooks[0].clientConfig.caBundle}");
+  EXPECT_EQ(bundle.out, "Ag==");
+}
+
 TEST_F(SimServeKubectl, RawWatchFromAResourceVersionSeesADeletion) {
   // The list's own resourceVersion (kubectl get -o jsonpath shows a client-side List).
   auto list = kubectl("get --raw /api/v1/namespaces/data/pods");

@@ -1,0 +1,88 @@
+#include "cli/webhook_endpoints.h"
+
+#include <chrono>
+#include <string>
+#include <utility>
+
+#include "api/k8s/decode.h"
+#include "api/k8s/encode.h"
+
+namespace attune::cli {
+namespace {
+
+using http::server::HttpResponse;
+
+std::string_view outcomeName(webhook::PodReviewOutcome outcome) {
+  switch (outcome) {
+    case webhook::PodReviewOutcome::kSized:
+      return "sized";
+    case webhook::PodReviewOutcome::kUnchanged:
+      return "unchanged";
+    case webhook::PodReviewOutcome::kNotApplicable:
+      return "not_applicable";
+    case webhook::PodReviewOutcome::kNoSizing:
+      return "no_sizing";
+    case webhook::PodReviewOutcome::kUndecodable:
+      return "undecodable";
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+WebhookEndpoints::WebhookEndpoints(webhook::SizingLookup lookup, metrics::Registry& registry,
+                                   const Clock& clock)
+    : lookup_(std::move(lookup)),
+      clock_(clock),
+      requests_(registry.counter("attune_webhook_requests_total",
+                                 "Admission reviews answered, by webhook and outcome.",
+                                 {"webhook", "outcome"})),
+      duration_(registry.histogram("attune_webhook_request_duration_seconds",
+                                   "Time to answer one admission review.", {"webhook"},
+                                   metrics::defaultDurationBuckets())) {}
+
+HttpResponse WebhookEndpoints::serve(const http::server::HttpRequest& request) const {
+  if (request.path != kMutatePodsPath && request.path != kValidatePoliciesPath) {
+    return http::server::textResponse(404, "not found\n");
+  }
+  if (request.method != "POST") {
+    auto r = http::server::textResponse(405, "method not allowed\n");
+    r.headers.emplace_back("Allow", "POST");
+    return r;
+  }
+  return review(std::string_view(request.path).substr(1), request);
+}
+
+HttpResponse WebhookEndpoints::review(std::string_view webhook,
+                                      const http::server::HttpRequest& request) const {
+  const Time started = clock_.now();
+  const std::string name(webhook);
+  auto finish = [&](std::string_view outcome, HttpResponse response) {
+    requests_.inc({name, std::string(outcome)});
+    duration_.observe({name}, std::chrono::duration<double>(clock_.now() - started).count());
+    return response;
+  };
+  auto decoded = api::decodeAdmissionReview(request.body);
+  if (!decoded) {
+    return finish(
+        "bad_request",
+        http::server::textResponse(400, "the body is not an admission.k8s.io/v1 AdmissionReview: " +
+                                            decoded.error().toString() + "\n"));
+  }
+  if (!decoded->request) {
+    return finish("bad_request",
+                  http::server::textResponse(400, "the AdmissionReview has no request\n"));
+  }
+  HttpResponse ok;
+  ok.contentType = "application/json";
+  if (webhook == kMutatePodsPath.substr(1)) {
+    const webhook::PodReview review = webhook::reviewPod(*decoded->request, lookup_);
+    ok.body = api::encodeAdmissionReviewResponse(review.response);
+    return finish(outcomeName(review.outcome), std::move(ok));
+  }
+  const api::AdmissionResponse response = webhook::reviewPolicy(*decoded->request);
+  ok.body = api::encodeAdmissionReviewResponse(response);
+  return finish(response.allowed ? "allowed" : "denied", std::move(ok));
+}
+
+}  // namespace attune::cli
