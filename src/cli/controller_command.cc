@@ -54,6 +54,7 @@ struct ControllerFlags {
   std::string hpaGuardInterval = "1m";
   bool nodeLoadTaints = false;
   double nodeLoadThreshold = 1.0;
+  bool oomRecovery = false;
   WebhookFlags webhook;
 };
 
@@ -127,6 +128,12 @@ Result<Settings> settingsFrom(const ControllerFlags& f) {
   s.metricsAddress = *address;
   if (auto webhook = webhookSettings(f.webhook, s); !webhook) {
     return std::unexpected(webhook.error());
+  }
+  if (f.oomRecovery && !s.webhookAddress) {
+    return fail(ErrorCode::kInvalidArgument,
+                "needs --webhook-address: an evicted pod is only recreated with a higher memory "
+                "limit when the pod webhook sizes it",
+                "--oom-recovery");
   }
   return s;
 }
@@ -273,6 +280,7 @@ int runController(const ControllerFlags& f) {
   controllerOptions.resyncPeriod = settings->reconcileInterval;
   controller::AdmissionSizing admissionSizing;
   if (settings->webhookAddress) controllerOptions.admissionSizing = &admissionSizing;
+  controllerOptions.oomRecovery = f.oomRecovery;
   controller::Controller ctl(api, source, clock, registry, controllerOptions);
   metrics::MetricFamily& backendUp = registry.gauge(
       "attune_metrics_backend_up", "1 when the last check of the metrics backend succeeded", {});
@@ -474,6 +482,10 @@ void addControllerCommand(CLI::App& app, int& exitCode) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   addWebhookFlags(*cmd, f->webhook);
+  cmd->add_flag("--oom-recovery", f->oomRecovery,
+                "Evict OOM-killed pods of managed workloads for recreation, their memory at the "
+                "kill recorded on the workload for the pod webhook's sizing (needs "
+                "--webhook-address; docs/oom-recovery.md)");
   cmd->callback([f, &exitCode] { exitCode = runController(*f); });
 }
 

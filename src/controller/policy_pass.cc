@@ -80,9 +80,23 @@ PassResult PolicyPass::run() {
 
 void PolicyPass::publishAdmissionSizing() {
   if (ctx_.options.admissionSizing == nullptr) return;
-  ctx_.options.admissionSizing->publish(
-      stored_.metadata.namespace_ + "/" + stored_.metadata.name,
-      cruisekubeSizing(recommended_, state_.usage, policy_, now_));
+  WorkloadSizing sizing = cruisekubeSizing(recommended_, state_.usage, policy_, now_);
+  // The memory at an OOM kill recorded on the workload (OOM recovery) counts too: the
+  // replacement of an evicted pod gets at least twice it, within the policy's maxAllowed.
+  const std::optional<Bytes> cap = policy_.spec.memory.maxAllowed;
+  for (const TargetWorkload& t : targets_) {
+    auto it = sizing.find(t.ref);
+    if (it == sizing.end() || t.metadata == nullptr) continue;
+    for (webhook::ContainerSizing& c : it->second) {
+      const Bytes oom = rollout::recordedOomMemory(t.metadata->annotations, c.container);
+      if (!c.memoryLimit || oom.value() == 0) continue;
+      Bytes wanted(2 * oom.value());
+      if (cap && wanted > *cap) wanted = std::max(*cap, *c.memoryLimit);
+      if (wanted > *c.memoryLimit) c.memoryLimit = wanted;
+    }
+  }
+  ctx_.options.admissionSizing->publish(stored_.metadata.namespace_ + "/" + stored_.metadata.name,
+                                        std::move(sizing));
 }
 
 void PolicyPass::readUsage() {

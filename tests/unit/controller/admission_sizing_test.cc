@@ -14,12 +14,15 @@ using namespace attune::literals;
 
 const api::WorkloadRef kWeb = api::workloadRef(api::WorkloadKind::kDeployment, "apps", "web");
 
-std::optional<std::vector<webhook::ContainerSizing>> publishedAfter(const PolicyYaml& policy,
-                                                                    int minutes = 30) {
+std::optional<std::vector<webhook::ContainerSizing>> publishedAfter(
+    const PolicyYaml& policy, int minutes = 30, std::string_view workloadExtra = {}) {
   AdmissionSizing sizing;
   HarnessOptions options;
   options.controller.admissionSizing = &sizing;
-  ScenarioHarness h(scenarioYaml(workloadYaml({.name = "web"}), policyYaml(policy)), options);
+  ScenarioHarness h(
+      scenarioYaml(workloadYaml({.name = "web", .workloadExtra = std::string(workloadExtra)}),
+                   policyYaml(policy)),
+      options);
   EXPECT_TRUE(h.usable());
   if (!h.usable()) return std::nullopt;
   h.runMinutes(minutes);
@@ -41,6 +44,20 @@ TEST(AdmissionSizingTest, AutoPolicyPublishesPeakRequestsAndTwiceTheMemoryMax) {
   // 2 × the 7-day max (no OOM kill): twice the steady memory.
   EXPECT_EQ(app.memoryLimit->value(), 2 * app.memoryRequest->value());
   EXPECT_TRUE(app.removeCpuLimit);
+}
+
+TEST(AdmissionSizingTest, TheMemoryAtAnOomKillRecordedOnTheWorkloadRaisesTheLimit) {
+  // OOM recovery recorded 700Mi at a kill: the limit is 2 × max(7-day max, 700Mi) = 1400Mi.
+  auto s = publishedAfter({.name = "web", .target = "web"}, 30,
+                          "    annotations: {attune.io/oom-memory.app: \"734003200\"}\n");
+  ASSERT_TRUE(s.has_value());
+  ASSERT_TRUE(s->front().memoryLimit.has_value());
+  EXPECT_EQ(*s->front().memoryLimit, Bytes(2 * 734003200LL));
+  // Within the policy's maxAllowed.
+  auto capped = publishedAfter({.name = "web", .target = "web", .memory = "maxAllowed: 1Gi"}, 30,
+                               "    annotations: {attune.io/oom-memory.app: \"734003200\"}\n");
+  ASSERT_TRUE(capped.has_value());
+  EXPECT_EQ(*capped->front().memoryLimit, 1_Gi);
 }
 
 TEST(AdmissionSizingTest, BoundedByMinAndMaxAllowed) {
