@@ -13,6 +13,7 @@
 #include "controller/admission_sizing.h"
 #include "controller/cluster_snapshot.h"
 #include "controller/hpa_retunes.h"
+#include "controller/node_optimiser.h"
 #include "controller/policy_pass.h"
 #include "hpa/retune.h"
 
@@ -111,6 +112,8 @@ void Controller::notePolicies(const std::vector<api::AttunePolicy>& policies, Ti
     if (added || it->second.generation != p.metadata.generation) {
       it->second.generation = p.metadata.generation;
       it->second.namespace_ = p.metadata.namespace_;
+      it->second.nodeOptimised =
+          p.spec.nodeOptimization && p.spec.nodeOptimization->enabled.value_or(false);
       queue_.add(key, now);
     }
   }
@@ -193,7 +196,20 @@ Result<void> Controller::reconcile(bool everything) {
   }
   if (!queue_.nextDue() || *queue_.nextDue() > now) return {};
 
-  const std::vector<std::string> due = queue_.popDue(now);
+  std::vector<std::string> due = queue_.popDue(now);
+  // One node optimisation sizes the pods of every policy that has it: they run together.
+  const auto nodeOptimised = [&](const std::string& key) {
+    auto it = policies_.find(key);
+    return it != policies_.end() && it->second.nodeOptimised;
+  };
+  if (std::any_of(due.begin(), due.end(), nodeOptimised)) {
+    for (const auto& [key, known] : policies_) {
+      if (known.nodeOptimised && std::find(due.begin(), due.end(), key) == due.end()) {
+        queue_.forget(key);
+        due.push_back(key);
+      }
+    }
+  }
   const std::set<std::string_view> dueKeys(due.begin(), due.end());
   std::set<api::TargetKind> kinds;
   for (const api::AttunePolicy& p : *policies) {
@@ -209,13 +225,28 @@ Result<void> Controller::reconcile(bool everything) {
   for (const auto& [scope, version] : snapshot->podListVersions()) {
     if (!podWatch_.contains(scope)) podWatch_[scope] = version;
   }
-  // In the order the policies were listed (namespace, then name).
+  // In the order the policies were listed (namespace, then name): every pass prepared, the
+  // nodes optimised over them, then every pass finished.
+  std::vector<std::unique_ptr<PreparedPass>> passes;
   for (const api::AttunePolicy& stored : *policies) {
     const std::string key = keyOf(stored.metadata);
     if (!dueKeys.contains(key)) continue;
-    queue_.add(key, runPass(stored, *snapshot, now));
     ++reconciledLastCall_;
+    if (auto prepared = preparePass(stored, *snapshot)) {
+      passes.push_back(std::move(prepared));
+    } else {
+      queue_.add(key, now + options_.resyncPeriod);
+    }
   }
+  std::vector<const PolicyPass*> optimised;
+  for (const auto& p : passes) {
+    if (p->pass->nodeOptimised()) optimised.push_back(p->pass.get());
+  }
+  // Node optimisation needs every pod of each node: not with a namespace-limited view.
+  const rollout::NodeOptimisation nodes = optimised.empty() || !options_.watchNamespaces.empty()
+                                              ? rollout::NodeOptimisation{}
+                                              : optimiseNodes(*snapshot, optimised);
+  for (const auto& p : passes) queue_.add(p->key, finishPass(*p, nodes, now));
   return {};
 }
 
@@ -254,11 +285,13 @@ bool Controller::restoreOrphanedHpas(Time now) {
   return true;
 }
 
-Time Controller::runPass(const api::AttunePolicy& stored, const ClusterSnapshot& snapshot,
-                         Time now) {
-  const Time started = options_.durationClock ? options_.durationClock->now() : Time{};
-  const Time resync = now + options_.resyncPeriod;
-  api::AttunePolicy policy = stored;
+std::unique_ptr<PreparedPass> Controller::preparePass(const api::AttunePolicy& stored,
+                                                      const ClusterSnapshot& snapshot) {
+  auto prepared = std::make_unique<PreparedPass>();
+  prepared->key = keyOf(stored.metadata);
+  prepared->started = options_.durationClock ? options_.durationClock->now() : Time{};
+  prepared->policy = stored;
+  api::AttunePolicy& policy = prepared->policy;
   api::applyDefaults(policy);
   if (options_.modeOverride) policy.spec.updateStrategy.type = options_.modeOverride;
   const std::string strategyName =
@@ -279,23 +312,32 @@ Time Controller::runPass(const api::AttunePolicy& stored, const ClusterSnapshot&
       if (options_.admissionSizing != nullptr) {
         options_.admissionSizing->withdraw(keyOf(stored.metadata));
       }
-      return resync;
+      return nullptr;
     }
     state = std::move(*fresh);
   }
-  PolicyPass pass(PolicyPass::Context{.api = api_,
-                                      .metrics = metrics_,
-                                      .clock = clock_,
-                                      .options = options_,
-                                      .operatorMetrics = operatorMetrics_,
-                                      .events = events_,
-                                      .observer = observer_},
-                  snapshot, stored, policy, *state);
-  const PassResult result = pass.run();
-  known.podSelectors = pass.podSelectors();
+  prepared->pass =
+      std::make_unique<PolicyPass>(PolicyPass::Context{.api = api_,
+                                                       .metrics = metrics_,
+                                                       .clock = clock_,
+                                                       .options = options_,
+                                                       .operatorMetrics = operatorMetrics_,
+                                                       .events = events_,
+                                                       .observer = observer_},
+                                   snapshot, stored, policy, *state);
+  prepared->pass->prepare();
+  return prepared;
+}
+
+Time Controller::finishPass(PreparedPass& prepared, const rollout::NodeOptimisation& nodes,
+                            Time now) {
+  const Time resync = now + options_.resyncPeriod;
+  PolicyPass& pass = *prepared.pass;
+  const PassResult result = pass.finish(pass.nodeOptimised() ? &nodes : nullptr);
+  policies_[prepared.key].podSelectors = pass.podSelectors();
   const double seconds =
       options_.durationClock
-          ? std::chrono::duration<double>(options_.durationClock->now() - started).count()
+          ? std::chrono::duration<double>(options_.durationClock->now() - prepared.started).count()
           : 0.0;
   operatorMetrics_.reconcileDuration.observe({}, seconds);
   if (!result.requeueAfter) return resync;

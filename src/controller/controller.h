@@ -28,6 +28,7 @@
 #include "core/error.h"
 #include "metrics/exposition/registry.h"
 #include "metrics/metrics_source.h"
+#include "rollout/node_optimisation.h"
 #include "rollout/oom_recovery.h"
 #include "safety/observation.h"
 
@@ -85,6 +86,7 @@ std::string_view toString(ActionRecord::Kind kind);
 using ActionObserver = std::function<void(const ActionRecord&)>;
 
 struct PolicyState;
+struct PreparedPass;
 class ClusterSnapshot;
 
 class Controller {
@@ -120,6 +122,9 @@ class Controller {
   struct Known {
     std::int64_t generation = 0;
     std::string namespace_;
+    // spec.nodeOptimization.enabled: the policies that have it are reconciled together (one
+    // node optimisation covers all their pods).
+    bool nodeOptimised = false;
     // The pod selectors of its targets at its last pass: a pod event they match queues it.
     std::vector<api::LabelSelector> podSelectors;
     // Usage statistics (a cache of the metrics history); null while the spec is invalid.
@@ -137,8 +142,13 @@ class Controller {
   // Puts back the original targets of every HPA retuned by a policy that no longer exists
   // (attune.io/hpa-original-targets names it); false when the HPAs could not be listed.
   bool restoreOrphanedHpas(Time now);
-  // Runs one pass of `stored` over `snapshot`; returns when the policy is due again.
-  Time runPass(const api::AttunePolicy& stored, const ClusterSnapshot& snapshot, Time now);
+  // The first half of a pass of `stored` over `snapshot` (PolicyPass::prepare); nullptr when the
+  // policy is invalid (reported in its status), due again at the next resync.
+  std::unique_ptr<PreparedPass> preparePass(const api::AttunePolicy& stored,
+                                            const ClusterSnapshot& snapshot);
+  // The second half, with this reconcile's node optimisation; returns when the policy is due
+  // again.
+  Time finishPass(PreparedPass& prepared, const rollout::NodeOptimisation& nodes, Time now);
 
   api::ClusterApi& api_;
   metrics::MetricsSource& metrics_;

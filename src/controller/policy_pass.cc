@@ -1,5 +1,6 @@
 #include "controller/policy_pass.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "api/policy/policy_defaults.h"
@@ -57,6 +58,11 @@ PolicyPass::PolicyPass(Context context, const ClusterSnapshot& snapshot,
       status_(stored.status) {}
 
 PassResult PolicyPass::run() {
+  prepare();
+  return finish(nullptr);
+}
+
+void PolicyPass::prepare() {
   ++state_.passes;
   targets_ = resolveTargets(snapshot_, policy_);                                      // snapshot
   readUsage();                                                                        // usage
@@ -66,6 +72,20 @@ PassResult PolicyPass::run() {
   std::map<api::WorkloadRef, std::size_t> replicas;
   for (const TargetWorkload& t : targets_) replicas[t.ref] = t.pods.size();
   publishRecommendations(recommended_, replicas, policy_, now_, ctx_.operatorMetrics, status_);
+}
+
+bool PolicyPass::nodeOptimised() const {
+  return policy_.spec.nodeOptimization && policy_.spec.nodeOptimization->enabled.value_or(false);
+}
+
+bool PolicyPass::sizesPods() const {
+  const auto mode = policy_.spec.updateStrategy.type.value_or(api::UpdateMode::kRecommend);
+  return !metricsError_ && !policy_.spec.paused.value_or(false) &&
+         mode != api::UpdateMode::kObserve && mode != api::UpdateMode::kRecommend;
+}
+
+PassResult PolicyPass::finish(const rollout::NodeOptimisation* nodes) {
+  nodes_ = nodes;
   const std::vector<rollout::ObservedPod> observed = judgeResizedPods();  // verdicts
   const rollout::Plan plan = makePlan(observed);                          // plan
   actuate(plan);                                                          // actuate
@@ -218,20 +238,43 @@ rollout::Plan PolicyPass::planResizes(const std::map<api::WorkloadRef, api::Obje
                              .updatedReplicas = t.updatedReplicas,
                              .pods = t.pods,
                              .targets = {}};
-    for (const RecommendedWorkload& a : recommended_) {
-      if (!(a.ref == t.ref)) continue;
-      for (const RecommendedContainer& c : a.containers) {
-        if (c.recommendation.enoughData) w.targets[c.name] = c.recommendation.resources;
+    if (nodeOptimised()) {
+      useNodeTargets(w);
+    } else {
+      for (const RecommendedWorkload& a : recommended_) {
+        if (!(a.ref == t.ref)) continue;
+        for (const RecommendedContainer& c : a.containers) {
+          if (c.recommendation.enoughData) w.targets[c.name] = c.recommendation.resources;
+        }
       }
     }
     input.workloads.push_back(std::move(w));
   }
   rollout::Plan plan =
       rollout::planRollout(policy_, input, now_, {.observation = ctx_.options.observation});
+  planNodeEvictions(observations);
   plan.actions.insert(plan.actions.begin(), std::make_move_iterator(observations.actions.begin()),
                       std::make_move_iterator(observations.actions.end()));
   plan.requeue(observations.requeueAfter);
   return plan;
+}
+
+void PolicyPass::useNodeTargets(rollout::WorkloadInput& w) const {
+  w.perPodTargets = true;
+  if (nodes_ == nullptr) return;
+  for (const api::Pod* pod : w.pods) {
+    auto it = nodes_->targets.find(pod->metadata.namespace_ + "/" + pod->metadata.name);
+    if (it != nodes_->targets.end()) w.podTargets[pod->metadata.name] = it->second;
+  }
+}
+
+void PolicyPass::planNodeEvictions(rollout::Plan& plan) const {
+  if (nodes_ == nullptr || !nodeOptimised()) return;
+  for (const rollout::EvictAction& e : nodes_->evictions) {
+    const bool ours = std::any_of(targets_.begin(), targets_.end(),
+                                  [&](const TargetWorkload& t) { return t.ref == e.workload; });
+    if (ours) plan.actions.emplace_back(e);
+  }
 }
 
 // ---- Actuate

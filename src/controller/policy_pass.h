@@ -21,8 +21,10 @@
 #include "controller/target_resolution.h"
 #include "controller/workload_recommendations.h"
 #include "recommend/strategy.h"
+#include "rollout/node_optimisation.h"
 #include "rollout/observation_plan.h"
 #include "rollout/plan.h"
+#include "rollout/planner.h"
 #include "safety/safety_monitor.h"
 #include "usage/usage_history.h"
 
@@ -74,8 +76,27 @@ class PolicyPass {
   PolicyPass(Context context, const ClusterSnapshot& snapshot, const api::AttunePolicy& stored,
              const api::AttunePolicy& policy, PolicyState& state);
 
-  // Runs the whole reconcile; failures are recorded in the status, never thrown.
+  // Runs the whole reconcile; failures are recorded in the status, never thrown. The same as
+  // prepare() then finish(nullptr).
   PassResult run();
+  // The first half of the data flow: snapshot → usage → recommend (and the admission sizing).
+  void prepare();
+  // The second half: verdicts → plan → actuate → status. `nodes` is this reconcile's node
+  // optimisation (node_optimiser.h); a policy with spec.nodeOptimization.enabled takes its pods'
+  // targets and evictions from it, and without it (nullptr) resizes none of its pods.
+  PassResult finish(const rollout::NodeOptimisation* nodes);
+
+  // After prepare(), for the node optimiser:
+  // whether the policy opted into node optimisation;
+  bool nodeOptimised() const;
+  // whether its pods may be sized now: it resizes (OneShot, Canary or Auto, not paused) and its
+  // usage read succeeded this pass (fail closed).
+  bool sizesPods() const;
+  const api::AttunePolicy& policy() const { return policy_; }
+  const std::vector<TargetWorkload>& targets() const { return targets_; }
+  const std::vector<RecommendedWorkload>& recommended() const { return recommended_; }
+  const usage::UsageHistory& usage() const { return state_.usage; }
+  Time now() const { return now_; }
 
   // After run(): the pod selectors of the policy's targets (a pod they match concerns it).
   std::vector<api::LabelSelector> podSelectors() const;
@@ -100,9 +121,12 @@ class PolicyPass {
   // OOM-killed pods evicted for recreation (ControllerOptions::oomRecovery).
   void planOomRecovery(rollout::Plan& plan);
   rollout::Plan makePlan(const std::vector<rollout::ObservedPod>& observed);
-  // The rollout, with the observation entries first.
+  // The rollout, with the observation entries first (then the node optimiser's evictions).
   rollout::Plan planResizes(const std::map<api::WorkloadRef, api::ObjectMeta>& workloads,
                             rollout::Plan& observations);
+  // Node optimisation: each pod's own targets, and the evictions of the policy's pods.
+  void useNodeTargets(rollout::WorkloadInput& w) const;
+  void planNodeEvictions(rollout::Plan& plan) const;
   // Actuate: each entry carried out, then booked.
   void actuate(const rollout::Plan& plan);
 
@@ -115,8 +139,17 @@ class PolicyPass {
   std::vector<TargetWorkload> targets_;
   std::vector<RecommendedWorkload> recommended_;
   api::AttunePolicyStatus status_;
-  std::optional<std::string> metricsError_;       // set when the usage read failed
-  std::optional<safety::SafetySignals> signals_;  // queried once, when first needed
+  std::optional<std::string> metricsError_;           // set when the usage read failed
+  std::optional<safety::SafetySignals> signals_;      // queried once, when first needed
+  const rollout::NodeOptimisation* nodes_ = nullptr;  // set by finish()
+};
+
+// A pass between its two halves, as the controller keeps it while the nodes are optimised.
+struct PreparedPass {
+  std::string key;           // "namespace/name"
+  Time started;              // on ControllerOptions::durationClock
+  api::AttunePolicy policy;  // defaulted (and overridden); `pass` refers to it
+  std::unique_ptr<PolicyPass> pass;
 };
 
 }  // namespace attune::controller

@@ -14,8 +14,9 @@
 
 namespace attune::recommend {
 
-// Per-workload eviction priority: Low goes first, then Medium, then High; NoEviction never.
-enum class EvictionRanking { kLow, kMedium, kHigh, kNoEviction };
+// Per-workload eviction priority: Low goes first, then Medium, then High; NoEviction never (the
+// policy API's enumeration: spec.nodeOptimization.evictionRanking).
+using EvictionRanking = api::EvictionRanking;
 
 // The seed's default ranking: Medium for StatefulSets and single-replica workloads, else Low.
 EvictionRanking defaultEvictionRanking(api::TargetKind kind, int replicas);
@@ -31,7 +32,7 @@ struct ContainerDemand {
 
 // An optimisable pod on the node. DaemonSet pods are never evicted, whatever their ranking.
 struct PodDemand {
-  std::string name;
+  std::string name;  // unique among the node's pods (e.g. "namespace/name")
   api::TargetKind workloadKind = api::TargetKind::kDeployment;
   EvictionRanking ranking = EvictionRanking::kLow;
   std::vector<ContainerDemand> containers;

@@ -149,6 +149,14 @@ class Pass {
     plan_.resizeBlocked = std::move(c);
   }
 
+  // What `pod` would change: to the workload's targets, or to its own (node optimisation).
+  std::vector<ContainerChange> changesOf(const WorkloadInput& w, const api::Pod& pod) const {
+    if (!w.perPodTargets) return podChanges(pod, w.targets, policy_);
+    auto it = w.podTargets.find(pod.metadata.name);
+    if (it == w.podTargets.end()) return {};
+    return podChanges(pod, it->second, policy_, LimitRule::kNodeOptimisation);
+  }
+
   void planWorkload(const WorkloadInput& w) {
     if (optedOut(w.metadata)) {
       skip(w, "", SkipReason::kOptOut,
@@ -162,7 +170,7 @@ class Pass {
                 " replicas updated)");
       return;
     }
-    if (w.targets.empty()) return;
+    if (w.perPodTargets ? w.podTargets.empty() : w.targets.empty()) return;
     if (std::string msg = hpaConflict(w.id(), input_.hpas); !msg.empty()) {
       plan_.actions.emplace_back(
           EventAction{w.id(), "Warning", std::string(kHpaConflictReason), std::move(msg)});
@@ -175,7 +183,7 @@ class Pass {
 
     std::vector<PodView> pods;
     for (const api::Pod* pod : w.pods) {
-      if (running(*pod)) pods.push_back({pod, podChanges(*pod, w.targets, policy_)});
+      if (running(*pod)) pods.push_back({pod, changesOf(w, *pod)});
     }
     std::sort(pods.begin(), pods.end(), [](const PodView& a, const PodView& b) {
       return a.pod->metadata.name < b.pod->metadata.name;
@@ -186,7 +194,10 @@ class Pass {
     std::optional<Time> observationEnds;
     for (const PodView& p : pods) {
       const bool recorded = safety::hasResizeRecord(*p.pod);
-      if (p.changes.empty()) ++atTarget;
+      // Under per-pod targets a pod without any is not "at target": it has none.
+      if (p.changes.empty() && (!w.perPodTargets || w.podTargets.contains(p.pod->metadata.name))) {
+        ++atTarget;
+      }
       if (recorded) {
         ++observing;
         if (auto r = safety::decodeResizeRecord(*p.pod); r && *r) {

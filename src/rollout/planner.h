@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "api/k8s/hpa.h"
@@ -33,6 +35,11 @@ struct WorkloadInput {
   std::vector<const api::Pod*> pods;
   // Recommended requests per container; a container without enough data is absent.
   ContainerTargets targets;
+  // Node optimisation (node_optimisation.h): when true, each pod is sized by its own entry here
+  // (by pod name; LimitRule::kNodeOptimisation) instead of `targets`, and a pod without an entry
+  // is not resized.
+  bool perPodTargets = false;
+  std::map<std::string, ContainerTargets, std::less<>> podTargets;
 
   bool rollingOut() const { return updatedReplicas < replicas; }
   api::WorkloadRef id() const { return api::workloadRef(kind, metadata.namespace_, metadata.name); }
@@ -71,7 +78,7 @@ struct RolloutOptions {
 // Per workload, in this order:
 //  1. attune.io/skip: "true" on the workload: one Skip(OptOut) for the workload;
 //  2. a rollout in progress: one Defer(ActiveRollout);
-//  3. no recommended container: nothing;
+//  3. no recommended container (with per-pod targets: no pod with targets): nothing;
 //  4. an HPA of `input.hpas` scaling it on cpu or memory: one HPAConflict Warning event, then
 //     on (HPAs Attune retunes are not passed here; see controller/hpa_retunes.h);
 //  5. cooldown (safety/cooldown.h): when no pod of the workload runs its target yet, or a
@@ -87,7 +94,8 @@ struct RolloutOptions {
 //  7. attune.io/skip: "true" on the pod: Skip(OptOut);
 //  8. PodResizePending or PodResizeInProgress present: Defer(ResizePending);
 //  9. Ready condition present and not True: Defer(PodNotReady);
-// 10. podChanges() empty: at target, nothing to do;
+// 10. podChanges() empty (the workload's targets, or the pod's own under perPodTargets): at
+//     target, nothing to do;
 // 11. no room left under the mode and in-flight limit: counted in Plan::waiting;
 // 12. QoS class would change: Skip(QoSChange);
 // 13. LimitRange: Skip(LimitRange);

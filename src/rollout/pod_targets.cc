@@ -1,5 +1,7 @@
 #include "rollout/pod_targets.h"
 
+#include <algorithm>
+
 #include "safety/resize_record.h"
 
 namespace attune::rollout {
@@ -40,12 +42,14 @@ api::ResourceValues deriveTarget(const api::ResourceValues& current,
 }
 
 std::vector<ContainerChange> podChanges(const api::Pod& pod, const ContainerTargets& targets,
-                                        const api::AttunePolicy& policy) {
+                                        const api::AttunePolicy& policy, LimitRule rule) {
   std::vector<ContainerChange> out;
   if (targets.empty()) return out;
   const bool guaranteed = api::computeQosClass(pod.spec) == api::QosClass::kGuaranteed;
+  const bool nodeRule = rule == LimitRule::kNodeOptimisation;
   const auto cpuMode =
-      policy.spec.cpu.controlledValues.value_or(api::ControlledValues::kRequestsOnly);
+      nodeRule ? api::ControlledValues::kRequestsOnly
+               : policy.spec.cpu.controlledValues.value_or(api::ControlledValues::kRequestsOnly);
   const auto memoryMode =
       policy.spec.memory.controlledValues.value_or(api::ControlledValues::kRequestsOnly);
   for (const api::Container& c : pod.spec.containers) {
@@ -59,7 +63,17 @@ std::vector<ContainerChange> podChanges(const api::Pod& pod, const ContainerTarg
     api::ResourceValues memoryOnly;
     memoryOnly.memoryRequest = it->second.memoryRequest;
     change.target = deriveTarget(change.current, cpuOnly, cpuMode, guaranteed);
-    change.target = deriveTarget(change.target, memoryOnly, memoryMode, guaranteed);
+    if (nodeRule && memoryMode == api::ControlledValues::kRequestsAndLimits &&
+        it->second.memoryLimit && change.target.memoryLimit && change.target.memoryRequest &&
+        it->second.memoryRequest) {
+      // The memory limit comes from the target (2 × max(week max, memory at an OOM kill)).
+      change.target.memoryRequest = it->second.memoryRequest;
+      change.target.memoryLimit = std::max(*it->second.memoryLimit, *it->second.memoryRequest);
+    } else {
+      change.target =
+          deriveTarget(change.target, memoryOnly,
+                       nodeRule ? api::ControlledValues::kRequestsOnly : memoryMode, guaranteed);
+    }
     if (change.target != change.current) out.push_back(std::move(change));
   }
   return out;

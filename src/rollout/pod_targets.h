@@ -12,7 +12,8 @@
 
 namespace attune::rollout {
 
-// Recommended values per container name; only the requests are read (see deriveTarget).
+// Recommended values per container name; only the requests are read (see deriveTarget), and the
+// memory limit under LimitRule::kNodeOptimisation.
 using ContainerTargets = std::map<std::string, api::ResourceValues, std::less<>>;
 
 // The new requests and limits of one container, per resource (cpu, memory) independently:
@@ -37,12 +38,23 @@ struct ContainerChange {
   api::ResourceValues target;
 };
 
+// Where a container's new limits come from.
+enum class LimitRule {
+  // deriveTarget with the policy's controlledValues: limits follow the requests.
+  kFollowRequests,
+  // Node optimisation (node_optimisation.h): the CPU limit stays as it is (the request is capped
+  // at it); under memory RequestsAndLimits a container with a memory limit gets the target's
+  // memoryLimit (at least the new request), otherwise its memory limit stays.
+  kNodeOptimisation,
+};
+
 // The containers of `pod` that `targets` would change, in spec order: regular containers only
 // (init containers and sidecars are not resized), excluded containers
 // (api::isExcludedContainer) never, containers without a target never. Empty when the pod is
 // at its target. `policy.spec.cpu/memory.controlledValues` unset means RequestsOnly.
 std::vector<ContainerChange> podChanges(const api::Pod& pod, const ContainerTargets& targets,
-                                        const api::AttunePolicy& policy);
+                                        const api::AttunePolicy& policy,
+                                        LimitRule rule = LimitRule::kFollowRequests);
 
 // `pod.spec` with `changes` applied (the pod as it would be after the resize).
 api::PodSpec resizedSpec(const api::Pod& pod, const std::vector<ContainerChange>& changes);

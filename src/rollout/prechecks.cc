@@ -205,16 +205,21 @@ void QuotaLedger::take(std::string_view ns, const PodDelta& d) {
   }
 }
 
+PodRequests podRequests(const api::PodSpec& spec) {
+  PodRequests r;
+  addRequests(r.cpu, r.memory, spec.overhead);
+  for (const api::Container& c : spec.containers)
+    addRequests(r.cpu, r.memory, c.resources.requests);
+  for (const api::Container& c : spec.initContainers) {
+    if (c.isSidecar()) addRequests(r.cpu, r.memory, c.resources.requests);
+  }
+  return r;
+}
+
 std::optional<std::string> checkNodeCapacity(const api::Pod& pod, const api::PodSpec& after,
                                              const api::Node* node) {
   if (node == nullptr) return std::nullopt;
-  Millicores cpu;
-  Bytes memory;
-  addRequests(cpu, memory, after.overhead);
-  for (const api::Container& c : after.containers) addRequests(cpu, memory, c.resources.requests);
-  for (const api::Container& c : after.initContainers) {
-    if (c.isSidecar()) addRequests(cpu, memory, c.resources.requests);
-  }
+  const auto [cpu, memory] = podRequests(after);
   const api::ResourceList& alloc = node->status.allocatable;
   if (alloc.cpu && cpu > alloc.cpu->toMillicores()) {
     return "the pod would request " + formatCpu(cpu) + " cpu but node " + pod.spec.nodeName +

@@ -62,6 +62,14 @@ class QuotaLedger {
   std::map<std::string, PodDelta, std::less<>> taken_;  // by "namespace/name"
 };
 
+// What a pod spec requests of its node: regular containers, sidecar init containers and
+// spec.overhead.
+struct PodRequests {
+  Millicores cpu;
+  Bytes memory;
+};
+PodRequests podRequests(const api::PodSpec& spec);
+
 // Node capacity: the pod's requests after the resize — regular containers, sidecar init
 // containers and spec.overhead — must not exceed the allocatable cpu and memory of its node.
 // A pod without a node, a node not in `nodes`, or a resource the node does not list is not

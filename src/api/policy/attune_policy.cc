@@ -24,6 +24,7 @@ std::string_view toString(PodAggregation v) { return nameOf(kPodAggregationNames
 std::string_view toString(RecommendationStrategy v) {
   return nameOf(kRecommendationStrategyNames, v);
 }
+std::string_view toString(EvictionRanking v) { return nameOf(kEvictionRankingNames, v); }
 std::string_view toString(ResizeResult v) { return nameOf(kResizeResultNames, v); }
 std::string_view toString(ResizedResource v) { return nameOf(kResizedResourceNames, v); }
 std::string_view toString(ResizeMethod v) { return nameOf(kResizeMethodNames, v); }

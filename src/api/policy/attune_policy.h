@@ -58,6 +58,13 @@ enum class RecommendationStrategy { kAttune, kCruisekube };
 inline constexpr std::array<std::string_view, 2> kRecommendationStrategyNames = {"attune",
                                                                                  "cruisekube"};
 
+// How readily the node optimiser evicts a workload's pods to make a node fit (our extension,
+// `spec.nodeOptimization.evictionRanking` and the `attune.io/eviction-ranking` annotation):
+// Low first, then Medium, then High; NoEviction never.
+enum class EvictionRanking { kLow, kMedium, kHigh, kNoEviction };
+inline constexpr std::array<std::string_view, 4> kEvictionRankingNames = {"Low", "Medium", "High",
+                                                                          "NoEviction"};
+
 // Outcome of one resize. Attune writes Applied, Reverted, Failed and Skipped; Success, Evicted
 // and TemplatePatched are written by the public operator and accepted for compatibility.
 enum class ResizeResult {
@@ -86,6 +93,7 @@ std::string_view toString(UpdateMode v);
 std::string_view toString(ControlledValues v);
 std::string_view toString(PodAggregation v);
 std::string_view toString(RecommendationStrategy v);
+std::string_view toString(EvictionRanking v);
 std::string_view toString(ResizeResult v);
 std::string_view toString(ResizedResource v);
 std::string_view toString(ResizeMethod v);
@@ -163,6 +171,17 @@ struct UpdateStrategy {
   bool operator==(const UpdateStrategy&) const = default;
 };
 
+// Continuous node optimisation (our extension, `spec.nodeOptimization`; CruiseKube's Phase 2):
+// the policy's pods are sized node by node, sharing the node's largest spike headroom, and pods
+// are evicted when a node cannot hold them.
+struct NodeOptimization {
+  std::optional<bool> enabled;
+  // The ranking of every target workload without an attune.io/eviction-ranking annotation;
+  // unset: Medium for StatefulSets and single-replica workloads, Low for the rest.
+  std::optional<EvictionRanking> evictionRanking;
+  bool operator==(const NodeOptimization&) const = default;
+};
+
 struct AttunePolicySpec {
   TargetRef targetRef;
   MetricsSource metricsSource;
@@ -174,6 +193,7 @@ struct AttunePolicySpec {
   std::optional<bool> paused;
   std::optional<int> weight;  // priority among policies matching one workload (1-1000)
   std::optional<RecommendationStrategy> strategy;
+  std::optional<NodeOptimization> nodeOptimization;
   bool operator==(const AttunePolicySpec&) const = default;
 };
 

@@ -12,8 +12,9 @@ namespace {
 // step.
 constexpr SchemaField kExtensionFields[] = {
     {"AttunePolicySpec", "containerPolicies", "[]ContainerResourcePolicy"},
-    {"AttunePolicySpec", "strategy", ""},              // modeled
-    {"AttunePolicyStatus", "consecutiveReverts", ""},  // modeled
+    {"AttunePolicySpec", "nodeOptimization", "NodeOptimization"},  // modeled
+    {"AttunePolicySpec", "strategy", ""},                          // modeled
+    {"AttunePolicyStatus", "consecutiveReverts", ""},              // modeled
     {"AttunePolicyStatus", "gitopsPR", "GitOpsPRStatus"},
     {"AttunePolicyStatus", "lastResizeTime", ""},      // modeled
     {"AttunePolicyStatus", "observedGeneration", ""},  // modeled
@@ -35,6 +36,8 @@ constexpr SchemaField kExtensionFields[] = {
     {"HPATargetBound", "min", ""},
     {"HPATargetBounds", "cpu", "HPATargetBound"},
     {"HPATargetBounds", "memory", "HPATargetBound"},
+    {"NodeOptimization", "enabled", ""},          // modeled
+    {"NodeOptimization", "evictionRanking", ""},  // modeled
     {"OOMBump", "hold", ""},
     {"OOMBump", "maxBumps", ""},
     {"OOMBump", "minBump", ""},

@@ -11,9 +11,9 @@
 namespace attune::api::internal {
 
 // Every extension field, by owner type, sorted by fieldOrder. Two kinds:
-//   - modeled by Attune (policy_fields.h reads and writes them): spec.strategy, status
-//     bookkeeping (observedGeneration, consecutiveReverts, lastResizeTime), a resize's pod and a
-//     recommendation's rationale;
+//   - modeled by Attune (policy_fields.h reads and writes them): spec.strategy,
+//     spec.nodeOptimization, status bookkeeping (observedGeneration, consecutiveReverts,
+//     lastResizeTime), a resize's pod and a recommendation's rationale;
 //   - accepted but not implemented (kept verbatim, with a warning under spec): containerPolicies,
 //     limitMultiplier, oomBump, surge, hpaTargetBounds, per-minute increase budgets and a few
 //     more, so that policies already using them still decode.

@@ -123,6 +123,13 @@ void fields(V& v, UpdateStrategy& u) {
 }
 
 template <typename V>
+void fields(V& v, NodeOptimization& n) {
+  v.type("NodeOptimization");
+  v("enabled", n.enabled);
+  v("evictionRanking", n.evictionRanking);
+}
+
+template <typename V>
 void fields(V& v, AttunePolicySpec& s) {
   v.type("AttunePolicySpec");
   v.object("targetRef", s.targetRef);
@@ -135,6 +142,7 @@ void fields(V& v, AttunePolicySpec& s) {
   v("paused", s.paused);
   v("weight", s.weight);
   v("strategy", s.strategy);
+  v.object("nodeOptimization", s.nodeOptimization);
 }
 
 template <typename V>
