@@ -139,7 +139,10 @@ TEST(PolicySchemaTest, EveryModeledFieldIsPublicKubernetesOrAnExtension) {
     if (known->origin == FieldOrigin::kExtension) modeledExtensions.insert(key);
   }
   // What Attune adds and implements; docs/policy.md lists these as extensions.
-  EXPECT_EQ(modeledExtensions, (std::set<FieldKey>{{"AttunePolicySpec", "strategy"},
+  EXPECT_EQ(modeledExtensions, (std::set<FieldKey>{{"AttunePolicySpec", "nodeOptimization"},
+                                                   {"AttunePolicySpec", "strategy"},
+                                                   {"NodeOptimization", "enabled"},
+                                                   {"NodeOptimization", "evictionRanking"},
                                                    {"AttunePolicyStatus", "consecutiveReverts"},
                                                    {"AttunePolicyStatus", "lastResizeTime"},
                                                    {"AttunePolicyStatus", "observedGeneration"},
