@@ -14,6 +14,15 @@ namespace {
 
 constexpr std::int64_t kMemoryLimitFactor = 2;
 
+// Whether `pod` has run long enough to be evicted: its replacement would otherwise be judged on
+// the same workload statistics moments later, and a node that cannot hold a workload would evict
+// pod after pod of it.
+bool oldEnoughToEvict(const api::Pod& pod, Time now) {
+  const std::optional<Time> started =
+      pod.status.startTime ? pod.status.startTime : pod.metadata.creationTimestamp;
+  return started && now - *started >= kMinimumPodAgeToEvict;
+}
+
 // The containers of `pod` the pass sizes, each with its demand; nullopt when one lacks it.
 std::optional<std::vector<rollout::OptimisedContainer>> demandsOf(const PolicyPass& pass,
                                                                   const TargetWorkload& target,
@@ -65,14 +74,15 @@ rollout::NodeOptimisation optimiseNodes(const ClusterSnapshot& snapshot,
         }
         auto containers = demandsOf(*pass, target, *pod);
         if (!containers) continue;
-        input.optimised.push_back(
-            {.pod = pod,
-             .workload = target.ref,
-             .workloadKind = kind,
-             .ranking = ranking.value_or(api::EvictionRanking::kNoEviction),
-             .evictable = ranking.has_value() && !safety::hasResizeRecord(*pod),
-             .containers = std::move(*containers),
-             .policy = &policy});
+        input.optimised.push_back({.pod = pod,
+                                   .workload = target.ref,
+                                   .workloadKind = kind,
+                                   .ranking = ranking.value_or(api::EvictionRanking::kNoEviction),
+                                   .evictable = ranking.has_value() &&
+                                                !safety::hasResizeRecord(*pod) &&
+                                                oldEnoughToEvict(*pod, pass->now()),
+                                   .containers = std::move(*containers),
+                                   .policy = &policy});
       }
     }
   }

@@ -3,9 +3,11 @@
 // per-node decisions every such policy's pass then plans from (PolicyPass::finish).
 #pragma once
 
+#include <chrono>
 #include <span>
 
 #include "controller/cluster_snapshot.h"
+#include "core/time.h"
 #include "rollout/node_optimisation.h"
 
 namespace attune::controller {
@@ -19,8 +21,10 @@ class PolicyPass;
 // policy sizes has at least minimumDataPoints samples and a CruiseKube demand
 // (recommend::cruisekubeDemand; the memory limit also covers twice the memory recorded at an OOM
 // kill, rollout::recordedOomMemory). Any other pod of the cluster counts with its current
-// requests. A pod under observation (carrying a resize record) and a workload whose
-// attune.io/eviction-ranking annotation does not parse are never evicted this pass.
+// requests. A pod under observation (carrying a resize record), a pod that started less than
+// kMinimumPodAgeToEvict ago, and the pods of a workload whose attune.io/eviction-ranking
+// annotation does not parse are never evicted this pass.
+inline constexpr Duration kMinimumPodAgeToEvict = std::chrono::minutes(30);
 rollout::NodeOptimisation optimiseNodes(const ClusterSnapshot& snapshot,
                                         std::span<const PolicyPass* const> passes);
 
