@@ -63,7 +63,8 @@ std::string evictionMessage(const OptimisedPod& p, const std::string& node,
   const bool memory = e.shortage == recommend::Resource::kMemory;
   return "node " + node + " cannot hold its optimised pods' " + (memory ? "memory" : "cpu") +
          " (steady state plus the largest spike headroom above the " +
-         (memory ? formatMemory(plan.availableMemory) : formatCpu(plan.availableCpu)) +
+         (memory ? formatMemory(plan.availableMemory) + " of memory"
+                 : formatCpu(plan.availableCpu) + " of cpu") +
          " the other pods leave); evicting " + p.pod->metadata.name + " (eviction ranking " +
          std::string(api::toString(p.ranking)) + ") so that it is recreated on a node with room";
 }
@@ -173,6 +174,14 @@ NodeOptimisation optimiseNodes(const NodeOptimisationInput& input) {
         const api::ResourceList& req = now->resources.requests;
         target.cpuRequest = sticky(*target.cpuRequest, req.cpu);
         target.memoryRequest = sticky(*target.memoryRequest, req.memory);
+        // A node that still cannot hold its pods gets no increase it has no room for (the
+        // kubelet would only defer it): decreases only.
+        if (!summary.plan.cpuFits && req.cpu) {
+          target.cpuRequest = std::min(*target.cpuRequest, req.cpu->toMillicores());
+        }
+        if (!summary.plan.memoryFits && req.memory) {
+          target.memoryRequest = std::min(*target.memoryRequest, req.memory->toBytes());
+        }
         target.memoryLimit = std::max(sticky(*target.memoryLimit, now->resources.limits.memory),
                                       *target.memoryRequest);
       }

@@ -18,7 +18,8 @@
 //  5. every surviving container gets base + floor(max headroom × its headroom / total
 //     headroom) of CPU and memory requests;
 //     A request (or memory limit) within kMinChangePercent of the container's current one is
-//     left as it is;
+//     left as it is; on a node that cannot hold its pods even after the evictions (no pod left
+//     that may be evicted) a request is never raised for the resource that does not fit;
 //  6. memory limit = 2 × max(7-day max, memory at the last OOM kill) (the demand's memoryLimit),
 //     written only under memory RequestsAndLimits on a container that has a limit; the CPU
 //     limit is never set (rollout::LimitRule::kNodeOptimisation). Requests and the memory limit

@@ -156,6 +156,16 @@ TEST_F(NodeOptimisationTest, DaemonSetsNoEvictionAndPodsNotEvictableAreNeverEvic
   EXPECT_FALSE(o.nodes[0].plan.cpuFits);
 }
 
+TEST_F(NodeOptimisationTest, ANodeThatStillDoesNotFitGetsNoIncreaseOfThatResource) {
+  // 2 × 3 cores on 4, neither evictable: CPU stays at the 1 core requested (no increase the
+  // kubelet could only defer); memory fits and moves.
+  optimised("a", demand(3000_m, 0_m, 512_Mi, 0_Mi), api::EvictionRanking::kNoEviction);
+  optimised("b", demand(3000_m, 0_m, 512_Mi, 0_Mi), api::EvictionRanking::kNoEviction);
+  const NodeOptimisation o = run();
+  EXPECT_EQ(targetOf(o, "a").cpuRequest, 1000_m);
+  EXPECT_EQ(targetOf(o, "a").memoryRequest, 512_Mi);
+}
+
 TEST_F(NodeOptimisationTest, TheMemoryLimitIsTheDemandsWithinTheBounds) {
   optimised("a", demand(500_m, 0_m, 1_Gi, 0_Mi, 3_Gi));
   EXPECT_EQ(targetOf(run(), "a").memoryLimit, 3_Gi);
