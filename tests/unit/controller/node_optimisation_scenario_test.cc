@@ -73,14 +73,15 @@ TEST(NodeOptimisationScenarioTest, PodsAreSizedByNodeSharingTheLargestHeadroom) 
 // An unoptimised pod holds 3 of the node's 4 cores; the optimised `web` uses 1.5 cores: it cannot
 // fit its steady state in the core left.
 std::string crowdedNode(std::string_view webKind, std::string_view extra = {},
-                        std::string_view webAnnotations = {}) {
+                        std::string_view webAnnotations = {},
+                        std::string updateStrategy = "{type: Auto}") {
   std::string web = workloadYaml({.name = "web",
                                   .requests = "{cpu: 500m, memory: 512Mi}",
                                   .limits = "{memory: 2Gi}",
                                   .model = "{kind: steady, cpuCores: 1500m, memoryBytes: 200Mi, "
                                            "noise: 0}",
                                   .workloadExtra = std::string(webAnnotations)});
-  std::string policy = optimisedPolicy("web");
+  std::string policy = optimisedPolicy("web", std::move(updateStrategy));
   if (webKind != "Deployment") {
     web.replace(web.find("kind: Deployment"), 16, "kind: " + std::string(webKind));
     web.replace(web.find("    replicas: 1\n"), 16, "");
@@ -120,6 +121,16 @@ TEST(NodeOptimisationScenarioTest, APodTheNodeCannotHoldIsEvictedThroughTheEvict
   const auto pods = h.pods("apps", "web", /*all=*/true);
   for (const auto& pod : pods) EXPECT_NE(pod.metadata.name, first);
   EXPECT_EQ(cpuRequest(h.pod("apps", "db")), 3000_m);
+}
+
+TEST(NodeOptimisationScenarioTest, APodUnderObservationIsNotEvicted) {
+  // The memory resize of the first minutes is observed for an hour: no eviction before it ends.
+  ScenarioHarness h(
+      crowdedNode("Deployment", {}, {}, "{type: Auto, safetyObservationPeriod: 60m}"));
+  ASSERT_TRUE(h.usable());
+  ASSERT_TRUE(h.runUntil([&] { return !h.events("Resized").empty(); }, minutes(10)));
+  ASSERT_TRUE(h.runUntil([&] { return !h.events(rollout::kEvictedReason).empty(); }, minutes(90)));
+  EXPECT_GE(h.elapsed(), minutes(60));
 }
 
 TEST(NodeOptimisationScenarioTest, APodDisruptionBudgetKeepsThePod) {
