@@ -48,9 +48,10 @@ struct PolicyState {
   usage::UsageHistory usage;
   RecommendationCache recommendations;
   SkipMemory lastSkip;
-  rollout::OomCooldowns oomCooldowns;    // the OOM kills handled (memory only)
-  AdmissionBypassWatch admissionBypass;  // pods reported as created without the webhook
-  std::uint64_t passes = 0;              // passes run since the state was created
+  rollout::OomCooldowns oomCooldowns;  // the OOM kills handled (memory only)
+  std::uint64_t passes = 0;            // passes run since the state was created
+  // The pods reported as created without the pod admission webhook.
+  AdmissionBypassWatch admissionBypass;
 };
 
 // What a pass asks of the work queue.
