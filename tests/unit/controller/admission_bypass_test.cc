@@ -30,14 +30,19 @@ class BypassScenario {
             options()) {}
 
   ScenarioHarness& h() { return harness_; }
-  AdmissionSizing& sizing() { return sizing_; }
 
-  // Evicts the workload's pod; its ReplicaSet creates another at the next tick.
-  void replacePod() {
+  // Runs 30 minutes (the passes publish the policy's sizing, if it has one, within them), then
+  // evicts the workload's pod: its ReplicaSet creates another at the next tick. Returns whether
+  // the sizing of web was published by then.
+  bool sizeThenReplacePod() {
+    EXPECT_TRUE(harness_.usable());
+    if (!harness_.usable()) return false;
+    harness_.runMinutes(30);
     api::Eviction eviction;
     eviction.metadata.namespace_ = "apps";
     eviction.metadata.name = harness_.pod("apps", "web").metadata.name;
-    ASSERT_TRUE(harness_.sim().api().evictPod(eviction).has_value());
+    EXPECT_TRUE(harness_.sim().api().evictPod(eviction).has_value());
+    return sizing_.lookup(kWeb).has_value();
   }
 
  private:
@@ -54,10 +59,7 @@ class BypassScenario {
 TEST(AdmissionBypassTest, APodCreatedWithoutTheWebhookIsReportedOnceByEventAndCounter) {
   BypassScenario s({.name = "web", .target = "web"});
   ScenarioHarness& h = s.h();
-  ASSERT_TRUE(h.usable());
-  h.runMinutes(30);
-  ASSERT_TRUE(s.sizing().lookup(kWeb).has_value());
-  s.replacePod();
+  ASSERT_TRUE(s.sizeThenReplacePod());
   h.runMinutes(3);
   const api::Pod replacement = h.pod("apps", "web");
   auto events = h.events(kAdmissionWebhookBypassedReason);
@@ -79,14 +81,12 @@ TEST(AdmissionBypassTest, APodCreatedWithoutTheWebhookIsReportedOnceByEventAndCo
 TEST(AdmissionBypassTest, PodsCreatedBeforeTheSizingWasPublishedAreNotReported) {
   BypassScenario s({.name = "web", .target = "web"});
   ScenarioHarness& h = s.h();
-  ASSERT_TRUE(h.usable());
-  h.runMinutes(30);  // the pod dates from the start, before the first sizing
-  ASSERT_TRUE(s.sizing().lookup(kWeb).has_value());
+  ASSERT_TRUE(s.sizeThenReplacePod());
+  // The first pod dates from the start, before the first sizing.
   EXPECT_TRUE(h.events(kAdmissionWebhookBypassedReason).empty());
   EXPECT_EQ(h.metric(kBypassed), 0) << "the series exists from the first sizing";
 
   // A restarted controller publishes anew: the pod it reported before is older than that.
-  s.replacePod();
   h.runMinutes(3);
   ASSERT_EQ(h.metric(kBypassed), 1);
   h.restartController();
@@ -98,10 +98,7 @@ TEST(AdmissionBypassTest, PodsCreatedBeforeTheSizingWasPublishedAreNotReported) 
 TEST(AdmissionBypassTest, APodTheWebhookMarkedIsNotReported) {
   BypassScenario s({.name = "web", .target = "web"}, kMarked);
   ScenarioHarness& h = s.h();
-  ASSERT_TRUE(h.usable());
-  h.runMinutes(30);
-  ASSERT_TRUE(s.sizing().lookup(kWeb).has_value());
-  s.replacePod();
+  ASSERT_TRUE(s.sizeThenReplacePod());
   h.runMinutes(5);
   ASSERT_TRUE(h.pod("apps", "web")
                   .metadata.annotations.contains(std::string(webhook::kAdmissionSizedAnnotation)));
@@ -113,10 +110,7 @@ TEST(AdmissionBypassTest, PodsOfAWorkloadWithoutSizingAreNotReported) {
   // Recommend mode publishes no sizing: the webhook gives these pods no patch and no mark.
   BypassScenario s({.name = "web", .target = "web", .updateStrategy = "{type: Recommend}"});
   ScenarioHarness& h = s.h();
-  ASSERT_TRUE(h.usable());
-  h.runMinutes(30);
-  ASSERT_FALSE(s.sizing().lookup(kWeb).has_value());
-  s.replacePod();
+  ASSERT_FALSE(s.sizeThenReplacePod());
   h.runMinutes(5);
   EXPECT_TRUE(h.events(kAdmissionWebhookBypassedReason).empty());
   EXPECT_FALSE(h.metric(kBypassed).has_value());
