@@ -282,10 +282,7 @@ void ActionRecorder::event(const api::WorkloadRef& workload, const std::string& 
   }
   for (const TargetWorkload& t : ctx_.targets) {
     if (t.ref != workload) continue;
-    const bool batch =
-        t.kind() == api::WorkloadKind::kJob || t.kind() == api::WorkloadKind::kCronJob;
-    (void)ctx_.events.record(referenceTo(batch ? "batch/v1" : "apps/v1", t.ref.kind, *t.metadata),
-                             type, reason, message);
+    (void)ctx_.events.record(referenceToWorkload(t.ref, *t.metadata), type, reason, message);
     return;
   }
 }

@@ -15,6 +15,12 @@ api::ObjectReference referenceTo(std::string_view apiVersion, std::string_view k
                               .fieldPath = {}};
 }
 
+api::ObjectReference referenceToWorkload(const api::WorkloadRef& ref, const api::ObjectMeta& meta) {
+  const auto kind = ref.workloadKind();
+  const bool batch = kind == api::WorkloadKind::kJob || kind == api::WorkloadKind::kCronJob;
+  return referenceTo(batch ? "batch/v1" : "apps/v1", ref.kind, meta);
+}
+
 Result<api::Event> EventRecorder::record(const api::ObjectReference& object, std::string_view type,
                                          std::string_view reason, std::string_view message) {
   const Time now = clock_.now();

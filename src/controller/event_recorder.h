@@ -44,5 +44,8 @@ class EventRecorder {
 // An ObjectReference to a pod or another namespaced object.
 api::ObjectReference referenceTo(std::string_view apiVersion, std::string_view kind,
                                  const api::ObjectMeta& meta);
+// An ObjectReference to the workload `ref` whose metadata is `meta` (batch/v1 for Jobs and
+// CronJobs, apps/v1 for the others).
+api::ObjectReference referenceToWorkload(const api::WorkloadRef& ref, const api::ObjectMeta& meta);
 
 }  // namespace attune::controller

@@ -35,7 +35,12 @@ OperatorMetrics::OperatorMetrics(metrics::Registry& registry)
           "attune_evictions_total",
           "Pods evicted through the Eviction API for recreation, by cause (e.g. OOMKilled) and "
           "result (evicted; blocked by a PodDisruptionBudget; failed).",
-          {"namespace", "workload", "cause", "result"})) {}
+          {"namespace", "workload", "cause", "result"})),
+      admissionBypasses(registry.counter(
+          "attune_admission_webhook_bypassed_pods_total",
+          "Pods of workloads with admission sizing that were created without the pod admission "
+          "webhook (not called or failed; admitted by failurePolicy Ignore).",
+          {"namespace", "workload"})) {}
 
 HpaGuardMetrics::HpaGuardMetrics(metrics::Registry& registry)
     : minReplicas(registry.gauge("attune_hpa_guard_min_replicas",

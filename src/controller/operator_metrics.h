@@ -8,6 +8,7 @@
 //   attune_savings_memory_bytes{namespace,workload}
 //   attune_hpa_retunes_total{namespace,hpa,result}
 //   attune_evictions_total{namespace,workload,cause,result}
+//   attune_admission_webhook_bypassed_pods_total{namespace,workload}
 // and the HPA guard's:
 //   attune_hpa_guard_min_replicas{namespace,hpa}
 //   attune_hpa_guard_changes_total{namespace,hpa}
@@ -30,6 +31,7 @@ struct OperatorMetrics {
   metrics::MetricFamily& savingsMemory;
   metrics::MetricFamily& hpaRetunes;
   metrics::MetricFamily& evictions;
+  metrics::MetricFamily& admissionBypasses;
 };
 
 struct HpaGuardMetrics {

@@ -69,6 +69,10 @@ void PolicyPass::prepare() {
   recommended_ = recommendTargets(targets_, state_.usage, *state_.strategy, policy_,  // recommend
                                   now_, &state_.recommendations);
   publishAdmissionSizing();
+  if (ctx_.options.admissionSizing != nullptr) {
+    state_.admissionBypass.check(targets_, *ctx_.options.admissionSizing, ctx_.clock.now(),
+                                 ctx_.events, ctx_.operatorMetrics);
+  }
   std::map<api::WorkloadRef, std::size_t> replicas;
   for (const TargetWorkload& t : targets_) replicas[t.ref] = t.pods.size();
   publishRecommendations(recommended_, replicas, policy_, now_, ctx_.operatorMetrics, status_);

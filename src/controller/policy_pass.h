@@ -14,6 +14,7 @@
 #include "api/cluster_api.h"
 #include "api/policy/attune_policy.h"
 #include "controller/action_recorder.h"
+#include "controller/admission_bypass.h"
 #include "controller/cluster_snapshot.h"
 #include "controller/controller.h"
 #include "controller/event_recorder.h"
@@ -51,6 +52,8 @@ struct PolicyState {
   SkipMemory lastSkip;
   rollout::OomCooldowns oomCooldowns;  // the OOM kills handled (memory only)
   std::uint64_t passes = 0;            // passes run since the state was created
+  // The pods reported as created without the pod admission webhook.
+  AdmissionBypassWatch admissionBypass;
 };
 
 // What a pass asks of the work queue.

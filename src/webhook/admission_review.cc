@@ -52,19 +52,16 @@ PodReview reviewPod(const api::AdmissionRequest& request, const SizingLookup& lo
     review.outcome = PodReviewOutcome::kNoSizing;
     return review;
   }
-  const auto ops = podSizingPatch(*pod, *sizing);
-  if (ops.empty()) {
-    review.outcome = PodReviewOutcome::kUnchanged;
-    return review;
-  }
+  auto ops = podSizingPatch(*pod, *sizing);
+  const bool resized = !ops.empty();
+  // Marked either way: a pod of a workload with sizing that lacks the mark skipped the webhook.
+  ops.push_back(admissionSizedMarker(*pod, resized ? kAdmissionSized : kAdmissionUnchanged));
+  review.outcome = PodReviewOutcome::kUnchanged;
   auto patch = api::encodeJsonPatch(ops);
-  if (!patch) {
-    review.outcome = PodReviewOutcome::kUnchanged;
-    return review;
-  }
+  if (!patch) return review;
   review.response.patch = std::move(*patch);
   review.response.patchType = "JSONPatch";
-  review.outcome = PodReviewOutcome::kSized;
+  if (resized) review.outcome = PodReviewOutcome::kSized;
   return review;
 }
 

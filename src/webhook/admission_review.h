@@ -2,9 +2,11 @@
 // alone plus what the operator knows. Pure: no I/O, no clock.
 //
 //  - Pod CREATE (mutating, /mutate-pods): sized by pod_sizing.h when the pod's workload has a
-//    policy and statistics; every other pod — another operation or kind, a bare pod, a pod or
-//    workload opted out with attune.io/skip: "true", a workload without a policy or statistics,
-//    an object that does not decode — is allowed unchanged. The webhook never refuses a pod.
+//    policy and statistics, and then marked with kAdmissionSizedAnnotation ("sized", or
+//    "unchanged" when the pod already asked for the sizing); every other pod — another operation or
+//    kind, a bare pod, a pod or workload opted out with attune.io/skip: "true", a workload without
+//    a policy or statistics, an object that does not decode — is allowed unchanged. The webhook
+//    never refuses a pod.
 //  - AttunePolicy CREATE/UPDATE (validating, /validate-attunepolicies): the `attune policy
 //    validate` pipeline; refused with every error and its field path, allowed with the
 //    warnings that command prints.
@@ -27,8 +29,8 @@ using SizingLookup =
 
 // Why a pod review came out as it did, for the webhook's metrics and logs.
 enum class PodReviewOutcome {
-  kSized,          // a JSON Patch was returned
-  kUnchanged,      // sized already, or nothing to change
+  kSized,          // a JSON Patch of the resources (and the marker) was returned
+  kUnchanged,      // sized already, or nothing to change: the marker only
   kNotApplicable,  // not a pod CREATE, a bare pod, or opted out
   kNoSizing,       // the workload has no policy or no statistics
   kUndecodable,    // request.object is not a pod (allowed unchanged)

@@ -56,4 +56,14 @@ std::vector<api::JsonPatchOp> podSizingPatch(const api::Pod& pod,
   return ops;
 }
 
+api::JsonPatchOp admissionSizedMarker(const api::Pod& pod, std::string_view value) {
+  if (pod.metadata.annotations.empty()) {
+    return {api::JsonPatchOpType::kAdd, api::jsonPointer({"metadata", "annotations"}),
+            "{" + api::jsonString(kAdmissionSizedAnnotation) + ":" + api::jsonString(value) + "}"};
+  }
+  return {api::JsonPatchOpType::kAdd,
+          api::jsonPointer({"metadata", "annotations", kAdmissionSizedAnnotation}),
+          api::jsonString(value)};
+}
+
 }  // namespace attune::webhook

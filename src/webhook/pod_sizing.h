@@ -17,6 +17,15 @@
 
 namespace attune::webhook {
 
+// The annotation the webhook adds to every pod it reviews with a workload's sizing, whether the
+// sizing changed the pod's resources ("sized") or the pod already asked for it ("unchanged"). A
+// target pod of a workload with published sizing that lacks it was created without the webhook
+// (unreachable, untrusted certificate, timed out: failurePolicy Ignore admits the pod as its
+// workload asks); the controller reports such pods (controller/admission_bypass.h).
+inline constexpr std::string_view kAdmissionSizedAnnotation = "attune.io/admission-sized";
+inline constexpr std::string_view kAdmissionSized = "sized";
+inline constexpr std::string_view kAdmissionUnchanged = "unchanged";
+
 // What one container of a new pod gets. Unset amounts are left as the pod has them (a resource
 // the policy does not control, or one without statistics).
 struct ContainerSizing {
@@ -41,5 +50,9 @@ std::optional<api::WorkloadRef> workloadOfNewPod(const api::Pod& pod, std::strin
 // operation; an empty result means the pod is admitted unchanged.
 std::vector<api::JsonPatchOp> podSizingPatch(const api::Pod& pod,
                                              std::span<const ContainerSizing> sizing);
+
+// The JSON Patch operation that sets kAdmissionSizedAnnotation to `value` on `pod`: an "add" of
+// the one annotation, or of the whole annotations map when the pod has none.
+api::JsonPatchOp admissionSizedMarker(const api::Pod& pod, std::string_view value);
 
 }  // namespace attune::webhook

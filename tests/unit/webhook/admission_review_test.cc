@@ -79,6 +79,25 @@ TEST(ReviewPod, APodOfAWorkloadWithSizingGetsItsPeakAsAJsonPatch) {
   EXPECT_EQ(decoded->response->patch, review.response.patch);
 }
 
+TEST(ReviewPod, APodGivenItsWorkloadsSizingIsMarkedSizedOrUnchanged) {
+  // Sized: the marker beside the resources (an annotations map of its own when the pod had none).
+  auto request = podCreate(newWebPod());
+  auto pod = patched(request, reviewPod(request, webSizing).response);
+  EXPECT_EQ(pod.metadata.annotations.at(std::string(kAdmissionSizedAnnotation)), "sized");
+  // Already at the sizing: the marker only, added to the annotations the pod has.
+  auto atSizing = newWebPod();
+  atSizing.metadata.annotations["team"] = "shop";
+  atSizing.spec.containers[0].resources = resources("300m", "700Mi", "", "1536Mi");
+  request = podCreate(atSizing);
+  const auto review = reviewPod(request, webSizing);
+  EXPECT_EQ(review.outcome, PodReviewOutcome::kUnchanged);
+  EXPECT_EQ(review.response.patchType, "JSONPatch");
+  pod = patched(request, review.response);
+  EXPECT_EQ(pod.metadata.annotations.at(std::string(kAdmissionSizedAnnotation)), "unchanged");
+  EXPECT_EQ(pod.metadata.annotations.at("team"), "shop");
+  EXPECT_EQ(pod.spec.containers[0].resources, atSizing.spec.containers[0].resources);
+}
+
 TEST(ReviewPod, PodsWithoutSizingPassUnchanged) {
   // The workload has no policy or statistics.
   auto other = newWebPod();
