@@ -47,6 +47,11 @@ Result<api::Pod> ClusterState::createPod(api::Pod pod) {
   const std::vector<api::LimitRange> ranges =
       limitRanges.list({.namespace_ = pod.metadata.namespace_});
   applyPodDefaults(pod, ranges);
+  if (podAdmission_) {
+    auto admitted = podAdmission_(std::move(pod));
+    if (!admitted) return std::unexpected(admitted.error());
+    pod = std::move(*admitted);
+  }
   if (auto ok = validatePodResources(pod.spec); !ok) return std::unexpected(ok.error());
   const std::string subject = podSubject(pod.metadata);
   if (auto ok = validateLimitRanges(pod.spec, ranges, subject); !ok) {

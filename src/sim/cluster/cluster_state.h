@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -39,8 +40,18 @@ class ClusterState {
   // (limit_ranger.h); validation of the resources (kInvalidArgument with the field, e.g. a
   // request above its limit); LimitRanger min/max and ResourceQuota admission (kForbidden, see
   // ClusterApi::resizePod); then stamped, with status.qosClass computed from the spec when
-  // unset. The namespace need not exist. Prefer this to pods.create().
+  // unset. The namespace need not exist. Prefer this to pods.create(). When a PodAdmission is
+  // set, it runs after the defaulting and LimitRanger defaults, before the validation, as the
+  // API server's webhook admission plugins run after its built-in mutating ones.
   Result<api::Pod> createPod(api::Pod pod);
+
+  // The admission webhooks of pod creation (the API server's MutatingAdmissionWebhook and
+  // ValidatingAdmissionWebhook plugins): given the pod about to be created (its name may still be
+  // empty, with generateName set), returns the pod to create, or the refusal as the error, which
+  // createPod returns. `attune sim serve` calls the registered webhooks over HTTPS
+  // (serve/admission_dispatch.h); `attune backtest` can size pods in process. Unset: none.
+  using PodAdmission = std::function<Result<api::Pod>(api::Pod pod)>;
+  void setPodAdmission(PodAdmission admission) { podAdmission_ = std::move(admission); }
   // Deletes a pod (a DELETED watch event) and returns it as last seen.
   Result<api::Pod> deletePod(std::string_view ns, std::string_view name);
 
@@ -124,6 +135,7 @@ class ClusterState {
   Result<void> admitQuota(const api::Pod& pod, const QuotaCharge* before,
                           const QuotaCharge& after) const;
 
+  PodAdmission podAdmission_;
   std::vector<api::WatchEvent<api::Pod>> podLog_;  // in resourceVersion order
   std::vector<EvictionRecord> evictions_;
   std::map<std::string, NamespaceQuotas, std::less<>> quotaNamespaces_;
