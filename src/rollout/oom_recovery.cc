@@ -59,6 +59,10 @@ std::vector<OomDecision> planOomRecovery(const OomWorkload& workload, OomCooldow
       auto handled = cooldowns.find(key);
       if (entry.underObservation) {
         decision.outcome = OomDecision::Outcome::kLeftToSafetyMonitor;
+        // This kill is the monitor's: remembered, so that once its revert has removed the
+        // record the pod is not evicted for it as well; no cooldown starts with it.
+        const Time since = handled != cooldowns.end() ? handled->second.handledAt : Time{};
+        cooldowns[key] = HandledOomKill{*terminated->finishedAt, since};
       } else if (handled != cooldowns.end() &&
                  handled->second.finishedAt == *terminated->finishedAt) {
         decision.outcome = OomDecision::Outcome::kAlreadyHandled;

@@ -8,7 +8,9 @@
 // OOMKilled), in this order:
 //  1. a pod carrying an Attune resize record is the safety monitor's: its verdict reverts the
 //     resize in place (reason oomkill) and the OOM handler leaves the pod alone — the two never
-//     act on the same pod;
+//     act on the same pod, nor on the same kill: a kill seen under observation is remembered
+//     as handled (without starting the cooldown), so the pod is not evicted for it after the
+//     revert;
 //  2. a kill already handled (the same finishedAt as the one recorded for that pod and
 //     container) is not handled again;
 //  3. a kill within `cooldown` of the last one handled for the same pod and container is not

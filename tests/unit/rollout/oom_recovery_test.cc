@@ -70,11 +70,26 @@ TEST(OomRecovery, ThePodsOfTheSafetyMonitorAreLeftToIt) {
   Fixture f{.pods = {oomKilledPod("web-1", kNow - 1min)}, .observed = {true}};
   OomCooldowns cooldowns;
   Plan plan;
-  const auto decisions = planOomRecovery(f.workload(), cooldowns, kNow, {}, plan);
+  auto decisions = planOomRecovery(f.workload(), cooldowns, kNow, {}, plan);
   ASSERT_EQ(decisions.size(), 1u);
   EXPECT_EQ(decisions[0].outcome, Outcome::kLeftToSafetyMonitor);
   EXPECT_TRUE(plan.actions.empty());
-  EXPECT_TRUE(cooldowns.empty());
+
+  // The monitor reverted it (the record is gone) while its status still shows that kill: the
+  // kill was the monitor's, so it is not evicted for it as well.
+  f.observed = {false};
+  Plan afterRevert;
+  decisions = planOomRecovery(f.workload(), cooldowns, kNow + 1min, {}, afterRevert);
+  EXPECT_EQ(decisions[0].outcome, Outcome::kAlreadyHandled);
+  EXPECT_TRUE(afterRevert.actions.empty());
+
+  // A new kill at the original resources, minutes later, is OOM recovery's: no cooldown started
+  // with the monitor's kill.
+  f.pods[0] = oomKilledPod("web-1", kNow + 5min);
+  Plan next;
+  decisions = planOomRecovery(f.workload(), cooldowns, kNow + 6min, {}, next);
+  EXPECT_EQ(decisions[0].outcome, Outcome::kEvict);
+  EXPECT_EQ(next.all<EvictAction>().size(), 1u);
 }
 
 TEST(OomRecovery, ASecondKillInsideTheCooldownIsNotEvictedAgain) {
