@@ -262,6 +262,7 @@ struct ServeCliOptions {
   double faultRate = 0;
   std::uint64_t faultSeed = 1;
   std::string faults = "all";
+  std::string webhookHost = "127.0.0.1";
 };
 
 // Blocks until SIGINT or SIGTERM (returning 0) or until the simulation fails (returning 1).
@@ -304,6 +305,7 @@ int runServe(const SimOptions& o, const ServeCliOptions& c) {
     return kExitUsage;
   }
   options.faults = {c.faultRate, c.faultSeed, *faultKinds};
+  options.webhookHost = c.webhookHost;
   // Serving runs indefinitely: keep a bounded window of recorded samples.
   auto sim = sim::Simulation::create(*scenario, sim::SimulationOptions{std::chrono::hours(2)});
   if (!sim) {
@@ -415,6 +417,10 @@ void addServeCommand(CLI::App& sim, int& exitCode) {
                   "(500), timeout (connection closed), watch-dropped (watch ends early), "
                   "watch-gone (410 on watch and continue), conflict (409 on writes with a "
                   "resourceVersion), or all")
+      ->capture_default_str();
+  cmd->add_option("--webhook-host", c->webhookHost,
+                  "Host at which the admission webhooks registered with a clientConfig.service "
+                  "are called (there is no cluster DNS): https://HOST:<service port><path>")
       ->capture_default_str();
   cmd->callback([o, c, &exitCode] { exitCode = runServe(*o, *c); });
 }

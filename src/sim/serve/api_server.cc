@@ -5,6 +5,7 @@
 #include <charconv>
 #include <vector>
 
+#include "api/k8s/decode.h"
 #include "api/k8s/encode_objects.h"
 #include "sim/serve/object_handlers.h"
 #include "sim/serve/status_response.h"
@@ -88,11 +89,69 @@ ApiServer::ApiServer(SimHost& host, ApiServerOptions options)
               }),
       pager_(options_.listSnapshots),
       faults_(options_.faults) {
-  host_.inspect([this](Simulation& s) { recordChanges(s.state(), &log_); });
+  host_.inspect([this](Simulation& s) {
+    recordChanges(s.state(), &log_);
+    const ResourceInfo* pods = findResource("", "v1", "pods");
+    s.state().setPodAdmission([this, &s, pods](api::Pod pod) -> Result<api::Pod> {
+      AdmissionVerdict verdict = admit(s, *pods, "CREATE", api::encodeObjectJson(pod), "");
+      if (!verdict.allowed) {
+        return fail(ErrorCode::kForbidden,
+                    verdict.status ? verdict.status->message : "admission refused the pod");
+      }
+      return api::decodePod(verdict.object);
+    });
+  });
 }
 
 ApiServer::~ApiServer() {
-  host_.inspect([](Simulation& s) { recordChanges(s.state(), nullptr); });
+  host_.inspect([](Simulation& s) {
+    s.state().setPodAdmission({});
+    recordChanges(s.state(), nullptr);
+  });
+}
+
+AdmissionVerdict ApiServer::admit(Simulation& sim, const ResourceInfo& info,
+                                  std::string_view operation, const std::string& object,
+                                  const std::string& oldObject) {
+  std::vector<api::WebhookConfiguration> configurations;
+  for (std::string_view plural : {"mutatingwebhookconfigurations", "validatingwebhookconfigurations"}) {
+    const ResourceInfo* kind = findResource("admissionregistration.k8s.io", "v1", plural);
+    for (const std::string& json : opaque_.list(kind->qualifiedName(), "")) {
+      // An object the decoder refuses was stored as given; the API server would have refused
+      // it, so it registers nothing.
+      if (auto config = api::decodeWebhookConfiguration(json)) {
+        configurations.push_back(std::move(*config));
+      }
+    }
+  }
+  if (configurations.empty()) return AdmissionVerdict{.allowed = true, .object = object};
+
+  const auto parsed = nlohmann::json::parse(object, nullptr, false);
+  const auto meta = parsed.is_object() ? parsed.value("metadata", nlohmann::json::object())
+                                       : nlohmann::json::object();
+  AdmissionCall call;
+  api::AdmissionRequest& request = call.request;
+  request.uid = "sim-admission-" + std::to_string(++admissionRequests_);
+  request.kind = {std::string(info.group), std::string(info.version), std::string(info.kind)};
+  request.resource = {std::string(info.group), std::string(info.version),
+                      std::string(info.plural)};
+  request.namespace_ = meta.value("namespace", std::string());
+  request.name = meta.value("name", std::string());
+  request.operation = std::string(operation);
+  request.username = "system:admin";
+  request.object = object;
+  request.oldObject = oldObject;
+  if (auto labels = meta.find("labels"); labels != meta.end() && labels->is_object()) {
+    for (const auto& [key, value] : labels->items()) {
+      if (value.is_string()) call.objectLabels[key] = value.get<std::string>();
+    }
+  }
+  if (const api::Namespace* ns = sim.state().namespaces.find("", request.namespace_)) {
+    call.namespaceLabels = ns->metadata.labels;
+    call.namespaceLabels["kubernetes.io/metadata.name"] = request.namespace_;
+  }
+  return runAdmission(configurations, call,
+                      [this](const api::WebhookService&) { return options_.webhookHost; });
 }
 
 void ApiServer::recordOpaque(std::string_view resource, api::WatchEventType type,
@@ -210,6 +269,13 @@ HttpResponse ApiServer::handle(const HttpRequest& request) {
   return status(404, "the server could not find the requested resource");
 }
 
+WriteAdmission ApiServer::writeAdmission(Simulation& sim) {
+  return [this, &sim](const ResourceRequest& r, std::string_view operation,
+                      const std::string& object, const std::string& oldObject) {
+    return admit(sim, *r.info, operation, object, oldObject);
+  };
+}
+
 HttpResponse ApiServer::handleResource(const HttpRequest& request, std::string_view group,
                                        std::string_view version, std::string_view rest) {
   std::vector<std::string_view> parts = splitPath(rest);
@@ -255,16 +321,19 @@ HttpResponse ApiServer::handleResource(const HttpRequest& request, std::string_v
     }
     reply = host_.inspect([&](Simulation& s) { return getObject(s, opaque_, r); });
   } else if (method == "POST") {
-    reply = host_.withSimulation(
-        [&](Simulation& s) { return createObject(s, opaque_, r, request.body); });
+    reply = host_.withSimulation([&](Simulation& s) {
+      return createObject(s, opaque_, r, request.body, writeAdmission(s));
+    });
   } else if (method == "PUT") {
-    reply = host_.withSimulation(
-        [&](Simulation& s) { return updateObject(s, opaque_, r, request.body); });
+    reply = host_.withSimulation([&](Simulation& s) {
+      return updateObject(s, opaque_, r, request.body, writeAdmission(s));
+    });
   } else if (method == "PATCH") {
     auto type = patchTypeOf(request.header("content-type"));
     if (!type) return status(415, type.error().message);
-    reply = host_.withSimulation(
-        [&](Simulation& s) { return patchObject(s, opaque_, r, request.body, *type); });
+    reply = host_.withSimulation([&](Simulation& s) {
+      return patchObject(s, opaque_, r, request.body, *type, writeAdmission(s));
+    });
   } else if (method == "DELETE") {
     reply = host_.withSimulation([&](Simulation& s) { return deleteObject(s, opaque_, r); });
   }
@@ -273,7 +342,11 @@ HttpResponse ApiServer::handleResource(const HttpRequest& request, std::string_v
     const Time now = host_.inspect([](Simulation& s) { return s.clock().now(); });
     if (auto table = renderTable(*r.info, reply->body, now)) return json(200, std::move(*table));
   }
-  return json(reply->status, std::move(reply->body));
+  HttpResponse response = json(reply->status, std::move(reply->body));
+  for (const std::string& warning : reply->warnings) {
+    response.headers.emplace_back("Warning", "299 - " + nlohmann::json(warning).dump());
+  }
+  return response;
 }
 
 Result<Reply> ApiServer::list(Simulation& sim, const HttpRequest& request, const ResourceRequest& r,

@@ -6,12 +6,14 @@
 // strategic merge, JSON patch), delete, pods/status, pods/resize, pods/eviction and
 // attunepolicies/status. Failures are metav1.Status bodies with the API server's codes. Lists
 // and single objects are rendered as meta.k8s.io/v1 Tables when the client asks for one
-// (kubectl get). With a fault rate, API requests (not health, metrics, version or discovery)
+// (kubectl get). Pod creation (by the simulated workload controllers) and AttunePolicy writes
+// go through the registered admission webhooks (admission_dispatch.h). With a fault rate, API requests (not health, metrics, version or discovery)
 // meet the faults of fault_mode.h. Thread-safe: handle() may run on many connection threads at
 // once.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "sim/serve/fault_mode.h"
@@ -35,6 +37,10 @@ struct ApiServerOptions {
   // List snapshots kept for continue tokens (ListPager).
   std::size_t listSnapshots = 16;
   FaultModeOptions faults;  // rate 0: no faults
+  // The host a webhook's clientConfig.service is reached at (there is no cluster DNS): the
+  // admission webhooks registered with Mutating- and ValidatingWebhookConfigurations are called
+  // at https://<webhookHost>:<service port><path>, or at clientConfig.url.
+  std::string webhookHost = "127.0.0.1";
 };
 
 class ApiServer {
@@ -70,6 +76,12 @@ class ApiServer {
                                             const ResourceRequest& r);
   // A watch response of one ERROR event: a Status 410 Expired with `message`. In watch.cc.
   static HttpResponse goneStream(std::string message);
+  // The registered admission webhooks' verdict on a write of `object` (kind `info`) in `ns`:
+  // AdmissionReviews over HTTPS, blocking for the calls. Call under the host's lock.
+  AdmissionVerdict admit(Simulation& sim, const ResourceInfo& info, std::string_view operation,
+                         const std::string& object, const std::string& oldObject);
+  // admit() as the admission of a REST write.
+  WriteAdmission writeAdmission(Simulation& sim);
   // Records one change of a stored (opaque) object in the log.
   void recordOpaque(std::string_view resource, api::WatchEventType type, const std::string& json);
 
@@ -79,6 +91,7 @@ class ApiServer {
   OpaqueStore opaque_;  // guarded by the host's lock
   ListPager pager_;     // guarded by the host's lock
   FaultMode faults_;
+  std::uint64_t admissionRequests_ = 0;  // guarded by the host's lock
 };
 
 }  // namespace attune::sim::serve

@@ -10,6 +10,7 @@
 #include "api/k8s/encode_objects.h"
 #include "api/policy/policy_codec.h"
 #include "sim/serve/hpa_handlers.h"
+#include "sim/serve/scale_handlers.h"
 
 namespace attune::sim::serve {
 namespace {
@@ -302,12 +303,47 @@ Result<Reply> updateBudget(Simulation& sim, const ResourceRequest& r, std::strin
                               }));
 }
 
+// Runs `admission` (when set) on a write of `object`: nullopt when admitted (`object` is then
+// what the mutating webhooks made of it, and `warnings` holds their warnings), otherwise the
+// refusal's Status reply.
+std::optional<Reply> admitWrite(const WriteAdmission& admission, const ResourceRequest& r,
+                                std::string_view operation, std::string& object,
+                                const std::string& oldObject, std::vector<std::string>& warnings) {
+  if (!admission) return std::nullopt;
+  AdmissionVerdict verdict = admission(r, operation, object, oldObject);
+  warnings = std::move(verdict.warnings);
+  if (!verdict.allowed) {
+    const api::ApiStatus refusal = verdict.status.value_or(api::ApiStatus{
+        "Failure", "admission webhook denied the request", "BadRequest", 400});
+    return Reply{refusal.code, api::encodeStatusJson(refusal), std::move(warnings)};
+  }
+  object = std::move(verdict.object);
+  return std::nullopt;
+}
+
+// A policy write (CREATE or UPDATE of `json`) through the admission webhooks, then `write`.
+template <typename Write>
+Result<Reply> writePolicy(const WriteAdmission& admission, const ResourceRequest& r,
+                          std::string_view operation, std::string json,
+                          const std::string& oldObject, int status, Write&& write) {
+  std::vector<std::string> warnings;
+  if (auto refused = admitWrite(admission, r, operation, json, oldObject, warnings)) {
+    return std::move(*refused);
+  }
+  auto policy = decodePolicy(json);
+  if (!policy) return std::unexpected(policy.error());
+  auto reply = encoded(write(*policy), status);
+  if (reply) reply->warnings = std::move(warnings);
+  return reply;
+}
+
 }  // namespace
 
 Result<Reply> getObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r) {
   if (r.subresource == "eviction") {
     return fail(ErrorCode::kUnsupported, "the eviction subresource only accepts POST");
   }
+  if (r.subresource == "scale") return getScale(sim, r);
   auto json = currentJson(sim, opaque, r);
   if (!json) return std::unexpected(json.error());
   return Reply{200, std::move(*json)};
@@ -367,7 +403,7 @@ std::string encodeList(const ResourceInfo& info, const ListPage& page,
 }
 
 Result<Reply> createObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r,
-                           std::string_view body) {
+                           std::string_view body, const WriteAdmission& admission) {
   const std::string_view plural = r.info->plural;
   if (plural == "pods" && r.subresource == "eviction") {
     auto eviction = api::decodeEviction(body);
@@ -412,9 +448,9 @@ Result<Reply> createObject(Simulation& sim, OpaqueStore& opaque, const ResourceR
     return encoded(sim.api().createLease(*lease), 201);
   }
   if (plural == "attunepolicies") {
-    auto policy = decodePolicy(*json);
-    if (!policy) return std::unexpected(policy.error());
-    return encoded(sim.api().createAttunePolicy(*policy), 201);
+    return writePolicy(admission, r, "CREATE", *json, "", 201, [&](const api::AttunePolicy& p) {
+      return sim.api().createAttunePolicy(p);
+    });
   }
   if (plural == "poddisruptionbudgets") return createBudget(sim, *json);
   if (plural == "horizontalpodautoscalers") return encoded(createHpa(sim, *json), 201);
@@ -440,7 +476,7 @@ Result<Reply> createObject(Simulation& sim, OpaqueStore& opaque, const ResourceR
 }
 
 Result<Reply> updateObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r,
-                           std::string_view body) {
+                           std::string_view body, const WriteAdmission& admission) {
   if (r.name.empty()) return fail(ErrorCode::kUnsupported, "PUT needs an object name");
   auto json = withIdentity(r, body);
   if (!json) return std::unexpected(json.error());
@@ -454,6 +490,7 @@ Result<Reply> updateObject(Simulation& sim, OpaqueStore& opaque, const ResourceR
     if (!updated) return std::unexpected(updated.error());
     return Reply{200, std::move(*updated)};
   }
+  if (sub == "scale" && hasScaleSubresource(plural)) return updateScale(sim, r, *json);
   if (plural == "pods") {
     if (sub == "resize") return resize(sim, r, *json);
     if (sub == "status") return updatePodStatus(sim, r, *json);
@@ -474,11 +511,17 @@ Result<Reply> updateObject(Simulation& sim, OpaqueStore& opaque, const ResourceR
     if (!lease) return std::unexpected(lease.error());
     return encoded(sim.api().updateLease(*lease));
   }
-  if (plural == "attunepolicies") {
+  if (plural == "attunepolicies" && sub == "status") {
     auto policy = decodePolicy(*json);
     if (!policy) return std::unexpected(policy.error());
-    return encoded(sub == "status" ? sim.api().updateAttunePolicyStatus(*policy)
-                                   : sim.api().updateAttunePolicy(*policy));
+    return encoded(sim.api().updateAttunePolicyStatus(*policy));
+  }
+  if (plural == "attunepolicies") {
+    auto old = currentJson(sim, opaque, r);
+    if (!old) return std::unexpected(old.error());
+    return writePolicy(admission, r, "UPDATE", *json, *old, 200, [&](const api::AttunePolicy& p) {
+      return sim.api().updateAttunePolicy(p);
+    });
   }
   if (plural == "horizontalpodautoscalers") {
     return encoded(updateHpa(sim, *json, sub));
@@ -505,13 +548,20 @@ Result<Reply> updateObject(Simulation& sim, OpaqueStore& opaque, const ResourceR
 }
 
 Result<Reply> patchObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r,
-                          std::string_view patch, PatchType type) {
+                          std::string_view patch, PatchType type, const WriteAdmission& admission) {
   if (r.name.empty()) return fail(ErrorCode::kUnsupported, "PATCH needs an object name");
-  auto current = currentJson(sim, opaque, r);
+  Result<std::string> current = std::string();
+  if (r.subresource == "scale") {
+    auto scale = getScale(sim, r);
+    current = scale ? Result<std::string>(std::move(scale->body))
+                    : Result<std::string>(std::unexpected(scale.error()));
+  } else {
+    current = currentJson(sim, opaque, r);
+  }
   if (!current) return std::unexpected(current.error());
   auto patched = applyPatch(*current, patch, type);
   if (!patched) return std::unexpected(patched.error());
-  return updateObject(sim, opaque, r, *patched);
+  return updateObject(sim, opaque, r, *patched, admission);
 }
 
 Result<Reply> deleteObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r) {

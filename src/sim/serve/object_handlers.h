@@ -4,12 +4,15 @@
 // Every function must be called with the SimHost's lock held (inside withSimulation).
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/error.h"
 #include "sim/engine/simulation.h"
+#include "sim/serve/admission_dispatch.h"
 #include "sim/serve/list_pager.h"
 #include "sim/serve/opaque_store.h"
 #include "sim/serve/patch_apply.h"
@@ -27,11 +30,22 @@ struct ResourceRequest {
   std::string subresource;  // "", "status", "resize", "eviction"
 };
 
-// A successful response: the HTTP status and a JSON body.
+// A response: the HTTP status and a JSON body, with the admission webhooks' warnings (sent as
+// Warning headers, which kubectl prints).
 struct Reply {
   int status = 200;
   std::string body;
+  std::vector<std::string> warnings;
 };
+
+// The webhook admission of a write (the API server's MutatingAdmissionWebhook and
+// ValidatingAdmissionWebhook): called with the operation ("CREATE" or "UPDATE"), the object as
+// it would be stored and, for an update, as it is stored now ("" on create); returns the verdict,
+// whose object the write then stores. Applied to AttunePolicies (not their status); pods are
+// admitted by ClusterState::setPodAdmission. Empty: every write is admitted unchanged.
+using WriteAdmission =
+    std::function<AdmissionVerdict(const ResourceRequest& r, std::string_view operation,
+                                   const std::string& object, const std::string& oldObject)>;
 
 // Errors follow cluster_api.h's codes; kUnsupported for what the simulator does not allow
 // (creating pods, changing a scenario workload beyond its annotations), reported as 405.
@@ -48,13 +62,14 @@ std::string encodeList(const ResourceInfo& info, const ListPage& page,
 // POST: creates the object in `body` (201), or evicts the pod (subresource "eviction", 201
 // with a Success Status).
 Result<Reply> createObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r,
-                           std::string_view body);
+                           std::string_view body, const WriteAdmission& admission = {});
 // PUT.
 Result<Reply> updateObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r,
-                           std::string_view body);
+                           std::string_view body, const WriteAdmission& admission = {});
 // PATCH: the patch applied to the current object, then handled as a PUT of the result.
 Result<Reply> patchObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r,
-                          std::string_view patch, PatchType type);
+                          std::string_view patch, PatchType type,
+                          const WriteAdmission& admission = {});
 // DELETE: returns the deleted object.
 Result<Reply> deleteObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r);
 

@@ -24,9 +24,9 @@ constexpr std::array kResources = {
     ResourceInfo{"", "v1", "services", "service", "Service", true, kOpaque, "svc", "", "all"},
     ResourceInfo{"", "v1", "configmaps", "configmap", "ConfigMap", true, kOpaque, "cm", "", ""},
     ResourceInfo{"", "v1", "secrets", "secret", "Secret", true, kOpaque, "", "", ""},
-    ResourceInfo{"apps", "v1", "deployments", "deployment", "Deployment", true, kTyped, "deploy", "", "all"},
-    ResourceInfo{"apps", "v1", "replicasets", "replicaset", "ReplicaSet", true, kTyped, "rs", "", "all"},
-    ResourceInfo{"apps", "v1", "statefulsets", "statefulset", "StatefulSet", true, kTyped, "sts", "", "all"},
+    ResourceInfo{"apps", "v1", "deployments", "deployment", "Deployment", true, kTyped, "deploy", "scale", "all"},
+    ResourceInfo{"apps", "v1", "replicasets", "replicaset", "ReplicaSet", true, kTyped, "rs", "scale", "all"},
+    ResourceInfo{"apps", "v1", "statefulsets", "statefulset", "StatefulSet", true, kTyped, "sts", "scale", "all"},
     ResourceInfo{"apps", "v1", "daemonsets", "daemonset", "DaemonSet", true, kTyped, "ds", "", "all"},
     ResourceInfo{"batch", "v1", "jobs", "job", "Job", true, kTyped, "", "", "all"},
     ResourceInfo{"batch", "v1", "cronjobs", "cronjob", "CronJob", true, kTyped, "cj", "", "all"},
@@ -162,6 +162,11 @@ std::optional<std::string> apiResourceListJson(std::string_view group, std::stri
                 {"namespaced", r.namespaced},
                 {"kind", r.kind},
                 {"verbs", {"get", "patch", "update"}}};
+      if (sub == "scale") {
+        s["group"] = "autoscaling";
+        s["version"] = "v1";
+        s["kind"] = "Scale";
+      }
       if (sub == "eviction") {
         s["group"] = "policy";
         s["version"] = "v1";

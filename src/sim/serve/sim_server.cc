@@ -104,6 +104,7 @@ Result<std::unique_ptr<SimServer>> SimServer::start(std::unique_ptr<Simulation> 
   api.serverAddress = hostPort;
   api.watchLogCapacity = options.watchLogCapacity;
   api.faults = *faults;
+  api.webhookHost = options.webhookHost;
   server->api_ = std::make_unique<ApiServer>(*server->host_, std::move(api));
   server->ready_.store(server->api_.get());
   server->host_->start();

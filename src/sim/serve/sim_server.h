@@ -35,6 +35,9 @@ struct ServeOptions {
   std::string token;
   // Injected faults (fault_mode.h); rate 0: none.
   FaultModeOptions faults;
+  // Where webhooks registered with a clientConfig.service are called
+  // (ApiServerOptions::webhookHost).
+  std::string webhookHost = ApiServerOptions{}.webhookHost;
   // Changes kept for watches and continue tokens (ApiServerOptions::watchLogCapacity).
   std::size_t watchLogCapacity = ApiServerOptions{}.watchLogCapacity;
 };

@@ -13,7 +13,6 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <fstream>
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -23,19 +22,15 @@
 
 #include "core/clock.h"
 #include "core/time.h"
+#include "integration/e2e/sim_cluster.h"
 #include "support/command.h"
-#include "support/prometheus/child_process.h"
-#include "support/prometheus/prometheus_server.h"
-#include "support/shared_dir.h"
 
 namespace attune {
 namespace {
 
 using namespace std::chrono_literals;
 using nlohmann::json;
-using testing::runCommand;
 
-constexpr auto kPoll = 1s;
 
 // The cluster: two 4-core nodes, namespace `apps`. `leaky` starts at 150Mi and grows 100Mi a
 // minute: under its original 1Gi limit it would be OOM-killed after about 9 minutes; its policy
@@ -103,21 +98,7 @@ std::string policyYaml(const std::string& name, const std::string& memoryExtra,
          observation + "}\n";
 }
 
-// The value at `path` (object keys, or array indexes as numbers), or null when any step is
-// missing.
-json at(const json& value, std::initializer_list<json> path) {
-  const json* v = &value;
-  for (const json& step : path) {
-    if (step.is_string() && v->is_object() && v->contains(step.get<std::string>())) {
-      v = &(*v)[step.get<std::string>()];
-    } else if (step.is_number() && v->is_array() && step.get<std::size_t>() < v->size()) {
-      v = &(*v)[step.get<std::size_t>()];
-    } else {
-      return json();
-    }
-  }
-  return *v;
-}
+using testing::at;
 
 json containerResources(const json& pod) { return at(pod, {"spec", "containers", 0, "resources"}); }
 
@@ -141,89 +122,32 @@ std::vector<json> history(const json& policy, const std::string& result,
 class OperatorEndToEnd : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!testing::findOnPath("kubectl"))
-      GTEST_SKIP() << "kubectl is not installed (scripts/setup.sh installs it)";
-    if (!testing::PrometheusServer::available()) GTEST_SKIP() << testing::kPrometheusMissing;
-    dir_ = std::make_unique<testing::TempDir>();
-    kubeconfig_ = path("kubeconfig");
-    write("scenario.yaml", scenarioYaml(clock_.now()));
-    simPort_ = testing::freeLocalPort();
-    std::vector<std::string> argv{ATTUNE_BINARY,
-                                  "sim",
-                                  "serve",
-                                  path("scenario.yaml"),
-                                  "--listen",
-                                  "127.0.0.1:" + std::to_string(simPort_),
-                                  "--tls",
-                                  "--kubeconfig-out",
-                                  kubeconfig_,
-                                  "--speed",
-                                  "1"};
-    argv.insert(argv.end(), simExtraArgs_.begin(), simExtraArgs_.end());
-    sim_ = std::make_unique<testing::ChildProcess>(argv, dir_->path() / "sim.log");
-    ASSERT_TRUE(waitFor(60s,
-                        [&] {
-                          return std::filesystem::exists(kubeconfig_) &&
-                                 kubectl("get --raw /readyz").out == "ok";
-                        }))
-        << "attune sim serve did not become ready:\n"
-        << log("sim.log");
-
-    // Prometheus scrapes the simulator over HTTPS, trusting the CA of the kubeconfig.
-    const auto ca =
-        kubectl("config view --raw -o jsonpath={.clusters[0].cluster.certificate-authority-data}");
-    ASSERT_EQ(ca.exitCode, 0) << ca.err;
-    write("ca.b64", ca.out);
-    ASSERT_EQ(runCommand("base64 -d " + path("ca.b64") + " > " + path("ca.pem")).exitCode, 0);
-    auto prometheus = testing::PrometheusServer::startScraping(
-        "127.0.0.1:" + std::to_string(simPort_), 1s, dir_->path() / "ca.pem");
-    ASSERT_TRUE(prometheus.has_value()) << prometheus.error().toString();
-    prometheus_ = std::move(*prometheus);
+    if (auto why = testing::simClusterUnavailable(); !why.empty()) GTEST_SKIP() << why;
+    auto cluster = testing::SimCluster::start(scenarioYaml(clock_.now()), simExtraArgs_);
+    ASSERT_TRUE(cluster.has_value()) << cluster.error().toString();
+    cluster_ = std::move(*cluster);
+    kubeconfig_ = cluster_->kubeconfig();
   }
 
-  std::string path(const std::string& name) const { return (dir_->path() / name).string(); }
-  void write(const std::string& name, const std::string& text) {
-    std::ofstream(dir_->path() / name) << text;
-  }
-  std::string log(const std::string& name) const { return testing::readFile(dir_->path() / name); }
-
-  // Runs kubectl; a failed run is tried again (up to five times, a second apart), as the API
-  // server may be injecting faults.
-  testing::CommandRun kubectl(const std::string& args) {
-    testing::CommandRun run;
-    for (int attempt = 0; attempt < 5; ++attempt) {
-      run = runCommand("kubectl --kubeconfig " + kubeconfig_ + " --request-timeout=20s " + args);
-      if (run.exitCode == 0) break;
-      clock_.sleepFor(kPoll);
-    }
-    return run;
-  }
-  json getJson(const std::string& args) {
-    const auto run = kubectl("get " + args + " -o json");
-    if (run.exitCode != 0) return json();
-    return json::parse(run.out, nullptr, false);
-  }
-
-  // Polls `done` every second until it holds or `limit` of wall time has passed.
+  std::string path(const std::string& name) const { return cluster_->path(name); }
+  void write(const std::string& name, const std::string& text) { cluster_->write(name, text); }
+  std::string log(const std::string& name) const { return cluster_->log(name); }
+  testing::CommandRun kubectl(const std::string& args) { return cluster_->kubectl(args); }
+  json getJson(const std::string& args) { return cluster_->getJson(args); }
   bool waitFor(Duration limit, const std::function<bool()>& done) {
-    const Time end = clock_.now() + limit;
-    while (clock_.now() < end) {
-      if (done()) return true;
-      clock_.sleepFor(kPoll);
-    }
-    return done();
+    return cluster_->waitFor(limit, done);
   }
 
   // Starts `attune controller` (its log: controller-<n>.log).
   void startController() {
     ++controllers_;
-    controller_ = std::make_unique<testing::ChildProcess>(
+    controller_ = cluster_->spawn(
         std::vector<std::string>{ATTUNE_BINARY,
                                  "controller",
                                  "--kubeconfig",
                                  kubeconfig_,
                                  "--prometheus-url",
-                                 prometheus_->address(),
+                                 cluster_->prometheusAddress(),
                                  "--metrics-address",
                                  "127.0.0.1:" + std::to_string(testing::freeLocalPort()),
                                  "--reconcile-interval",
@@ -242,7 +166,7 @@ class OperatorEndToEnd : public ::testing::Test {
                                  "1s",
                                  "--log-format",
                                  "json"},
-        dir_->path() / ("controller-" + std::to_string(controllers_) + ".log"));
+        "controller-" + std::to_string(controllers_) + ".log");
     ASSERT_TRUE(controller_->running());
   }
   std::string controllerLogs() const {
@@ -308,11 +232,8 @@ class OperatorEndToEnd : public ::testing::Test {
   std::vector<std::string> simExtraArgs_;  // more `attune sim serve` flags
   std::string leakyPod_;
   json original_;  // the leaky pod's resources before any resize
-  std::unique_ptr<testing::TempDir> dir_;
+  std::unique_ptr<testing::SimCluster> cluster_;
   std::string kubeconfig_;
-  int simPort_ = 0;
-  std::unique_ptr<testing::ChildProcess> sim_;
-  std::unique_ptr<testing::PrometheusServer> prometheus_;
   std::unique_ptr<testing::ChildProcess> controller_;
   int controllers_ = 0;
 };
