@@ -114,7 +114,8 @@ AdmissionVerdict ApiServer::admit(Simulation& sim, const ResourceInfo& info,
                                   std::string_view operation, const std::string& object,
                                   const std::string& oldObject) {
   std::vector<api::WebhookConfiguration> configurations;
-  for (std::string_view plural : {"mutatingwebhookconfigurations", "validatingwebhookconfigurations"}) {
+  for (std::string_view plural :
+       {"mutatingwebhookconfigurations", "validatingwebhookconfigurations"}) {
     const ResourceInfo* kind = findResource("admissionregistration.k8s.io", "v1", plural);
     for (const std::string& json : opaque_.list(kind->qualifiedName(), "")) {
       // An object the decoder refuses was stored as given; the API server would have refused
@@ -133,8 +134,7 @@ AdmissionVerdict ApiServer::admit(Simulation& sim, const ResourceInfo& info,
   api::AdmissionRequest& request = call.request;
   request.uid = "sim-admission-" + std::to_string(++admissionRequests_);
   request.kind = {std::string(info.group), std::string(info.version), std::string(info.kind)};
-  request.resource = {std::string(info.group), std::string(info.version),
-                      std::string(info.plural)};
+  request.resource = {std::string(info.group), std::string(info.version), std::string(info.plural)};
   request.namespace_ = meta.value("namespace", std::string());
   request.name = meta.value("name", std::string());
   request.operation = std::string(operation);

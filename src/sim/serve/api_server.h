@@ -7,9 +7,9 @@
 // attunepolicies/status. Failures are metav1.Status bodies with the API server's codes. Lists
 // and single objects are rendered as meta.k8s.io/v1 Tables when the client asks for one
 // (kubectl get). Pod creation (by the simulated workload controllers) and AttunePolicy writes
-// go through the registered admission webhooks (admission_dispatch.h). With a fault rate, API requests (not health, metrics, version or discovery)
-// meet the faults of fault_mode.h. Thread-safe: handle() may run on many connection threads at
-// once.
+// go through the registered admission webhooks (admission_dispatch.h). With a fault rate, API
+// requests (not health, metrics, version or discovery) meet the faults of fault_mode.h.
+// Thread-safe: handle() may run on many connection threads at once.
 #pragma once
 
 #include <cstddef>

@@ -313,8 +313,8 @@ std::optional<Reply> admitWrite(const WriteAdmission& admission, const ResourceR
   AdmissionVerdict verdict = admission(r, operation, object, oldObject);
   warnings = std::move(verdict.warnings);
   if (!verdict.allowed) {
-    const api::ApiStatus refusal = verdict.status.value_or(api::ApiStatus{
-        "Failure", "admission webhook denied the request", "BadRequest", 400});
+    const api::ApiStatus refusal = verdict.status.value_or(
+        api::ApiStatus{"Failure", "admission webhook denied the request", "BadRequest", 400});
     return Reply{refusal.code, api::encodeStatusJson(refusal), std::move(warnings)};
   }
   object = std::move(verdict.object);
@@ -448,9 +448,8 @@ Result<Reply> createObject(Simulation& sim, OpaqueStore& opaque, const ResourceR
     return encoded(sim.api().createLease(*lease), 201);
   }
   if (plural == "attunepolicies") {
-    return writePolicy(admission, r, "CREATE", *json, "", 201, [&](const api::AttunePolicy& p) {
-      return sim.api().createAttunePolicy(p);
-    });
+    return writePolicy(admission, r, "CREATE", *json, "", 201,
+                       [&](const api::AttunePolicy& p) { return sim.api().createAttunePolicy(p); });
   }
   if (plural == "poddisruptionbudgets") return createBudget(sim, *json);
   if (plural == "horizontalpodautoscalers") return encoded(createHpa(sim, *json), 201);
@@ -519,9 +518,8 @@ Result<Reply> updateObject(Simulation& sim, OpaqueStore& opaque, const ResourceR
   if (plural == "attunepolicies") {
     auto old = currentJson(sim, opaque, r);
     if (!old) return std::unexpected(old.error());
-    return writePolicy(admission, r, "UPDATE", *json, *old, 200, [&](const api::AttunePolicy& p) {
-      return sim.api().updateAttunePolicy(p);
-    });
+    return writePolicy(admission, r, "UPDATE", *json, *old, 200,
+                       [&](const api::AttunePolicy& p) { return sim.api().updateAttunePolicy(p); });
   }
   if (plural == "horizontalpodautoscalers") {
     return encoded(updateHpa(sim, *json, sub));

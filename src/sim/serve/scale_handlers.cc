@@ -50,12 +50,12 @@ std::string scaleJson(const api::Workload& w) {
   if (w.metadata.creationTimestamp) {
     meta["creationTimestamp"] = formatRfc3339(*w.metadata.creationTimestamp);
   }
-  return Json{{"kind", "Scale"},
-              {"apiVersion", "autoscaling/v1"},
-              {"metadata", std::move(meta)},
-              {"spec", {{"replicas", w.spec.replicas.value_or(1)}}},
-              {"status",
-               {{"replicas", w.status.replicas}, {"selector", selectorText(w.spec.selector)}}}}
+  return Json{
+      {"kind", "Scale"},
+      {"apiVersion", "autoscaling/v1"},
+      {"metadata", std::move(meta)},
+      {"spec", {{"replicas", w.spec.replicas.value_or(1)}}},
+      {"status", {{"replicas", w.status.replicas}, {"selector", selectorText(w.spec.selector)}}}}
       .dump();
 }
 

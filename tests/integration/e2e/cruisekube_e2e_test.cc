@@ -88,10 +88,11 @@ std::string scenarioYaml(Time start) {
       "      requests: {cpu: 500m, memory: 256Mi}\n"
       "      model: {kind: steady, cpuCores: \"4\", memoryBytes: 100Mi, noise: 0}\n";
   for (const std::string name : {"oomer", "guarded", "optout"}) {
-    yaml += "  - kind: Deployment\n"
-            "    namespace: apps\n"
-            "    name: " +
-            name + "\n    replicas: 1\n";
+    yaml +=
+        "  - kind: Deployment\n"
+        "    namespace: apps\n"
+        "    name: " +
+        name + "\n    replicas: 1\n";
     if (name == "optout") yaml += "    annotations: {attune.io/skip: \"true\"}\n";
     yaml +=
         "    containers:\n"
@@ -128,7 +129,7 @@ std::string policyYaml(const std::string& name) {
          "  memory: {allowDecrease: true, maxChangePercent: 100, "
          "controlledValues: RequestsAndLimits}\n"
          "  updateStrategy: {type: Auto, autoRevert: true, cooldown: 10m, "
-         "safetyObservationPeriod: 30s}\n";
+         "safetyObservationPeriod: 1m}\n";
 }
 
 // Three mistakes: an unknown mode, a negative percentage and a malformed quantity.
@@ -139,7 +140,7 @@ spec:
   targetRef: {kind: Deployment, name: web}
   updateStrategy: {type: Sometimes}
   cpu: {maxChangePercent: -5}
-  memory: {maxAllowed: {memory: lots}}
+  memory: {maxAllowed: lots}
 )";
 
 std::vector<json> items(const json& list) {
@@ -168,8 +169,7 @@ std::optional<Time> timeAt(const json& text) {
 
 // The finishedAt of the container's last OOM kill, or "".
 std::string lastOomKill(const json& pod) {
-  const json terminated =
-      at(pod, {"status", "containerStatuses", 0, "lastState", "terminated"});
+  const json terminated = at(pod, {"status", "containerStatuses", 0, "lastState", "terminated"});
   if (terminated.value("reason", "") != "OOMKilled") return "";
   return terminated.value("finishedAt", "");
 }
@@ -199,45 +199,45 @@ class CruiseKubeEndToEnd : public ::testing::Test {
   }
 
   void startController() {
-    controller_ = c_->spawn(
-        {ATTUNE_BINARY,
-         "controller",
-         "--kubeconfig",
-         c_->kubeconfig(),
-         "--prometheus-url",
-         c_->prometheusAddress(),
-         "--metrics-address",
-         "127.0.0.1:" + std::to_string(metricsPort_),
-         "--reconcile-interval",
-         std::to_string(kReconcileSeconds) + "s",
-         "--scrape-interval",
-         "1s",
-         "--throttle-window",
-         "30s",
-         "--leader-election-namespace",
-         "apps",
-         "--lease-duration",
-         "4s",
-         "--renew-deadline",
-         "3s",
-         "--retry-period",
-         "1s",
-         "--webhook-address",
-         "127.0.0.1:" + std::to_string(webhookPort_),
-         "--webhook-namespace",
-         "attune-system",
-         "--webhook-cert-extra-name",
-         "127.0.0.1",
-         "--oom-recovery",
-         "--node-load-taints",
-         "--log-format",
-         "json"},
-        "controller.log");
+    controller_ = c_->spawn({ATTUNE_BINARY,
+                             "controller",
+                             "--kubeconfig",
+                             c_->kubeconfig(),
+                             "--prometheus-url",
+                             c_->prometheusAddress(),
+                             "--metrics-address",
+                             "127.0.0.1:" + std::to_string(metricsPort_),
+                             "--reconcile-interval",
+                             std::to_string(kReconcileSeconds) + "s",
+                             "--scrape-interval",
+                             "1s",
+                             "--throttle-window",
+                             "30s",
+                             "--leader-election-namespace",
+                             "apps",
+                             "--lease-duration",
+                             "4s",
+                             "--renew-deadline",
+                             "3s",
+                             "--retry-period",
+                             "1s",
+                             "--webhook-address",
+                             "127.0.0.1:" + std::to_string(webhookPort_),
+                             "--webhook-namespace",
+                             "attune-system",
+                             "--webhook-cert-extra-name",
+                             "127.0.0.1",
+                             "--oom-recovery",
+                             "--node-load-taints",
+                             "--log-format",
+                             "json"},
+                            "controller.log");
     ASSERT_TRUE(controller_->running());
   }
 
   std::string caBundle(const std::string& kind, const std::string& name) {
-    return c_->kubectl("get " + kind + " " + name + " -o jsonpath={.webhooks[0].clientConfig.caBundle}")
+    return c_
+        ->kubectl("get " + kind + " " + name + " -o jsonpath={.webhooks[0].clientConfig.caBundle}")
         .out;
   }
 
@@ -266,8 +266,8 @@ class CruiseKubeEndToEnd : public ::testing::Test {
   }
   bool nodeTainted(const std::string& node) {
     const json n = c_->getJson("node " + node);
-    for (const json& t : at(n, {"spec", "taints"}).is_array() ? at(n, {"spec", "taints"})
-                                                             : json::array()) {
+    for (const json& t :
+         at(n, {"spec", "taints"}).is_array() ? at(n, {"spec", "taints"}) : json::array()) {
       if (t.value("key", "") == "attune.io/node-overloaded") return true;
     }
     return false;
@@ -286,10 +286,13 @@ TEST_F(CruiseKubeEndToEnd, WebhooksOomRecoveryAndNodeLoadTaintsAgainstARealClust
   ASSERT_FALSE(deployDir_.empty()) << "the source tree is needed for deploy/";
   ASSERT_NO_FATAL_FAILURE(applyWebhookConfigurations());
   ASSERT_NO_FATAL_FAILURE(startController());
-  ASSERT_TRUE(c_->waitFor(60s, [&] {
-    return !caBundle("mutatingwebhookconfiguration", "attune-pod-sizing").empty() &&
-           !caBundle("validatingwebhookconfiguration", "attune-policy-validation").empty();
-  })) << "the operator did not patch the caBundles\n"
+  ASSERT_TRUE(c_->waitFor(
+      60s,
+      [&] {
+        return !caBundle("mutatingwebhookconfiguration", "attune-pod-sizing").empty() &&
+               !caBundle("validatingwebhookconfiguration", "attune-policy-validation").empty();
+      }))
+      << "the operator did not patch the caBundles\n"
       << diagnostics();
 
   // The validating webhook refuses an invalid policy at `kubectl apply`, naming every field.
@@ -300,7 +303,7 @@ TEST_F(CruiseKubeEndToEnd, WebhooksOomRecoveryAndNodeLoadTaintsAgainstARealClust
             std::string::npos)
       << refused.err;
   for (const std::string field :
-       {"spec.updateStrategy.type", "spec.cpu.maxChangePercent", "spec.memory.maxAllowed.memory"}) {
+       {"spec.updateStrategy.type", "spec.cpu.maxChangePercent", "spec.memory.maxAllowed"}) {
     EXPECT_NE(refused.err.find(field), std::string::npos) << field << " in:\n" << refused.err;
   }
   EXPECT_TRUE(c_->getJson("attunepolicy -n apps broken").is_null()) << "the policy was stored";
@@ -346,9 +349,8 @@ TEST_F(CruiseKubeEndToEnd, WebhooksOomRecoveryAndNodeLoadTaintsAgainstARealClust
   std::string killedAt;
   ASSERT_TRUE(c_->waitFor(6min, [&] {
     const auto pod = onlyPod("oomer");
-    if (!pod || lastOomKill(*pod).empty() || !at(*pod, {"metadata", "annotations",
-                                                        "attune.io/resized-at"})
-                                                      .is_null()) {
+    if (!pod || lastOomKill(*pod).empty() ||
+        !at(*pod, {"metadata", "annotations", "attune.io/resized-at"}).is_null()) {
       return false;
     }
     oomerPod = nameOf(*pod);
@@ -364,9 +366,8 @@ TEST_F(CruiseKubeEndToEnd, WebhooksOomRecoveryAndNodeLoadTaintsAgainstARealClust
       << "the OOM-killed pod (killed at " << killedAt << ") was not evicted within a pass";
   EXPECT_FALSE(events("Evicted", oomerPod).empty());
   const json deployment = c_->getJson("deployment -n apps oomer");
-  const std::int64_t oomMemory =
-      std::stoll(at(deployment, {"metadata", "annotations", "attune.io/oom-memory.app"})
-                     .get<std::string>());
+  const std::int64_t oomMemory = std::stoll(
+      at(deployment, {"metadata", "annotations", "attune.io/oom-memory.app"}).get<std::string>());
   EXPECT_GE(oomMemory, bytes(json("256Mi")));
   const json replacement = *onlyPod("oomer");
   EXPECT_EQ(at(replacement, {"metadata", "annotations", "attune.io/admission-sized"}), "sized");
@@ -391,9 +392,9 @@ TEST_F(CruiseKubeEndToEnd, WebhooksOomRecoveryAndNodeLoadTaintsAgainstARealClust
   })) << diagnostics();
   // Two passes of the policy after the second kill (its recommendation's time moves on).
   ASSERT_TRUE(c_->waitFor(60s, [&] {
-    const auto updated = timeAt(at(c_->getJson("attunepolicy -n apps guarded"),
-                                   {"status", "recommendations", 0, "containers", 0,
-                                    "lastUpdated"}));
+    const auto updated =
+        timeAt(at(c_->getJson("attunepolicy -n apps guarded"),
+                  {"status", "recommendations", 0, "containers", 0, "lastUpdated"}));
     return updated && *updated >= *secondKill + std::chrono::seconds(2 * kReconcileSeconds);
   })) << diagnostics();
   ASSERT_TRUE(onlyPod("guarded").has_value());
@@ -436,8 +437,9 @@ TEST_F(CruiseKubeEndToEnd, WebhooksOomRecoveryAndNodeLoadTaintsAgainstARealClust
   EXPECT_EQ(at(resourcesOf(unsized), {"limits", "cpu"}), "2") << "the template's CPU limit";
   EXPECT_TRUE(c_->waitFor(60s, [&] {
     const auto metrics = controllerMetrics();
-    return metrics.find("attune_admission_webhook_bypassed_pods_total{namespace=\"apps\","
-                        "workload=\"web\"} 1") != std::string::npos;
+    return metrics.find(
+               "attune_admission_webhook_bypassed_pods_total{namespace=\"apps\","
+               "workload=\"web\"} 1") != std::string::npos;
   })) << controllerMetrics();
   bool reported = false;
   for (const json& e : events("AdmissionWebhookBypassed")) {

@@ -31,7 +31,6 @@ namespace {
 using namespace std::chrono_literals;
 using nlohmann::json;
 
-
 // The cluster: two 4-core nodes, namespace `apps`. `leaky` starts at 150Mi and grows 100Mi a
 // minute: under its original 1Gi limit it would be OOM-killed after about 9 minutes; its policy
 // caps memory at 300Mi (limit 600Mi, the 2:1 ratio kept), which it outgrows about 4.5 minutes

@@ -35,10 +35,17 @@ Result<std::unique_ptr<SimCluster>> SimCluster::start(const std::string& scenari
   c->kubeconfig_ = c->path("kubeconfig");
   c->write("scenario.yaml", scenarioYaml);
   const int port = freeLocalPort();
-  std::vector<std::string> argv{ATTUNE_BINARY,    "sim",   "serve", c->path("scenario.yaml"),
-                                "--listen",       "127.0.0.1:" + std::to_string(port),
-                                "--tls",          "--kubeconfig-out", c->kubeconfig_,
-                                "--speed",        "1"};
+  std::vector<std::string> argv{ATTUNE_BINARY,
+                                "sim",
+                                "serve",
+                                c->path("scenario.yaml"),
+                                "--listen",
+                                "127.0.0.1:" + std::to_string(port),
+                                "--tls",
+                                "--kubeconfig-out",
+                                c->kubeconfig_,
+                                "--speed",
+                                "1"};
   argv.insert(argv.end(), extraArgs.begin(), extraArgs.end());
   c->sim_ = c->spawn(argv, "sim.log");
   if (!c->waitFor(60s, [&] {
@@ -49,8 +56,8 @@ Result<std::unique_ptr<SimCluster>> SimCluster::start(const std::string& scenari
                 "attune sim serve did not become ready:\n" + c->log("sim.log"));
   }
   // Prometheus scrapes the simulator over HTTPS, trusting the CA of the kubeconfig.
-  const auto ca = c->kubectl(
-      "config view --raw -o jsonpath={.clusters[0].cluster.certificate-authority-data}");
+  const auto ca =
+      c->kubectl("config view --raw -o jsonpath={.clusters[0].cluster.certificate-authority-data}");
   if (ca.exitCode != 0) return fail(ErrorCode::kInternal, "no CA in the kubeconfig: " + ca.err);
   c->write("ca.b64", ca.out);
   if (runCommand("base64 -d " + c->path("ca.b64") + " > " + c->caFile()).exitCode != 0) {
