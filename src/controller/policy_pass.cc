@@ -92,6 +92,9 @@ PassResult PolicyPass::finish(const rollout::NodeOptimisation* nodes) {
   nodes_ = nodes;
   const std::vector<rollout::ObservedPod> observed = judgeResizedPods();  // verdicts
   const rollout::Plan plan = makePlan(observed);                          // plan
+  // An OOM eviction records a higher memory: its replacement, created as soon as the pod is
+  // gone, must be sized with it.
+  if (!plan.all<rollout::EvictAction>().empty()) publishAdmissionSizing(&plan);
   actuate(plan);                                                          // actuate
   settleStatus(status_, stored_, policy_, recommended_,                   // status
                {.metricsError = metricsError_,
@@ -102,17 +105,27 @@ PassResult PolicyPass::finish(const rollout::NodeOptimisation* nodes) {
   return {.requeueAfter = plan.requeueAfter};
 }
 
-void PolicyPass::publishAdmissionSizing() {
+void PolicyPass::publishAdmissionSizing(const rollout::Plan* plan) {
   if (ctx_.options.admissionSizing == nullptr) return;
   WorkloadSizing sizing = cruisekubeSizing(recommended_, state_.usage, policy_, now_);
   // The memory at an OOM kill recorded on the workload (OOM recovery) counts too: the
-  // replacement of an evicted pod gets at least twice it, within the policy's maxAllowed.
+  // replacement of an evicted pod gets at least twice it, within the policy's maxAllowed. With
+  // `plan`, what its evictions are about to record counts as recorded.
   const std::optional<Bytes> cap = policy_.spec.memory.maxAllowed;
   for (const TargetWorkload& t : targets_) {
     auto it = sizing.find(t.ref);
     if (it == sizing.end() || t.metadata == nullptr) continue;
+    api::StringMap annotations = t.metadata->annotations;
+    if (plan != nullptr) {
+      for (const rollout::EvictAction* e : plan->all<rollout::EvictAction>()) {
+        if (e->workload != t.ref) continue;
+        for (const auto& [key, value] : e->workloadAnnotations) {
+          if (value) annotations[key] = *value;
+        }
+      }
+    }
     for (webhook::ContainerSizing& c : it->second) {
-      const Bytes oom = rollout::recordedOomMemory(t.metadata->annotations, c.container);
+      const Bytes oom = rollout::recordedOomMemory(annotations, c.container);
       if (!c.memoryLimit || oom.value() == 0) continue;
       Bytes wanted(2 * oom.value());
       if (cap && wanted > *cap) wanted = std::max(*cap, *c.memoryLimit);

@@ -113,7 +113,9 @@ class PolicyPass {
   // exclude.
   void readUsage();
   // Publishes the targets' admission sizing (admission_sizing.h), when the controller keeps it.
-  void publishAdmissionSizing();
+  // Publishes this pass's admission sizing; with `plan`, counting the memory its OOM evictions
+  // record on their workloads.
+  void publishAdmissionSizing(const rollout::Plan* plan = nullptr);
   // Verdicts: every target pod carrying a resize record, with the safety monitor's verdict
   // where the record is still to be judged (rollout::recordState).
   std::vector<rollout::ObservedPod> judgeResizedPods();

@@ -125,7 +125,7 @@ std::string policyYaml(const std::string& name) {
          "}\n"
          "  metricsSource: {historyWindow: 10m, queryStep: 10s, rateWindow: 30s, "
          "minimumDataPoints: 6}\n"
-         "  cpu: {maxChangePercent: 100}\n"
+         "  cpu: {maxChangePercent: 100, controlledValues: RequestsAndLimits}\n"
          "  memory: {allowDecrease: true, maxChangePercent: 100, "
          "controlledValues: RequestsAndLimits}\n"
          "  updateStrategy: {type: Auto, autoRevert: true, cooldown: 10m, "
@@ -170,7 +170,7 @@ std::optional<Time> timeAt(const json& text) {
 // The finishedAt of the container's last OOM kill, or "".
 std::string lastOomKill(const json& pod) {
   const json terminated = at(pod, {"status", "containerStatuses", 0, "lastState", "terminated"});
-  if (terminated.value("reason", "") != "OOMKilled") return "";
+  if (!terminated.is_object() || terminated.value("reason", "") != "OOMKilled") return "";
   return terminated.value("finishedAt", "");
 }
 
@@ -366,8 +366,9 @@ TEST_F(CruiseKubeEndToEnd, WebhooksOomRecoveryAndNodeLoadTaintsAgainstARealClust
       << "the OOM-killed pod (killed at " << killedAt << ") was not evicted within a pass";
   EXPECT_FALSE(events("Evicted", oomerPod).empty());
   const json deployment = c_->getJson("deployment -n apps oomer");
-  const std::int64_t oomMemory = std::stoll(
-      at(deployment, {"metadata", "annotations", "attune.io/oom-memory.app"}).get<std::string>());
+  const json recorded = at(deployment, {"metadata", "annotations", "attune.io/oom-memory.app"});
+  ASSERT_TRUE(recorded.is_string()) << deployment.dump();
+  const std::int64_t oomMemory = std::stoll(recorded.get<std::string>());
   EXPECT_GE(oomMemory, bytes(json("256Mi")));
   const json replacement = *onlyPod("oomer");
   EXPECT_EQ(at(replacement, {"metadata", "annotations", "attune.io/admission-sized"}), "sized");
