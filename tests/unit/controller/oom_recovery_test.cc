@@ -1,7 +1,8 @@
 // OOM recovery in the controller (ControllerOptions::oomRecovery, rollout/oom_recovery.h): an
 // OOM-killed pod is evicted through the Eviction API within one pass, its memory at the kill
 // recorded on the workload first; a PodDisruptionBudget's refusal keeps it; an opted-out workload
-// is never evicted; a pod under the safety monitor's observation is reverted, never evicted.
+// and a policy that does not manage memory never evict; a pod under the safety monitor's
+// observation is reverted, never evicted.
 #include <gtest/gtest.h>
 
 #include "rollout/oom_recovery.h"
@@ -15,7 +16,9 @@ using std::chrono::minutes;
 
 // Two replicas leaking 1200Mi an hour from 200Mi under a 1Gi limit: the first OOM kill comes
 // after about 41 minutes. The policy pins requests at what the pods have: no resize.
-std::string leakingScenario(std::string_view workloadExtra = {}, std::string_view extra = {}) {
+std::string leakingScenario(std::string_view workloadExtra = {}, std::string_view extra = {},
+                            std::string updateStrategy = "{type: Auto}",
+                            std::string policyExtra = {}) {
   return scenarioYaml(
       workloadYaml({.name = "leaky",
                     .replicas = 2,
@@ -24,8 +27,10 @@ std::string leakingScenario(std::string_view workloadExtra = {}, std::string_vie
                     .workloadExtra = std::string(workloadExtra)}),
       policyYaml({.name = "leaky",
                   .target = "leaky",
+                  .updateStrategy = std::move(updateStrategy),
                   .cpu = "minAllowed: 500m, maxAllowed: 500m",
-                  .memory = "minAllowed: 512Mi, maxAllowed: 512Mi"}),
+                  .memory = "minAllowed: 512Mi, maxAllowed: 512Mi",
+                  .extra = std::move(policyExtra)}),
       extra);
 }
 
@@ -104,6 +109,26 @@ TEST(OomRecoveryTest, AnOptedOutWorkloadIsNeverEvicted) {
   h.runMinutes(90);  // two OOM kills per pod at least
   EXPECT_TRUE(h.events(rollout::kEvictedReason).empty());
   EXPECT_FALSE(h.metric(kEvicted).has_value());
+}
+
+TEST(OomRecoveryTest, APolicyThatDoesNotManageMemoryEvictsNothing) {
+  // Observe and Recommend never change a pod, nor does a paused policy: the OOM-killed pods stay.
+  for (const auto& [mode, paused] :
+       {std::pair{"{type: Observe}", ""}, std::pair{"{type: Recommend}", ""},
+        std::pair{"{type: Auto}", "      paused: true\n"}}) {
+    ScenarioHarness h(leakingScenario({}, {}, mode, paused), withOomRecovery());
+    ASSERT_TRUE(h.usable()) << mode << paused;
+    h.runMinutes(60);
+    bool killed = false;
+    for (const auto& pod : h.pods("apps", "leaky")) {
+      for (const auto& c : pod.status.containerStatuses) {
+        killed |= c.lastState.terminated && c.lastState.terminated->reason == "OOMKilled";
+      }
+    }
+    EXPECT_TRUE(killed) << mode << paused;
+    EXPECT_TRUE(h.events(rollout::kEvictedReason).empty()) << mode << paused;
+    EXPECT_FALSE(h.metric(kEvicted).has_value()) << mode << paused;
+  }
 }
 
 TEST(OomRecoveryTest, WithoutTheOptionNothingIsEvicted) {

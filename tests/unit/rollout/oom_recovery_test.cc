@@ -117,6 +117,43 @@ TEST(OomRecovery, ASecondKillInsideTheCooldownIsNotEvictedAgain) {
   EXPECT_EQ(third.all<EvictAction>().size(), 1u);
 }
 
+TEST(OomRecovery, TheCooldownIsKeyedByPodAndContainer) {
+  // web-1's app is killed and evicted; 5 minutes later, inside that cooldown, its replacement
+  // web-2 (a new pod name) and another container of web-1 are killed: neither is in a cooldown.
+  Fixture f{.pods = {oomKilledPod("web-1", kNow - 1min)}};
+  OomCooldowns cooldowns;
+  Plan first;
+  planOomRecovery(f.workload(), cooldowns, kNow, {}, first);
+  ASSERT_EQ(first.all<EvictAction>().size(), 1u);
+
+  Fixture replacement{.pods = {oomKilledPod("web-2", kNow + 4min)}};
+  Plan second;
+  auto decisions = planOomRecovery(replacement.workload(), cooldowns, kNow + 5min, {}, second);
+  ASSERT_EQ(decisions.size(), 1u);
+  EXPECT_EQ(decisions[0].outcome, Outcome::kEvict);
+  EXPECT_EQ(second.all<EvictAction>().size(), 1u);
+
+  // web-1 still runs (say its eviction was refused): its app container's kill is the one already
+  // handled, its sidecar's kill is new and evicts the pod.
+  api::Pod twoContainers = oomKilledPod("web-1", kNow - 1min);
+  twoContainers.spec.containers.push_back(twoContainers.spec.containers[0]);
+  twoContainers.spec.containers[1].name = "side";
+  twoContainers.status.containerStatuses.push_back(twoContainers.status.containerStatuses[0]);
+  twoContainers.status.containerStatuses[1].name = "side";
+  twoContainers.status.containerStatuses[1].lastState.terminated->finishedAt = kNow + 4min;
+  Fixture sidecar{.pods = {twoContainers}};
+  Plan third;
+  decisions = planOomRecovery(sidecar.workload(), cooldowns, kNow + 5min, {}, third);
+  ASSERT_EQ(decisions.size(), 2u);
+  EXPECT_EQ(decisions[0].container, "app");
+  EXPECT_EQ(decisions[0].outcome, Outcome::kAlreadyHandled);
+  EXPECT_EQ(decisions[1].container, "side");
+  EXPECT_EQ(decisions[1].outcome, Outcome::kEvict);
+  const auto evictions = third.all<EvictAction>();
+  ASSERT_EQ(evictions.size(), 1u);
+  EXPECT_EQ(evictions[0]->container, "side");
+}
+
 TEST(OomRecovery, OptedOutPodsAndUnmanagedMemoryAreNeverEvicted) {
   Fixture podOptOut{.pods = {oomKilledPod("web-1", kNow - 1min)}};
   podOptOut.pods[0].metadata.annotations["attune.io/skip"] = "true";
