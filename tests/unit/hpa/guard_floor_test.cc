@@ -74,6 +74,14 @@ TEST(GuardFloor, QueryFloorIsCeilOfDeltaPlusResultOverRequestsPerReplica) {
   EXPECT_EQ(decideFloor(query(2.5, -0.5), {.queryResult = 0, .maxReplicas = 50}).minReplicas, 1);
 }
 
+TEST(GuardFloor, QueryFloorRoundsUpAnyFraction) {
+  // 26 req/s at 2.5 per replica: 10.4 replicas are needed, so 11 (rounding would give 10).
+  EXPECT_EQ(decideFloor(query(2.5, 0), {.queryResult = 26, .maxReplicas = 50}).minReplicas, 11);
+  // With delta 0.3: ceil(10.7) = 11; a negative delta can take a whole replica off: ceil(9.4).
+  EXPECT_EQ(decideFloor(query(2.5, 0.3), {.queryResult = 26, .maxReplicas = 50}).minReplicas, 11);
+  EXPECT_EQ(decideFloor(query(2.5, -1), {.queryResult = 26, .maxReplicas = 50}).minReplicas, 10);
+}
+
 TEST(GuardFloor, WithBothTheLargerFloorWins) {
   GuardSettings both = query(2.5, 0);
   both.scaleDownMaxRatio = 0.2;

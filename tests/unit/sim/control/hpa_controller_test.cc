@@ -239,6 +239,59 @@ TEST_F(HpaControllerTest, MinReplicasClampsAfterTheWindow) {
   EXPECT_EQ(findCondition(hpa(), "ScalingLimited")->reason, "TooFewReplicas");
 }
 
+api::HpaBehavior immediateScaleDown() {
+  api::HpaBehavior b;
+  b.scaleDown = api::HpaScalingRules{};
+  b.scaleDown->stabilizationWindowSeconds = 0;
+  return b;
+}
+
+TEST_F(HpaControllerTest, MaxReplicasClampsWithBehavior) {
+  addPods(4, {{"app", 100, 300}});  // 20 wanted; the default scale-up policies allow 8
+  createHpa({podCpu(60)}, 5, 1, immediateScaleDown());
+  sync();
+  EXPECT_EQ(replicas(), 5);
+  EXPECT_EQ(findCondition(hpa(), "ScalingLimited")->reason, "TooManyReplicas");
+}
+
+TEST_F(HpaControllerTest, MinReplicasClampsWithBehavior) {
+  addPods(4, {{"app", 1000, 10}});  // 1 wanted; the default Percent 100 policy allows 0
+  createHpa({podCpu(60)}, 10, 3, immediateScaleDown());
+  sync();
+  EXPECT_EQ(replicas(), 3);
+  EXPECT_EQ(findCondition(hpa(), "ScalingLimited")->reason, "TooFewReplicas");
+}
+
+// A target outside [minReplicas, maxReplicas] is brought inside whatever the metrics say (the
+// usage is at the target, which alone would keep 4).
+TEST_F(HpaControllerTest, ATargetBelowMinReplicasIsScaledUpToIt) {
+  addPods(4, {{"app", 1000, 600}});
+  createHpa({podCpu(60)}, 10, 6, api::HpaBehavior{});
+  sync();
+  EXPECT_EQ(replicas(), 6);
+  bool rescaled = false;
+  state_.events.forEach([&](const api::Event& e) {
+    rescaled |=
+        e.reason == "SuccessfulRescale" &&
+        e.message == "New size: 6; reason: Current number of replicas below Spec.MinReplicas";
+  });
+  EXPECT_TRUE(rescaled);
+}
+
+TEST_F(HpaControllerTest, ATargetAboveMaxReplicasIsScaledDownToIt) {
+  addPods(4, {{"app", 1000, 600}});
+  createHpa({podCpu(60)}, 3, 1, api::HpaBehavior{});
+  sync();
+  EXPECT_EQ(replicas(), 3);
+  bool rescaled = false;
+  state_.events.forEach([&](const api::Event& e) {
+    rescaled |=
+        e.reason == "SuccessfulRescale" &&
+        e.message == "New size: 3; reason: Current number of replicas above Spec.MaxReplicas";
+  });
+  EXPECT_TRUE(rescaled);
+}
+
 TEST_F(HpaControllerTest, ScaleDownIsHeldForTheStabilizationWindow) {
   addPods(4, {{"app", 1000, 300}});  // 30 % of 60 %: 2 wanted
   createHpa({podCpu(60)});
@@ -250,6 +303,38 @@ TEST_F(HpaControllerTest, ScaleDownIsHeldForTheStabilizationWindow) {
   }
   sync();  // 315 s: the first recommendation (4) has left the window
   EXPECT_EQ(replicas(), 2);
+}
+
+TEST_F(HpaControllerTest, BehaviorScaleDownWindowHoldsTheHighestRecommendation) {
+  addPods(4, {{"app", 1000, 300}});  // 30 % of 60 %: 2 wanted
+  api::HpaBehavior b;
+  b.scaleDown = api::HpaScalingRules{};
+  b.scaleDown->stabilizationWindowSeconds = 60;
+  createHpa({podCpu(60)}, 10, 1, b);
+  for (int i = 0; i < 4; ++i) {  // 0 .. 45 s
+    sync();
+    EXPECT_EQ(replicas(), 4) << i * 15 << " s";
+    EXPECT_EQ(findCondition(hpa(), "AbleToScale")->reason, "ScaleDownStabilized");
+    clock_.advance(15s);
+  }
+  sync();  // 60 s: the first recommendation (4) has left the window
+  EXPECT_EQ(replicas(), 2);
+}
+
+TEST_F(HpaControllerTest, BehaviorScaleUpWindowHoldsTheLowestRecommendation) {
+  addPods(4, {{"app", 1000, 900}});  // 90 % of 60 %: 6 wanted
+  api::HpaBehavior b;
+  b.scaleUp = api::HpaScalingRules{};
+  b.scaleUp->stabilizationWindowSeconds = 60;
+  createHpa({podCpu(60)}, 10, 1, b);
+  for (int i = 0; i < 4; ++i) {  // 0 .. 45 s
+    sync();
+    EXPECT_EQ(replicas(), 4) << i * 15 << " s";
+    EXPECT_EQ(findCondition(hpa(), "AbleToScale")->reason, "ScaleUpStabilized");
+    clock_.advance(15s);
+  }
+  sync();  // 60 s: the first recommendation (4) has left the window
+  EXPECT_EQ(replicas(), 6);
 }
 
 api::HpaBehavior scaleUpPolicies(std::string select) {
@@ -300,6 +385,35 @@ TEST_F(HpaControllerTest, ScaleDownPercentPolicyLimitsTheStep) {
   EXPECT_EQ(findCondition(hpa(), "ScalingLimited")->reason, "ScaleDownLimit");
 }
 
+// 1 wanted of 4: Pods 1 allows 3, Percent 50 allows 2.
+api::HpaBehavior scaleDownPolicies(std::string select) {
+  api::HpaBehavior b = immediateScaleDown();
+  b.scaleDown->selectPolicy = std::move(select);
+  b.scaleDown->policies = {{"Pods", 1, 60}, {"Percent", 50, 60}};
+  return b;
+}
+
+TEST_F(HpaControllerTest, ScaleDownSelectPolicyMaxRemovesTheMost) {
+  addPods(4, {{"app", 1000, 10}});
+  createHpa({podCpu(60)}, 10, 1, scaleDownPolicies("Max"));
+  sync();
+  EXPECT_EQ(replicas(), 2);
+}
+
+TEST_F(HpaControllerTest, ScaleDownSelectPolicyMinRemovesTheLeast) {
+  addPods(4, {{"app", 1000, 10}});
+  createHpa({podCpu(60)}, 10, 1, scaleDownPolicies("Min"));
+  sync();
+  EXPECT_EQ(replicas(), 3);
+}
+
+TEST_F(HpaControllerTest, ScaleDownSelectPolicyDisabledNeverScalesDown) {
+  addPods(4, {{"app", 1000, 10}});
+  createHpa({podCpu(60)}, 10, 1, scaleDownPolicies("Disabled"));
+  sync();
+  EXPECT_EQ(replicas(), 4);
+}
+
 TEST_F(HpaControllerTest, MissingContainerBlocksScaleDown) {
   addPods(4, {{"app", 1000, 100}});  // the pod metric wants 1
   api::HpaBehavior b;
@@ -332,6 +446,48 @@ TEST_F(HpaControllerTest, UnreadyPodsCountZeroOnScaleUp) {
   // Ready pods at 200 %, unready ones counted 0: (200 + 200) / 4 = 100 %, ceil(1.67 × 4) = 7.
   // With the unready pods' own 300 % it would be 17 (clamped to 8).
   EXPECT_EQ(replicas(), 7);
+}
+
+TEST_F(HpaControllerTest, UnreadyPodsAtZeroDoNotTurnAScaleUpIntoAScaleDown) {
+  addPod("ready-0", {{"app", 100, 78}});
+  addPod("ready-1", {{"app", 100, 78}});
+  addPod("starting-0", {{"app", 100, 10}}, /*ready=*/false);
+  addPod("starting-1", {{"app", 100, 10}}, /*ready=*/false);
+  createHpa({podCpu(60)}, 10, 1, immediateScaleDown());
+  sync();
+  // The ready pods at 78 % of 60 % alone would want ceil(1.3 × 2) = 3; with the unready pods at
+  // 0 the ratio is 0.65, below 1 where the first was above: the count stays.
+  EXPECT_EQ(replicas(), 4);
+}
+
+TEST_F(HpaControllerTest, MissingPodsCountZeroOnScaleUp) {
+  addPod("pod-0", {{"app", 1000, 840}});
+  addPod("pod-1", {{"app", 1000, 840}});
+  addPod("pod-2", {{"app", 1000, 840}});
+  addPod("no-metrics", {{"app", 1000, 0}}, true, /*withMetrics=*/false);
+  createHpa({podCpu(60)});
+  sync();
+  // 84 % on three pods would want ceil(1.4 × 3) = 5; the missing pod at 0 gives 63 %, a ratio
+  // of 1.05, within the tolerance: 4.
+  EXPECT_EQ(replicas(), 4);
+}
+
+TEST_F(HpaControllerTest, FailedAndDeletingPodsAreIgnored) {
+  addPods(4, {{"app", 1000, 600}});  // at the target
+  addPod("failed", {{"app", 1000, 3000}});
+  addPod("deleting", {{"app", 1000, 3000}});
+  ASSERT_TRUE(state_.pods.modify(kNs, "failed", "", [](api::Pod& p) {
+    p.status.phase = "Failed";
+    return Change::kMetadata;
+  }));
+  ASSERT_TRUE(state_.pods.modify(kNs, "deleting", "", [&](api::Pod& p) {
+    p.metadata.deletionTimestamp = clock_.now();
+    return Change::kMetadata;
+  }));
+  createHpa({podCpu(60)});
+  sync();
+  // The four others are at the target; counted, the two at 300 % would take it to 10.
+  EXPECT_EQ(replicas(), 6);
 }
 
 TEST_F(HpaControllerTest, MissingPodsCountFullOnScaleDown) {
