@@ -63,8 +63,7 @@ TEST(CliBacktestTest, HpaGuardCompareReportsBothRunsSideBySide) {
 
 TEST(CliBacktestTest, NodeOptimisationCompareReportsBothRunsSideBySide) {
   const std::string scenario = (testing::sourceDir() / "examples/scenarios/demo.yaml").string();
-  CommandRun run =
-      runAttune("backtest " + scenario + " --days 0.25 --node-optimisation compare -q");
+  CommandRun run = runAttune("backtest " + scenario + " --days 0.1 --node-optimisation compare -q");
   ASSERT_EQ(run.exitCode, 0) << run.out << run.err;
   EXPECT_NE(run.out.find("attune (node opt off)  attune (node opt on)"), std::string::npos)
       << run.out;
