@@ -35,6 +35,7 @@ struct BacktestOptions {
   std::string policiesOut;
   std::string hpaGuard;
   std::string hpaGuardInterval = "1m";
+  std::string nodeOptimisation;
   bool quiet = false;
 };
 
@@ -119,6 +120,11 @@ int run(const BacktestOptions& o) {
     return kExitUsage;
   }
   request.hpaGuardInterval = *guardInterval;
+  if (!o.nodeOptimisation.empty()) {
+    request.nodeOptimisation = o.nodeOptimisation == "on"        ? NodeOptimisationMode::kOn
+                               : o.nodeOptimisation == "compare" ? NodeOptimisationMode::kCompare
+                                                                 : NodeOptimisationMode::kOff;
+  }
 
   std::string policies;
   if (!o.policiesOut.empty()) {
@@ -186,6 +192,11 @@ void addBacktestCommand(CLI::App& app, int& exitCode) {
       ->check(CLI::IsMember({"on", "off", "compare"}));
   cmd->add_option("--hpa-guard-interval", options->hpaGuardInterval,
                   "Time between two passes of the HPA guard (default 1m)");
+  cmd->add_option("--node-optimisation", options->nodeOptimisation,
+                  "Continuous node optimisation for every policy, with the pod admission webhook's "
+                  "sizing in process: on, off, or compare (the scenario twice, off then on, side "
+                  "by side) (docs/node-optimisation.md)")
+      ->check(CLI::IsMember({"on", "off", "compare"}));
   cmd->add_flag("-q,--quiet", options->quiet, "No progress lines on stderr");
   cmd->callback([options, &exitCode] { exitCode = run(*options); });
 }

@@ -8,7 +8,9 @@
 #include <set>
 
 #include "api/policy/policy_defaults.h"
+#include "cli/simulate_admission.h"
 #include "cli/simulate_scaling.h"
+#include "controller/admission_sizing.h"
 #include "controller/controller.h"
 #include "controller/event_recorder.h"
 #include "controller/hpa_guard.h"
@@ -17,6 +19,7 @@
 #include "metrics/exposition/registry.h"
 #include "metrics/trace/trace_source.h"
 #include "recommend/strategy.h"
+#include "rollout/node_optimisation.h"
 #include "sim/engine/simulation.h"
 #include "sim/telemetry/sim_scalar_query.h"
 
@@ -30,15 +33,17 @@ double bytes(const std::optional<Quantity>& q) {
   return q ? static_cast<double>(q->toBytes().value()) : 0.0;
 }
 
-// A pod's requests and limits summed over its regular containers.
+// A pod's requests and limits summed over its regular containers, and each one's CPU request.
 struct PodResources {
   double cpuRequest = 0, cpuLimit = 0, memoryRequest = 0, memoryLimit = 0;
   bool hasCpuLimit = false, hasMemoryLimit = false;
+  std::vector<std::pair<std::string, double>> containerCpuRequests;  // (name, cores)
 };
 
 PodResources resourcesOf(const api::Pod& pod) {
   PodResources r;
   for (const api::Container& c : pod.spec.containers) {
+    r.containerCpuRequests.emplace_back(c.name, cores(c.resources.requests.cpu));
     r.cpuRequest += cores(c.resources.requests.cpu);
     r.memoryRequest += bytes(c.resources.requests.memory);
     r.cpuLimit += cores(c.resources.limits.cpu);
@@ -68,6 +73,14 @@ class RunMeter {
     if (scaling) scaling_.emplace(sim.scenario());
   }
 
+  // CPU a container used beyond its request, in cores (0 when within it).
+  static double cpuAboveRequest(const PodResources& r, const sim::ContainerRuntime& c) {
+    for (const auto& [name, request] : r.containerCpuRequests) {
+      if (name == c.name) return std::max(0.0, c.cpuUsageCores - request);
+    }
+    return 0;
+  }
+
   void afterTick(Duration dt) {
     const sim::ClusterState& state = sim_.state();
     const double seconds = std::chrono::duration<double>(dt).count();
@@ -76,6 +89,9 @@ class RunMeter {
     if (sample) lastSample_ = now;
     std::map<api::WorkloadRef, report::UsagePoint> cpu;
     std::map<api::WorkloadRef, report::UsagePoint> memory;
+    std::int64_t nodes = 0;
+    state.nodes.forEach([&](const api::Node&) { ++nodes; });
+    nodeSeconds_ += static_cast<double>(nodes) * seconds;
     for (const auto& [uid, runtime] : sim_.kubelet().pods()) {
       // The pod's workload and resources, read again only when the pod changed.
       auto known = pods_.find(uid);
@@ -95,6 +111,7 @@ class RunMeter {
       for (const sim::ContainerRuntime& c : runtime.containers) {
         if (c.sidecar) continue;
         cpuUsed += c.cpuUsageCores;
+        cpuAboveRequestCoreSeconds_ += cpuAboveRequest(current, c) * seconds;
         memoryUsed += static_cast<double>(c.memoryWorkingSet.value());
         // OOM kills and restarts, for the timeline.
         auto& seen = seen_[uid + "/" + c.name];
@@ -168,6 +185,9 @@ class RunMeter {
         ++resizes_.revertedByReason[a.reason];
         break;
       case Kind::kEvicted:
+        if (a.reason == rollout::kNodeMemoryCause || a.reason == rollout::kNodeCpuCause) {
+          ++nodeOptimiserEvictions_;
+        }
         break;  // on the timeline
       case Kind::kSafe:
       case Kind::kViolationKept:
@@ -181,12 +201,24 @@ class RunMeter {
          .detail = a.reason.empty() ? a.detail : a.reason + ": " + a.detail});
   }
 
-  report::SimulationRun finish(std::string strategy, std::string mode, std::string hpaGuard) {
+  // `nodeOptimisation`: "on" or "off" to fill the node optimisation summary (with what the
+  // in-process admission webhook did, `admission`), empty for none.
+  report::SimulationRun finish(std::string strategy, std::string mode, std::string hpaGuard,
+                               std::string nodeOptimisation, const AdmissionCounts& admission) {
     const sim::RunTotals totals = sim_.totals();
     report::SimulationRun run;
     run.strategy = std::move(strategy);
     run.mode = std::move(mode);
     run.hpaGuard = std::move(hpaGuard);
+    if (!nodeOptimisation.empty()) {
+      run.nodeOptimisationSummary = report::NodeOptimisationSummary{
+          .nodeHours = nodeSeconds_ / 3600,
+          .cpuAboveRequestCoreHours = cpuAboveRequestCoreSeconds_ / 3600,
+          .evictions = nodeOptimiserEvictions_,
+          .admissionSized = admission.sized,
+          .admissionUnchanged = admission.unchanged};
+    }
+    run.nodeOptimisation = std::move(nodeOptimisation);
     if (scaling_) {
       run.scaling =
           scaling_->finish(sim_.state(), totals.cpuDemandCoreSeconds - totals.cpuUsedCoreSeconds);
@@ -262,6 +294,9 @@ class RunMeter {
   std::map<std::string, PodView, std::less<>> pods_;  // by pod uid
   std::map<std::string, std::pair<std::uint64_t, std::uint64_t>, std::less<>> seen_;
   std::size_t evictionsSeen_ = 0;
+  double nodeSeconds_ = 0;
+  double cpuAboveRequestCoreSeconds_ = 0;
+  std::int64_t nodeOptimiserEvictions_ = 0;
   Integrals total_;
   std::map<api::WorkloadRef, Integrals> byWorkload_;
   std::map<api::WorkloadRef, report::WorkloadTimeline> timelines_;
@@ -297,12 +332,32 @@ struct SimulatedHpaGuard {
   controller::HpaGuard guard;
 };
 
-// One run; `guarded`: with the HPA guard.
+// `scenario` with spec.nodeOptimization.enabled set to `enabled` in every policy.
+sim::Scenario withNodeOptimisation(sim::Scenario scenario, bool enabled) {
+  for (api::AttunePolicy& p : scenario.policies) {
+    if (!p.spec.nodeOptimization) p.spec.nodeOptimization.emplace();
+    p.spec.nodeOptimization->enabled = enabled;
+  }
+  return scenario;
+}
+
+// One run; `guarded`: with the HPA guard; `nodeOptimised`: every policy with node optimisation
+// on (true, with the pod admission webhook in process) or off (false), or as they are (unset).
 Result<report::SimulationRun> runOne(const SimulateRequest& request, const std::string& strategy,
-                                     bool guarded, const SimulateProgress& progress) {
-  auto sim = sim::Simulation::create(request.scenario);
+                                     bool guarded, std::optional<bool> nodeOptimised,
+                                     const SimulateProgress& progress) {
+  // The webhook's sizing board outlives the simulation whose admission reads it.
+  controller::AdmissionSizing admissionSizing;
+  AdmissionCounts admitted;
+  auto sim = nodeOptimised
+                 ? sim::Simulation::create(withNodeOptimisation(request.scenario, *nodeOptimised))
+                 : sim::Simulation::create(request.scenario);
   if (!sim) return std::unexpected(sim.error());
   sim::Simulation& s = **sim;
+  const bool phase1 = nodeOptimised.value_or(false);
+  // CruiseKube's Phase 1: the controller publishes each pass's sizing and every pod the cluster
+  // creates from then on is reviewed by the pod admission webhook's decision.
+  if (phase1) s.state().setPodAdmission(inProcessPodAdmission(admissionSizing, &admitted));
   metrics::Registry registry;
   controller::Controller controller(
       s.api(), s.metrics(), s.clock(), registry,
@@ -313,15 +368,23 @@ Result<report::SimulationRun> runOne(const SimulateRequest& request, const std::
                                     .throttleThreshold = 0.5,
                                     .historyLimit = 100,
                                     .durationClock = nullptr,
-                                    .resyncPeriod = request.reconcileInterval});
+                                    .resyncPeriod = request.reconcileInterval,
+                                    .oomRecovery = false,
+                                    .oom = {},
+                                    .admissionSizing = phase1 ? &admissionSizing : nullptr});
   Duration step = request.timelineStep;
   if (step <= Duration::zero()) {
     step = std::max<Duration>(request.scenario.tick, request.scenario.duration / 1000);
   }
-  RunMeter meter(s, step, hasScaling(request.scenario) || request.hpaGuard.has_value());
+  RunMeter meter(s, step,
+                 hasScaling(request.scenario) || request.hpaGuard.has_value() ||
+                     request.nodeOptimisation.has_value());
   std::optional<SimulatedHpaGuard> guard;
   if (guarded) guard.emplace(s, request.hpaGuardInterval);
   controller.setObserver([&](const controller::ActionRecord& a) { meter.onAction(a); });
+  std::string runName = strategy;
+  if (request.hpaGuard) runName += guarded ? " (guard on)" : " (guard off)";
+  if (nodeOptimised) runName += *nodeOptimised ? " (node opt on)" : " (node opt off)";
   const Time end = s.end();
   const Duration tick = request.scenario.tick;
   std::int64_t lastDay = -1;
@@ -345,13 +408,16 @@ Result<report::SimulationRun> runOne(const SimulateRequest& request, const std::
     const auto days = (request.scenario.duration + std::chrono::hours(23)) / std::chrono::hours(24);
     if (progress && day != lastDay && day < days) {
       lastDay = day;
-      progress(fmt::format("{}: day {} of {}", strategy, day + 1, days));
+      progress(fmt::format("{}: day {} of {}", runName, day + 1, days));
     }
   }
   if (request.onFinish) request.onFinish(strategy, s);
   std::string guardLabel;
   if (request.hpaGuard) guardLabel = guarded ? "on" : "off";
-  return meter.finish(strategy, modeName(request.scenario, request.mode), std::move(guardLabel));
+  std::string nodeLabel;
+  if (nodeOptimised) nodeLabel = *nodeOptimised ? "on" : "off";
+  return meter.finish(strategy, modeName(request.scenario, request.mode), std::move(guardLabel),
+                      std::move(nodeLabel), admitted);
 }
 
 }  // namespace
@@ -368,11 +434,18 @@ Result<report::SimulationReport> runSimulate(const SimulateRequest& request,
                                .runs = {}};
   std::vector<bool> guards = {request.hpaGuard == HpaGuardMode::kOn};
   if (request.hpaGuard == HpaGuardMode::kCompare) guards = {false, true};
+  std::vector<std::optional<bool>> nodes = {std::nullopt};
+  if (request.nodeOptimisation) {
+    nodes = {*request.nodeOptimisation == NodeOptimisationMode::kOn};
+    if (*request.nodeOptimisation == NodeOptimisationMode::kCompare) nodes = {false, true};
+  }
   for (const std::string& strategy : request.strategies) {
     for (const bool guarded : guards) {
-      auto run = runOne(request, strategy, guarded, progress);
-      if (!run) return std::unexpected(run.error());
-      out.runs.push_back(std::move(*run));
+      for (const std::optional<bool> nodeOptimised : nodes) {
+        auto run = runOne(request, strategy, guarded, nodeOptimised, progress);
+        if (!run) return std::unexpected(run.error());
+        out.runs.push_back(std::move(*run));
+      }
     }
   }
   return out;

@@ -22,6 +22,12 @@ namespace attune::cli {
 // both, one after the other from the same seed, compared side by side.
 enum class HpaGuardMode { kOff, kOn, kCompare };
 
+// Continuous node optimisation (docs/node-optimisation.md) in a backtest: every policy with
+// spec.nodeOptimization off, every policy with it on and the pod admission webhook's sizing
+// (CruiseKube Phase 1) run in process on pod creation, or both runs from the same seed, compared
+// side by side.
+enum class NodeOptimisationMode { kOff, kOn, kCompare };
+
 struct SimulateRequest {
   sim::Scenario scenario;
   std::vector<std::string> strategies{"attune"};  // names recommend::makeStrategy accepts
@@ -34,6 +40,12 @@ struct SimulateRequest {
   // annotated queries answered from the simulation's own history (sim::SimScalarQuery).
   std::optional<HpaGuardMode> hpaGuard;
   Duration hpaGuardInterval = std::chrono::minutes(1);
+  // Unset: the policies as they are, and the runs are not labelled with it. kOff: every policy
+  // gets spec.nodeOptimization.enabled false. kOn: true (evictionRanking kept), the controller
+  // publishes its admission sizing and the simulated cluster's pod creation calls the pod
+  // admission webhook's decision with it (simulate_admission.h). Either way the run's node
+  // optimisation summary and scaling summary are filled.
+  std::optional<NodeOptimisationMode> nodeOptimisation;
   // Time between two points of a workload's timeline; 0 = about 1,000 points over the run.
   Duration timelineStep{0};
   // Called once per strategy with the simulation as it ended (e.g. to write the policies'
@@ -44,8 +56,9 @@ struct SimulateRequest {
 using SimulateProgress = std::function<void(const std::string&)>;
 
 // One simulation per strategy (two with HpaGuardMode::kCompare: without the guard, then with
-// it), each from the same scenario and seed. A run's scaling summary is filled when the scenario
-// has HPAs or service rate changes, or the guard was asked about. Errors: an unknown strategy, a
+// it; twice that with NodeOptimisationMode::kCompare: off, then on), each from the same scenario
+// and seed. A run's scaling summary is filled when the scenario has HPAs or service rate changes,
+// or the guard or node optimisation was asked about. Errors: an unknown strategy, a
 // scenario the simulator cannot build, a kubelet failure, an HPA list failing in the guard.
 Result<report::SimulationReport> runSimulate(const SimulateRequest& request,
                                              const SimulateProgress& progress = {});
@@ -54,7 +67,7 @@ Result<report::SimulationReport> runSimulate(const SimulateRequest& request,
 // single-replica Deployment per trace pod, requesting what the trace provisioned, on enough
 // nodes to hold them, over the trace's span; one AttunePolicy per namespace targeting every
 // Deployment (mode Auto unless `mode` says otherwise, at most 10 resizes in flight, memory
-// decreases allowed).
+// decreases allowed, controlledValues left at the default RequestsOnly).
 Result<sim::Scenario> scenarioFromTrace(const std::filesystem::path& path,
                                         std::optional<api::UpdateMode> mode);
 

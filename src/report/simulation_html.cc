@@ -157,6 +157,13 @@ std::string runSection(const SimulationReport& r, const SimulationRun& s,
       secondsText(s.durationSeconds), s.pods, s.containers, s.workloads.size(),
       s.workloads.size() == 1 ? "" : "s", pctText(s.cpu.savingsPct), pctText(s.memory.savingsPct),
       s.resizes.applied, total(s.resizes.revertedByReason), s.memory.oomKills);
+  if (const auto& n = s.nodeOptimisationSummary) {
+    out += fmt::format(
+        "<p>node optimisation {} · {} node-hours · CPU above request {} core-h · {} evicted by "
+        "the node optimiser · {} pods sized at admission</p>\n",
+        escapeHtml(s.nodeOptimisation), fixedText(n->nodeHours, 2),
+        fixedText(n->cpuAboveRequestCoreHours, 2), n->evictions, n->admissionSized);
+  }
   if (s.workloads.empty()) out += "<p class=\"none\">No workloads.</p>\n";
   for (const WorkloadTimeline& w : s.workloads) out += workloadSection(r, w);
   return out + "</section>\n";

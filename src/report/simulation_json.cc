@@ -106,6 +106,15 @@ Json run(const SimulationRun& s) {
               {"workloads", workloads}};
   if (!s.hpaGuard.empty()) out["hpa_guard"] = s.hpaGuard;
   if (s.scaling) out["scaling"] = scaling(*s.scaling);
+  if (const auto& n = s.nodeOptimisationSummary) {
+    out["node_optimisation"] = {
+        {"enabled", s.nodeOptimisation == "on"},
+        {"node_hours", number(n->nodeHours, 3)},
+        {"cpu_above_request_core_hours", number(n->cpuAboveRequestCoreHours, 3)},
+        {"evictions", n->evictions},
+        {"pods_sized_at_admission", n->admissionSized},
+        {"pods_unchanged_at_admission", n->admissionUnchanged}};
+  }
   return out;
 }
 

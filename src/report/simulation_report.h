@@ -92,11 +92,31 @@ struct ScalingSummary {
   std::vector<RateChangeRecovery> recoveries;
 };
 
+// What continuous node optimisation cost and broke in a run (docs/node-optimisation.md). Filled
+// when it was asked about (`--node-optimisation`), on or off, so the two runs compare.
+struct NodeOptimisationSummary {
+  // Σ nodes × time. The simulated cluster has a fixed node count, so this is the same for every
+  // run of a scenario; the requests (CpuSummary, MemorySummary) are what optimisation changes.
+  double nodeHours = 0;
+  // Σ over containers and time of max(0, CPU used − CPU request): CPU a container took beyond
+  // what it reserved, i.e. from its node's idle CPU.
+  double cpuAboveRequestCoreHours = 0;
+  // Pods the node optimiser evicted (causes NodeMemoryShortage and NodeCPUShortage); the run's
+  // `evictions` counts them among every other eviction.
+  std::int64_t evictions = 0;
+  // Pods the in-process pod admission webhook gave their workload's sizing at creation
+  // ("sized"), and pods it only marked because they already asked for it ("unchanged").
+  std::int64_t admissionSized = 0, admissionUnchanged = 0;
+};
+
 // One strategy (and mode) run over the whole scenario.
 struct SimulationRun {
   std::string strategy, mode;
   // "on" or "off" when the HPA guard was asked about (`--hpa-guard`); empty otherwise.
   std::string hpaGuard;
+  // "on" or "off" when node optimisation was asked about (`--node-optimisation`); empty
+  // otherwise.
+  std::string nodeOptimisation;
   double durationSeconds = 0;
   std::int64_t pods = 0, containers = 0;
   CpuSummary cpu;
@@ -105,6 +125,7 @@ struct SimulationRun {
   std::int64_t restarts = 0, evictions = 0;
   std::vector<WorkloadTimeline> workloads;
   std::optional<ScalingSummary> scaling;
+  std::optional<NodeOptimisationSummary> nodeOptimisationSummary;
 };
 
 struct SimulationReport {
@@ -122,9 +143,9 @@ struct SimulationReport {
 // block and its rows to the comparison.
 std::string renderSimulationTable(const SimulationReport& r);
 // JSON document: scenario, seed, start (RFC 3339), duration_s and per run the totals and, per
-// workload, savings and event counts (not the time series); a run's "hpa_guard" and "scaling"
-// only when set. Keys in a fixed order; amounts rounded to fixed decimals; non-finite numbers
-// are null.
+// workload, savings and event counts (not the time series); a run's "hpa_guard", "scaling" and
+// "node_optimisation" (its summary, "enabled" for on or off) only when set. Keys in a fixed order;
+// amounts rounded to fixed decimals; non-finite numbers are null.
 std::string renderSimulationJson(const SimulationReport& r);
 // One self-contained HTML page (no external resources; works offline): header, comparison
 // table, and per run and workload inline SVG charts of CPU and memory usage against requests

@@ -33,10 +33,12 @@ std::string countWithReasons(std::int64_t n, const char* what,
 }
 
 std::string summary(const SimulationRun& s) {
-  std::string out = fmt::format(
-      "{}{} (mode {}): {} simulated, {} pods, {} containers, {} workload{}\n", s.strategy,
-      s.hpaGuard.empty() ? "" : ", HPA guard " + s.hpaGuard, s.mode, secondsText(s.durationSeconds),
-      s.pods, s.containers, s.workloads.size(), s.workloads.size() == 1 ? "" : "s");
+  std::string out =
+      fmt::format("{}{}{} (mode {}): {} simulated, {} pods, {} containers, {} workload{}\n",
+                  s.strategy, s.hpaGuard.empty() ? "" : ", HPA guard " + s.hpaGuard,
+                  s.nodeOptimisation.empty() ? "" : ", node optimisation " + s.nodeOptimisation,
+                  s.mode, secondsText(s.durationSeconds), s.pods, s.containers, s.workloads.size(),
+                  s.workloads.size() == 1 ? "" : "s");
   std::vector<Row> rows = {
       {"  cpu", fmt::format("requests {} -> {} core-h (savings {}), used {} core-h, throttled {}, "
                             "PSI waiting {} core-s",
@@ -60,6 +62,7 @@ std::string summary(const SimulationRun& s) {
   if (s.scaling) {
     for (Row& line : scalingLines(*s.scaling)) rows.push_back(std::move(line));
   }
+  if (s.nodeOptimisationSummary) rows.push_back(nodeOptimisationLine(s));
   return out + alignedColumns(rows, {});
 }
 

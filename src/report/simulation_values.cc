@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <set>
@@ -77,8 +78,12 @@ std::vector<std::string> runLabels(const SimulationReport& r) {
   for (const SimulationRun& run : r.runs) ++uses[run.strategy];
   std::vector<std::string> out;
   for (const SimulationRun& run : r.runs) {
-    if (!run.hpaGuard.empty()) {
-      out.push_back(run.strategy + " (guard " + run.hpaGuard + ")");
+    if (!run.hpaGuard.empty() || !run.nodeOptimisation.empty()) {
+      std::string variant = run.hpaGuard.empty() ? "" : "guard " + run.hpaGuard;
+      if (!run.nodeOptimisation.empty()) {
+        variant += (variant.empty() ? "" : ", ") + std::string("node opt ") + run.nodeOptimisation;
+      }
+      out.push_back(run.strategy + " (" + variant + ")");
     } else {
       out.push_back(uses[run.strategy] > 1 ? run.strategy + " (" + run.mode + ")" : run.strategy);
     }
@@ -98,7 +103,42 @@ std::vector<MetricRow> comparisonRows(const SimulationReport& r) {
   addByReason(r, "reverted", &ResizeSummary::revertedByReason, rows);
   for (const Metric& m : kTail) add(m);
   addScalingRows(r, rows);
+  addNodeOptimisationRows(r, rows);
   return rows;
+}
+
+void addNodeOptimisationRows(const SimulationReport& r, std::vector<MetricRow>& rows) {
+  using Summary = NodeOptimisationSummary;
+  using Cell = std::string (*)(const Summary&);
+  const bool any = std::any_of(r.runs.begin(), r.runs.end(), [](const SimulationRun& run) {
+    return run.nodeOptimisationSummary.has_value();
+  });
+  if (!any) return;
+  const std::pair<const char*, Cell> metrics[] = {
+      {"node-hours", [](const Summary& s) { return fixedText(s.nodeHours, 2); }},
+      {"CPU above request (core-h)",
+       [](const Summary& s) { return fixedText(s.cpuAboveRequestCoreHours, 2); }},
+      {"evictions by the node optimiser", [](const Summary& s) { return count(s.evictions); }},
+      {"pods sized at admission", [](const Summary& s) { return count(s.admissionSized); }},
+  };
+  for (const auto& [label, cell] : metrics) {
+    MetricRow row{.label = label};
+    for (const SimulationRun& run : r.runs) {
+      row.values.push_back(run.nodeOptimisationSummary ? cell(*run.nodeOptimisationSummary)
+                                                       : std::string("-"));
+    }
+    rows.push_back(std::move(row));
+  }
+}
+
+std::vector<std::string> nodeOptimisationLine(const SimulationRun& run) {
+  const NodeOptimisationSummary& s = run.nodeOptimisationSummary.value();
+  return {"  node optimisation",
+          fmt::format("{}: {} node-hours, CPU above request {} core-h, {} evicted, {} pods sized "
+                      "at admission ({} already sized)",
+                      run.nodeOptimisation.empty() ? "-" : run.nodeOptimisation,
+                      fixedText(s.nodeHours, 2), fixedText(s.cpuAboveRequestCoreHours, 2),
+                      s.evictions, s.admissionSized, s.admissionUnchanged)};
 }
 
 std::string count(std::int64_t n) { return std::to_string(n); }

@@ -19,7 +19,8 @@ struct MetricRow {
 };
 
 // The column heading of each run: its strategy, "strategy (guard on|off)" when the HPA guard was
-// asked about, or "strategy (mode)" when two runs share a strategy.
+// asked about, "strategy (node opt on|off)" when node optimisation was ("strategy (guard on, node
+// opt off)" when both were), or "strategy (mode)" when two runs share a strategy.
 std::vector<std::string> runLabels(const SimulationReport& r);
 // Every metric of every run, in a fixed order; skip and revert reasons get a row each (the
 // union over the runs, sorted), a run without that reason shows 0.
@@ -28,6 +29,12 @@ std::vector<MetricRow> comparisonRows(const SimulationReport& r);
 // The scaling summary's rows (pod-hours, CPU short, per HPA and per rate change), appended by
 // comparisonRows when a run has one; a run without the item shows "-".
 void addScalingRows(const SimulationReport& r, std::vector<MetricRow>& rows);
+// The node optimisation summary's rows (node-hours, CPU above request, evictions by the node
+// optimiser, pods sized at admission), appended by comparisonRows when a run has one; a run
+// without it shows "-".
+void addNodeOptimisationRows(const SimulationReport& r, std::vector<MetricRow>& rows);
+// The line (label, text) of a run's node optimisation summary in its text block.
+std::vector<std::string> nodeOptimisationLine(const SimulationRun& run);
 // The lines (label, text) of a run's scaling summary in its text block.
 std::vector<std::vector<std::string>> scalingLines(const ScalingSummary& s);
 // A time to recover: "3m15s", or "not recovered".

@@ -61,5 +61,17 @@ TEST(CliBacktestTest, HpaGuardCompareReportsBothRunsSideBySide) {
       << interval.err;
 }
 
+TEST(CliBacktestTest, NodeOptimisationCompareReportsBothRunsSideBySide) {
+  const std::string scenario = (testing::sourceDir() / "examples/scenarios/demo.yaml").string();
+  CommandRun run = runAttune("backtest " + scenario + " --days 0.1 --node-optimisation compare -q");
+  ASSERT_EQ(run.exitCode, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("attune (node opt off)  attune (node opt on)"), std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("evictions by the node optimiser"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("attune, node optimisation on (mode"), std::string::npos) << run.out;
+  CommandRun bad = runAttune("backtest " + scenario + " --node-optimisation sometimes");
+  EXPECT_NE(bad.exitCode, 0);
+}
+
 }  // namespace
 }  // namespace attune
