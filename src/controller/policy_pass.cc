@@ -95,8 +95,8 @@ PassResult PolicyPass::finish(const rollout::NodeOptimisation* nodes) {
   // An OOM eviction records a higher memory: its replacement, created as soon as the pod is
   // gone, must be sized with it.
   if (!plan.all<rollout::EvictAction>().empty()) publishAdmissionSizing(&plan);
-  actuate(plan);                                                          // actuate
-  settleStatus(status_, stored_, policy_, recommended_,                   // status
+  actuate(plan);                                         // actuate
+  settleStatus(status_, stored_, policy_, recommended_,  // status
                {.metricsError = metricsError_,
                 .targets = targets_.size(),
                 .resizeBlocked = plan.resizeBlocked},
