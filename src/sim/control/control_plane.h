@@ -26,6 +26,10 @@ class ControlPlane {
   explicit ControlPlane(HpaControllerOptions hpa = {}) : hpas_(hpa) {}
 
   void tick(ClusterState& state, Time now, const PodUsageReader& readUsage = {});
+  // The disruption controller alone, after the kubelet's writes of a tick: upstream's reacts to
+  // every pod change within moments, so a budget's status never lags a pod that just turned
+  // unready by a whole tick (an eviction in between would count that pod as healthy).
+  void syncDisruptionBudgets(ClusterState& state, Time now) const { disruptions_.tick(state, now); }
   // True when the HPA controller would sync at `now`: the tick must run even if nothing
   // changed in the cluster since the last one.
   bool hpaSyncDue(const ClusterState& state, Time now) const { return hpas_.due(state, now); }

@@ -68,6 +68,7 @@ Result<void> Simulation::step() {
   }
   models_.refreshEndpoints(state_);
   if (auto ok = kubelet_.tick(state_, now, tick); !ok) return ok;
+  controlPlane_.syncDisruptionBudgets(state_, now);
   models_.countRequests(now, tick);
   recorder_.record(now, state_, kubelet_.pods(), kubelet_.nodes());
   if (!models_.services().empty()) recorder_.recordRequests(requests());

@@ -390,7 +390,7 @@ TEST_F(CruiseKubeEndToEnd, WebhooksOomRecoveryAndNodeLoadTaintsAgainstARealClust
   // Without the budget, its next kill (inside the 30-minute cooldown) is not evicted either.
   ASSERT_EQ(c_->kubectl("delete pdb -n apps guarded").exitCode, 0);
   std::optional<Time> secondKill;
-  ASSERT_TRUE(c_->waitFor(5min, [&] {
+  ASSERT_TRUE(c_->waitFor(7min, [&] {
     const auto pod = onlyPod("guarded");
     if (!pod || lastOomKill(*pod).empty() || lastOomKill(*pod) == firstKill) return false;
     secondKill = timeAt(json(lastOomKill(*pod)));

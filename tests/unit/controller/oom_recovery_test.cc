@@ -77,9 +77,7 @@ TEST(OomRecoveryTest, AnOomKilledPodIsEvictedWithinOnePassAndItsMemoryRecorded) 
 }
 
 TEST(OomRecoveryTest, APodDisruptionBudgetKeepsThePod) {
-  // A budget no eviction can meet: three pods must stay available and there are two. (With
-  // minAvailable 2 the OOM-killed pod would go: it is not Ready right after the kill, and
-  // IfHealthyBudget lets an unready pod of a budget last seen healthy be evicted, as upstream.)
+  // A budget no eviction can meet: three pods must stay available and there are two.
   ScenarioHarness h(
       leakingScenario({},
                       "  podDisruptionBudgets:\n  - namespace: apps\n    name: leaky\n"
@@ -100,6 +98,24 @@ TEST(OomRecoveryTest, APodDisruptionBudgetKeepsThePod) {
   for (std::size_t i = 0; i < after.size(); ++i) {
     EXPECT_EQ(after[i].metadata.name, before[i].metadata.name);
   }
+}
+
+TEST(OomRecoveryTest, ABudgetThatTheKilledPodWouldBreakKeepsIt) {
+  // Every pod must stay available. The pod just OOM-killed is not Ready, so the budget is not
+  // healthy and IfHealthyBudget does not let it go either: its status follows the kill at once,
+  // as upstream's disruption controller does, not a tick later.
+  ScenarioHarness h(
+      leakingScenario({},
+                      "  podDisruptionBudgets:\n  - namespace: apps\n    name: leaky\n"
+                      "    minAvailable: 2\n"
+                      "    selector: {matchLabels: {app.kubernetes.io/name: leaky}}\n"),
+      withOomRecovery());
+  ASSERT_TRUE(h.usable());
+  ASSERT_TRUE(
+      h.runUntil([&] { return !h.events(rollout::kEvictionBlockedReason).empty(); }, minutes(60)));
+  h.runMinutes(10);
+  EXPECT_TRUE(h.events(rollout::kEvictedReason).empty());
+  EXPECT_GE(h.metric(kBlocked).value_or(0), 1);
 }
 
 TEST(OomRecoveryTest, AnOptedOutWorkloadIsNeverEvicted) {
