@@ -129,6 +129,40 @@ TEST(NodeOptimisationScenarioTest, APodTheNodeCannotHoldIsEvictedThroughTheEvict
   EXPECT_EQ(cpuRequest(h.pod("apps", "db")), 3000_m);
 }
 
+TEST(NodeOptimisationScenarioTest, EvictionsFollowTheRankingLowThenMediumThenHigh) {
+  // An unoptimised pod holds 3 of the node's 4 cores; three optimised workloads use 600m each
+  // (1.8 cores in the one core left). Low goes first, then Medium; then High fits and stays.
+  // Their names sort in another order (high, low, medium).
+  std::string workloads = workloadYaml({.name = "db",
+                                        .requests = "{cpu: \"3\", memory: 1Gi}",
+                                        .limits = "",
+                                        .model = "{kind: steady, cpuCores: 100m, memoryBytes: "
+                                                 "100Mi, noise: 0}"});
+  std::string policies;
+  for (const std::string ranking : {"High", "Low", "Medium"}) {
+    std::string name = ranking;
+    name[0] = static_cast<char>(name[0] - 'A' + 'a');
+    workloads += workloadYaml(
+        {.name = name,
+         .requests = "{cpu: 200m, memory: 256Mi}",
+         .limits = "{memory: 1Gi}",
+         .model = "{kind: steady, cpuCores: 600m, memoryBytes: 100Mi, noise: 0}",
+         .workloadExtra = "    annotations: {attune.io/eviction-ranking: " + ranking + "}\n"});
+    policies += optimisedPolicy(name);
+  }
+  ScenarioHarness h(scenarioYaml(workloads, policies, {}, kSmallNode));
+  ASSERT_TRUE(h.usable());
+  ASSERT_TRUE(
+      h.runUntil([&] { return h.events(rollout::kEvictedReason).size() >= 2; }, minutes(60)));
+  const auto evicted = h.events(rollout::kEvictedReason);
+  EXPECT_EQ(evicted[0].involvedObject.name.rfind("low-", 0), 0u) << evicted[0].involvedObject.name;
+  EXPECT_EQ(evicted[1].involvedObject.name.rfind("medium-", 0), 0u)
+      << evicted[1].involvedObject.name;
+  for (const api::Event& e : evicted) {
+    EXPECT_NE(e.involvedObject.name.rfind("high-", 0), 0u) << "High was evicted";
+  }
+}
+
 TEST(NodeOptimisationScenarioTest, APodUnderObservationIsNotEvicted) {
   // The memory resize of the first minutes is observed for an hour: no eviction before it ends.
   ScenarioHarness h(
