@@ -163,6 +163,41 @@ TEST(NodeOptimisationScenarioTest, EvictionsFollowTheRankingLowThenMediumThenHig
   }
 }
 
+// The one core left beside `db` (3 of the node's 4) for two optimised workloads of one ranking,
+// `calm` and `spiky`, each with its usage model.
+std::string twoLowPods(const std::string& calmModel, const std::string& spikyModel) {
+  std::string workloads = workloadYaml({.name = "db",
+                                        .requests = "{cpu: \"3\", memory: 6Gi}",
+                                        .limits = "",
+                                        .model = "{kind: steady, cpuCores: 100m, memoryBytes: "
+                                                 "100Mi, noise: 0}"});
+  std::string policies;
+  for (const auto& [name, model] :
+       {std::pair{std::string("calm"), calmModel}, std::pair{std::string("spiky"), spikyModel}}) {
+    workloads +=
+        workloadYaml({.name = name,
+                      .requests = "{cpu: 200m, memory: 256Mi}",
+                      .limits = "{memory: 2Gi}",
+                      .model = model,
+                      .workloadExtra = "    annotations: {attune.io/eviction-ranking: Low}\n"});
+    policies += optimisedPolicy(name);
+  }
+  return scenarioYaml(workloads, policies, {}, kSmallNode);
+}
+
+TEST(NodeOptimisationScenarioTest, ATieInRankingEvictsTheLargerHeadroomFirst) {
+  // Both use 600m most of the time; `spiky` peaks at 1.2 cores. 1.2 cores of bases plus the
+  // largest headroom do not fit in one core: the larger headroom goes, though `calm` sorts first.
+  ScenarioHarness h(
+      twoLowPods("{kind: steady, cpuCores: 600m, memoryBytes: 100Mi, noise: 0}",
+                 "{kind: bursty, cpuCores: 600m, memoryBytes: 100Mi, spikeProbability: 0.05, "
+                 "spikeFactor: 2, noise: 0}"));
+  ASSERT_TRUE(h.usable());
+  ASSERT_TRUE(h.runUntil([&] { return !h.events(rollout::kEvictedReason).empty(); }, minutes(60)));
+  const api::Event first = h.events(rollout::kEvictedReason)[0];
+  EXPECT_EQ(first.involvedObject.name.rfind("spiky-", 0), 0u) << first.involvedObject.name;
+}
+
 TEST(NodeOptimisationScenarioTest, APodUnderObservationIsNotEvicted) {
   // The memory resize of the first minutes is observed for an hour: no eviction before it ends.
   ScenarioHarness h(
