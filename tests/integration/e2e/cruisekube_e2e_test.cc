@@ -41,7 +41,7 @@ using namespace std::chrono_literals;
 using nlohmann::json;
 using testing::at;
 
-constexpr int kReconcileSeconds = 5;
+constexpr int kReconcileSeconds = 5;  // SimCluster::controllerArgv
 
 // Three leaking workloads grow 100Mi a minute from 100Mi and are OOM-killed at their 400Mi
 // limit about three minutes after each (re)start; `web` is steady and over-provisioned; `hog`
@@ -199,39 +199,12 @@ class CruiseKubeEndToEnd : public ::testing::Test {
   }
 
   void startController() {
-    controller_ = c_->spawn({ATTUNE_BINARY,
-                             "controller",
-                             "--kubeconfig",
-                             c_->kubeconfig(),
-                             "--prometheus-url",
-                             c_->prometheusAddress(),
-                             "--metrics-address",
-                             "127.0.0.1:" + std::to_string(metricsPort_),
-                             "--reconcile-interval",
-                             std::to_string(kReconcileSeconds) + "s",
-                             "--scrape-interval",
-                             "1s",
-                             "--throttle-window",
-                             "30s",
-                             "--leader-election-namespace",
-                             "apps",
-                             "--lease-duration",
-                             "4s",
-                             "--renew-deadline",
-                             "3s",
-                             "--retry-period",
-                             "1s",
-                             "--webhook-address",
-                             "127.0.0.1:" + std::to_string(webhookPort_),
-                             "--webhook-namespace",
-                             "attune-system",
-                             "--webhook-cert-extra-name",
-                             "127.0.0.1",
-                             "--oom-recovery",
-                             "--node-load-taints",
-                             "--log-format",
-                             "json"},
-                            "controller.log");
+    controller_ = c_->spawn(
+        c_->controllerArgv(metricsPort_,
+                           {"--webhook-address", "127.0.0.1:" + std::to_string(webhookPort_),
+                            "--webhook-namespace", "attune-system", "--webhook-cert-extra-name",
+                            "127.0.0.1", "--oom-recovery", "--node-load-taints"}),
+        "controller.log");
     ASSERT_TRUE(controller_->running());
   }
 

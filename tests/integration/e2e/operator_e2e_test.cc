@@ -140,32 +140,8 @@ class OperatorEndToEnd : public ::testing::Test {
   // Starts `attune controller` (its log: controller-<n>.log).
   void startController() {
     ++controllers_;
-    controller_ = cluster_->spawn(
-        std::vector<std::string>{ATTUNE_BINARY,
-                                 "controller",
-                                 "--kubeconfig",
-                                 kubeconfig_,
-                                 "--prometheus-url",
-                                 cluster_->prometheusAddress(),
-                                 "--metrics-address",
-                                 "127.0.0.1:" + std::to_string(testing::freeLocalPort()),
-                                 "--reconcile-interval",
-                                 "5s",
-                                 "--scrape-interval",
-                                 "1s",
-                                 "--throttle-window",
-                                 "30s",
-                                 "--leader-election-namespace",
-                                 "apps",
-                                 "--lease-duration",
-                                 "4s",
-                                 "--renew-deadline",
-                                 "3s",
-                                 "--retry-period",
-                                 "1s",
-                                 "--log-format",
-                                 "json"},
-        "controller-" + std::to_string(controllers_) + ".log");
+    controller_ = cluster_->spawn(cluster_->controllerArgv(testing::freeLocalPort()),
+                                  "controller-" + std::to_string(controllers_) + ".log");
     ASSERT_TRUE(controller_->running());
   }
   std::string controllerLogs() const {

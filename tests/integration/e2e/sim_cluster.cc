@@ -101,6 +101,36 @@ bool SimCluster::waitFor(Duration limit, const std::function<bool()>& done) {
   return done();
 }
 
+std::vector<std::string> SimCluster::controllerArgv(int metricsPort,
+                                                    const std::vector<std::string>& extra) const {
+  std::vector<std::string> argv{ATTUNE_BINARY,
+                                "controller",
+                                "--kubeconfig",
+                                kubeconfig_,
+                                "--prometheus-url",
+                                prometheusAddress(),
+                                "--metrics-address",
+                                "127.0.0.1:" + std::to_string(metricsPort),
+                                "--reconcile-interval",
+                                "5s",
+                                "--scrape-interval",
+                                "1s",
+                                "--throttle-window",
+                                "30s",
+                                "--leader-election-namespace",
+                                "apps",
+                                "--lease-duration",
+                                "4s",
+                                "--renew-deadline",
+                                "3s",
+                                "--retry-period",
+                                "1s",
+                                "--log-format",
+                                "json"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  return argv;
+}
+
 std::unique_ptr<ChildProcess> SimCluster::spawn(const std::vector<std::string>& argv,
                                                 const std::string& logName) const {
   return std::make_unique<ChildProcess>(argv, dir_.path() / logName);

@@ -54,6 +54,12 @@ class SimCluster {
   std::unique_ptr<ChildProcess> spawn(const std::vector<std::string>& argv,
                                       const std::string& logName) const;
 
+  // The command line of `attune controller` against this cluster as the e2e suites run it: the
+  // kubeconfig, this Prometheus, /metrics on `metricsPort`, a pass every 5 s, 1 s scrapes with a
+  // 30 s throttle window, fast leader election on a Lease in `apps`, JSON logs; then `extra`.
+  std::vector<std::string> controllerArgv(int metricsPort,
+                                          const std::vector<std::string>& extra = {}) const;
+
   SystemClock& clock() { return clock_; }
 
  private:
