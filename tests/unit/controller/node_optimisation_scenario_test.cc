@@ -198,6 +198,26 @@ TEST(NodeOptimisationScenarioTest, ATieInRankingEvictsTheLargerHeadroomFirst) {
   EXPECT_EQ(first.involvedObject.name.rfind("spiky-", 0), 0u) << first.involvedObject.name;
 }
 
+TEST(NodeOptimisationScenarioTest, MemoryIsMadeToFitBeforeCpu) {
+  // Neither resource fits in what `db` leaves (1 core, 2Gi). `calm` has the larger CPU headroom,
+  // `spiky` the larger memory headroom. Memory first: `spiky` is evicted for memory (then `calm`
+  // for CPU). CPU first would evict `calm` alone, after which memory fits.
+  ScenarioHarness h(
+      twoLowPods("{kind: bursty, cpuCores: 600m, memoryBytes: 900Mi, spikeProbability: 0.2, "
+                 "spikeFactor: 2, spikeMemoryFactor: 1, noise: 0}",
+                 "{kind: bursty, cpuCores: 600m, memoryBytes: 900Mi, spikeProbability: 0.2, "
+                 "spikeFactor: 1, spikeMemoryFactor: 2, noise: 0}"));
+  ASSERT_TRUE(h.usable());
+  ASSERT_TRUE(h.runUntil([&] { return !h.events(rollout::kEvictedReason).empty(); }, minutes(60)));
+  bool spikyForMemory = false;
+  for (const api::Event& e : h.events(rollout::kEvictedReason)) {
+    if (e.involvedObject.name.rfind("spiky-", 0) == 0) {
+      spikyForMemory |= e.message.find("optimised pods' memory") != std::string::npos;
+    }
+  }
+  EXPECT_TRUE(spikyForMemory);
+}
+
 TEST(NodeOptimisationScenarioTest, APodUnderObservationIsNotEvicted) {
   // The memory resize of the first minutes is observed for an hour: no eviction before it ends.
   ScenarioHarness h(
