@@ -266,9 +266,6 @@ Result<void> buildCluster(const Scenario& scenario, ClusterState& state, ModelRe
   }
   std::set<std::string, std::less<>> namespaces(scenario.namespaces.begin(),
                                                 scenario.namespaces.end());
-  // Every cluster has `default`: among others, Events about cluster-scoped objects (a Node's
-  // NodeOverloaded) are written there.
-  namespaces.insert("default");
   for (const WorkloadScenario& w : scenario.workloads) namespaces.insert(w.namespace_);
   for (const auto& o : scenario.limitRanges) namespaces.insert(o.metadata.namespace_);
   for (const auto& o : scenario.resourceQuotas) namespaces.insert(o.metadata.namespace_);

@@ -75,6 +75,12 @@ Result<std::unique_ptr<SimServer>> SimServer::start(std::unique_ptr<Simulation> 
   if (options.authenticate) {
     server->token_ = options.token.empty() ? randomToken() : options.token;
   }
+  // Every API server has `default`: among others, Events about cluster-scoped objects (a Node's
+  // NodeOverloaded) are written there. Only here, not in every simulation: an extra object would
+  // shift the generated pod names, and with them the seeded usage of an in-process run.
+  if (auto ns = simulation->state().ensureNamespace("default"); !ns) {
+    return std::unexpected(ns.error());
+  }
   server->host_ = std::make_unique<SimHost>(std::move(simulation), wall, server->tickInterval_);
 
   HttpServerOptions http;
