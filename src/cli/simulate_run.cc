@@ -89,9 +89,7 @@ class RunMeter {
     if (sample) lastSample_ = now;
     std::map<api::WorkloadRef, report::UsagePoint> cpu;
     std::map<api::WorkloadRef, report::UsagePoint> memory;
-    std::int64_t nodes = 0;
-    state.nodes.forEach([&](const api::Node&) { ++nodes; });
-    nodeSeconds_ += static_cast<double>(nodes) * seconds;
+    nodeSeconds_ += static_cast<double>(state.nodes.size()) * seconds;
     for (const auto& [uid, runtime] : sim_.kubelet().pods()) {
       // The pod's workload and resources, read again only when the pod changed.
       auto known = pods_.find(uid);

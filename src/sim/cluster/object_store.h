@@ -3,6 +3,7 @@
 // is stamped with a new resourceVersion. Not thread-safe.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -76,6 +77,8 @@ class ObjectStore {
   // records changes (the REST server's watch log) without taking the owner's observer.
   void setWatchObserver(Observer observer) { watchObserver_ = std::move(observer); }
 
+  // The number of stored objects.
+  std::size_t size() const { return objects_.size(); }
   // The stored object, or nullptr. The pointer is valid until the next write to this store.
   const T* find(std::string_view ns, std::string_view name) const {
     auto it = objects_.find(key(ns, name));
