@@ -262,7 +262,7 @@ struct ServeCliOptions {
   double faultRate = 0;
   std::uint64_t faultSeed = 1;
   std::string faults = "all";
-  std::string webhookHost = "127.0.0.1";
+  std::string webhookHost = std::string(sim::serve::kDefaultWebhookHost);
 };
 
 // Blocks until SIGINT or SIGTERM (returning 0) or until the simulation fails (returning 1).

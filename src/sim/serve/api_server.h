@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "sim/serve/fault_mode.h"
 #include "sim/serve/list_pager.h"
@@ -25,6 +26,10 @@
 #include "sim/serve/watch_log.h"
 
 namespace attune::sim::serve {
+
+// Where webhooks registered with a clientConfig.service are called by default: an operator
+// running beside the simulator.
+inline constexpr std::string_view kDefaultWebhookHost = "127.0.0.1";
 
 struct ApiServerOptions {
   // Every request outside /healthz, /livez, /readyz, /metrics and /version must carry
@@ -40,7 +45,7 @@ struct ApiServerOptions {
   // The host a webhook's clientConfig.service is reached at (there is no cluster DNS): the
   // admission webhooks registered with Mutating- and ValidatingWebhookConfigurations are called
   // at https://<webhookHost>:<service port><path>, or at clientConfig.url.
-  std::string webhookHost = "127.0.0.1";
+  std::string webhookHost = std::string(kDefaultWebhookHost);
 };
 
 class ApiServer {

@@ -37,7 +37,7 @@ struct ServeOptions {
   FaultModeOptions faults;
   // Where webhooks registered with a clientConfig.service are called
   // (ApiServerOptions::webhookHost).
-  std::string webhookHost = ApiServerOptions{}.webhookHost;
+  std::string webhookHost = std::string(kDefaultWebhookHost);
   // Changes kept for watches and continue tokens (ApiServerOptions::watchLogCapacity).
   std::size_t watchLogCapacity = ApiServerOptions{}.watchLogCapacity;
 };
