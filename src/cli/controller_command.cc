@@ -155,7 +155,12 @@ class WebhookServer {
         {.host = s.webhookAddress->host,
          .port = s.webhookAddress->port,
          .currentTls = [c = out->certificates_.get()] { return c->current(); },
-         .ioTimeout = std::chrono::seconds(10)},
+         // An AdmissionReview carries the object and the old object: the API server's 3 MiB
+         // request limit covers both. The API server gives up after timeoutSeconds (at most 30 s).
+         .limits = {.maxBodyBytes = 4 * 1024 * 1024},
+         .headerTimeout = std::chrono::seconds(10),
+         .requestTimeout = std::chrono::seconds(10),
+         .writeTimeout = std::chrono::seconds(10)},
         [e = &out->endpoints_](const http::server::HttpRequest& r) { return e->serve(r); });
     if (!server) {
       log.error("cannot serve the webhook address", {{"error", server.error().toString()}});

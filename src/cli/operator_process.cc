@@ -169,8 +169,9 @@ Wait shutdownSignals() {
 Result<std::unique_ptr<http::server::HttpServer>> serveEndpoints(const ListenAddress& address,
                                                                  OperatorEndpoints& endpoints,
                                                                  Logger& log) {
+  // Scrapes and probes are small GETs: a small body limit.
   auto server = http::server::HttpServer::start(
-      {address.host, address.port, nullptr},
+      {.host = address.host, .port = address.port, .limits = {.maxBodyBytes = 64 * 1024}},
       [&endpoints](const http::server::HttpRequest& r) { return endpoints.serve(r); });
   if (!server) {
     log.error("cannot serve the metrics address", {{"error", server.error().toString()}});

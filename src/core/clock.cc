@@ -1,5 +1,7 @@
 #include "core/clock.h"
 
+#include "core/clock_monotonic.h"
+
 #include <thread>
 
 namespace attune {
@@ -7,6 +9,8 @@ namespace attune {
 Time SystemClock::now() const {
   return std::chrono::time_point_cast<Duration>(std::chrono::system_clock::now());
 }
+
+MonotonicTime monotonicNow() { return std::chrono::steady_clock::now(); }
 
 void SystemClock::sleepFor(Duration d) {
   if (d > Duration::zero()) std::this_thread::sleep_for(d);

@@ -1,5 +1,7 @@
 #include "http/http_server.h"
 
+#include "core/clock_monotonic.h"
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -12,32 +14,62 @@
 
 #include <fcntl.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstdint>
 #include <cstring>
 
 namespace attune::http::server {
+
+namespace {
+
+void setTimeout(int fd, int option, std::chrono::milliseconds timeout) {
+  // A zero timeval means "no timeout" to the kernel: wait at least a millisecond.
+  const auto ms = std::max<std::int64_t>(timeout.count(), 1);
+  timeval tv{};
+  tv.tv_sec = static_cast<time_t>(ms / 1000);
+  tv.tv_usec = static_cast<suseconds_t>((ms % 1000) * 1000);
+  ::setsockopt(fd, SOL_SOCKET, option, &tv, sizeof tv);
+}
+
+}  // namespace
 
 struct HttpServer::Connection {
   int fd = -1;
   SSL* ssl = nullptr;
   std::thread thread;
   std::atomic<bool> done{false};
+  std::mutex state;   // guards busy against stop()
+  bool busy = false;  // a request is being handled or answered
+  bool timedOut = false;
 
   ~Connection() {
     if (ssl != nullptr) SSL_free(ssl);
     if (fd >= 0) ::close(fd);
   }
 
-  // Up to `size` bytes; 0 at end of stream or on error.
-  std::size_t readSome(char* buf, std::size_t size) {
+  // Up to `size` bytes, waiting until `deadline` at most; 0 at end of stream, on error or at the
+  // deadline (then timedOut is set).
+  std::size_t readSome(char* buf, std::size_t size, MonotonicTime deadline) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - monotonicNow());
+    if (left.count() <= 0 && (ssl == nullptr || SSL_pending(ssl) == 0)) {
+      timedOut = true;
+      return 0;
+    }
+    setTimeout(fd, SO_RCVTIMEO, left);
     if (ssl != nullptr) {
       const int n = SSL_read(ssl, buf, static_cast<int>(size));
-      return n > 0 ? static_cast<std::size_t>(n) : 0;
+      if (n > 0) return static_cast<std::size_t>(n);
+      timedOut = errno == EAGAIN || errno == EWOULDBLOCK;
+      ERR_clear_error();
+      return 0;
     }
     while (true) {
       const ssize_t n = ::recv(fd, buf, size, 0);
       if (n < 0 && errno == EINTR) continue;
+      if (n < 0) timedOut = errno == EAGAIN || errno == EWOULDBLOCK;
       return n > 0 ? static_cast<std::size_t>(n) : 0;
     }
   }
@@ -46,7 +78,10 @@ struct HttpServer::Connection {
     while (!data.empty()) {
       if (ssl != nullptr) {
         const int n = SSL_write(ssl, data.data(), static_cast<int>(data.size()));
-        if (n <= 0) return false;
+        if (n <= 0) {
+          ERR_clear_error();
+          return false;
+        }
         data.remove_prefix(static_cast<std::size_t>(n));
         continue;
       }
@@ -56,6 +91,20 @@ struct HttpServer::Connection {
       data.remove_prefix(static_cast<std::size_t>(n));
     }
     return true;
+  }
+
+  // Sends an error response and closes gracefully: the write side first, then what the client
+  // still sends is read and dropped for a moment (bounded), so that closing with unread bytes
+  // does not reset the connection before the client has read the response.
+  void refuseAndClose(int status, std::string_view why) {
+    HttpResponse response = textResponse(status, std::string(why) + "\n");
+    writeAll(formatResponseHead(response, false) + response.body);
+    if (ssl != nullptr) SSL_shutdown(ssl);
+    ::shutdown(fd, SHUT_WR);
+    setTimeout(fd, SO_RCVTIMEO, std::chrono::milliseconds(200));
+    char sink[16 * 1024];
+    for (int i = 0; i < 16 && ::recv(fd, sink, sizeof sink, 0) > 0; ++i) {
+    }
   }
 };
 
@@ -86,14 +135,6 @@ Error unavailable(std::string message) {
   message += ": ";
   message += std::strerror(errno);
   return Error{ErrorCode::kUnavailable, std::move(message), {}};
-}
-
-void setIoTimeout(int fd, std::chrono::milliseconds timeout) {
-  timeval tv{};
-  tv.tv_sec = static_cast<time_t>(timeout.count() / 1000);
-  tv.tv_usec = static_cast<suseconds_t>((timeout.count() % 1000) * 1000);
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
 }
 
 }  // namespace
@@ -172,8 +213,20 @@ void HttpServer::stop() {
   if (acceptThread_.joinable()) acceptThread_.join();
   std::list<std::unique_ptr<Connection>> connections;
   {
-    std::lock_guard lock(mutex_);
-    for (auto& c : connections_) ::shutdown(c->fd, SHUT_RDWR);
+    std::unique_lock lock(mutex_);
+    // Connections waiting for a request close now; those handling one finish it first.
+    for (auto& c : connections_) {
+      std::lock_guard state(c->state);
+      if (!c->busy) ::shutdown(c->fd, SHUT_RDWR);
+    }
+    const auto allDone = [this] {
+      return std::all_of(connections_.begin(), connections_.end(),
+                         [](const auto& c) { return c->done.load(); });
+    };
+    finished_.wait_for(lock, options_.drainTimeout, allDone);
+    for (auto& c : connections_) {
+      if (!c->done.load()) ::shutdown(c->fd, SHUT_RDWR);
+    }
     connections.swap(connections_);
   }
   for (auto& c : connections) {
@@ -199,6 +252,18 @@ void HttpServer::reapFinished() {
   }
 }
 
+void HttpServer::refuse(int fd) {
+  // Plain text only: a TLS client would not understand it, so a TLS listener just closes.
+  if (options_.tls == nullptr && !options_.currentTls) {
+    HttpResponse busy = textResponse(503, "too many connections\n");
+    busy.headers.emplace_back("Retry-After", "1");
+    const std::string out = formatResponseHead(busy, false) + busy.body;
+    [[maybe_unused]] ssize_t n = ::send(fd, out.data(), out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    ::shutdown(fd, SHUT_WR);
+  }
+  ::close(fd);
+}
+
 void HttpServer::acceptLoop() {
   while (!stopping_.load()) {
     pollfd fds[2] = {{listenFd_, POLLIN, 0}, {wakeRead_, POLLIN, 0}};
@@ -208,24 +273,36 @@ void HttpServer::acceptLoop() {
     if ((fds[0].revents & POLLIN) == 0) continue;
     const int fd = ::accept4(listenFd_, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) continue;
+    reapFinished();
+    std::lock_guard lock(mutex_);
+    if (stopping_.load()) {
+      ::close(fd);
+      break;
+    }
+    if (connections_.size() >= options_.maxConnections) {
+      refuse(fd);
+      continue;
+    }
     const int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    if (options_.ioTimeout) setIoTimeout(fd, *options_.ioTimeout);
-    reapFinished();
     auto connection = std::make_unique<Connection>();
     connection->fd = fd;
     Connection* c = connection.get();
-    std::lock_guard lock(mutex_);
-    if (stopping_.load()) break;  // `connection` closes the socket
     connections_.push_back(std::move(connection));
     c->thread = std::thread([this, c] {
       serve(*c);
-      c->done.store(true);
+      {
+        std::lock_guard done(mutex_);
+        c->done.store(true);
+      }
+      finished_.notify_all();
     });
   }
 }
 
 void HttpServer::serve(Connection& c) {
+  setTimeout(c.fd, SO_SNDTIMEO, options_.writeTimeout);
+  MonotonicTime waitingSince = monotonicNow();  // for the next request's first byte
   std::shared_ptr<const TlsServerContext> current;
   const TlsServerContext* tls = options_.tls;
   if (options_.currentTls) {
@@ -233,44 +310,68 @@ void HttpServer::serve(Connection& c) {
     tls = current.get();
   }
   if (tls != nullptr) {
+    setTimeout(c.fd, SO_RCVTIMEO, options_.headerTimeout);
     c.ssl = SSL_new(tls->context());
     if (c.ssl == nullptr || SSL_set_fd(c.ssl, c.fd) != 1 || SSL_accept(c.ssl) != 1) {
       ERR_clear_error();
       return;
     }
   }
+  RequestParser parser(options_.limits);
   std::string buffer;
   char chunk[16 * 1024];
+  bool first = true;             // the connection's first request
+  MonotonicTime requestStart{};  // the current request's first byte
   while (!stopping_.load()) {
-    ParsedRequest parsed = parseRequest(buffer, options_.maxBodyBytes);
+    ParsedRequest parsed = parser.next(buffer);
     if (parsed.outcome == ParseOutcome::kIncomplete) {
-      const std::size_t n = c.readSome(chunk, sizeof chunk);
-      if (n == 0) break;
+      MonotonicTime deadline;
+      if (buffer.empty()) {
+        deadline = waitingSince + (first ? options_.headerTimeout : options_.idleTimeout);
+      } else {
+        deadline = requestStart +
+                   (parser.headComplete() ? options_.requestTimeout : options_.headerTimeout);
+      }
+      const std::size_t n = c.readSome(chunk, sizeof chunk, deadline);
+      if (n == 0) {
+        if (c.timedOut && !buffer.empty()) c.refuseAndClose(408, "request timed out");
+        break;
+      }
+      if (buffer.empty()) requestStart = monotonicNow();
       buffer.append(chunk, n);
       continue;
     }
     if (parsed.outcome == ParseOutcome::kInvalid) {
-      HttpResponse response;
-      response.status = parsed.errorStatus;
-      response.contentType = "text/plain";
-      response.body = parsed.error + "\n";
-      c.writeAll(formatResponseHead(response, false) + response.body);
+      c.refuseAndClose(parsed.errorStatus, parsed.error);
       break;
     }
     buffer.erase(0, parsed.consumed);
+    if (!buffer.empty()) requestStart = monotonicNow();  // a pipelined request
+    first = false;
+    {
+      std::lock_guard state(c.state);
+      if (stopping_.load()) break;
+      c.busy = true;
+    }
     HttpResponse response = handler_(parsed.request);
     if (response.abort) break;
     const bool keepAlive = parsed.request.keepAlive() && !response.close && !stopping_.load();
+    bool ok = true;
     if (!response.stream) {
       std::string out = formatResponseHead(response, keepAlive);
       if (parsed.request.method != "HEAD") out += response.body;
-      if (!c.writeAll(out) || !keepAlive) break;
-      continue;
+      ok = c.writeAll(out);
+    } else if ((ok = c.writeAll(formatResponseHead(response, keepAlive)))) {
+      ConnectionSink sink([&c](std::string_view data) { return c.writeAll(data); }, stopping_);
+      response.stream(sink);
+      ok = !sink.failed() && c.writeAll(encodeChunk({}));
     }
-    if (!c.writeAll(formatResponseHead(response, keepAlive))) break;
-    ConnectionSink sink([&c](std::string_view data) { return c.writeAll(data); }, stopping_);
-    response.stream(sink);
-    if (sink.failed() || !c.writeAll(encodeChunk({})) || !keepAlive) break;
+    {
+      std::lock_guard state(c.state);
+      c.busy = false;
+      if (!ok || !keepAlive || stopping_.load()) break;
+    }
+    waitingSince = monotonicNow();
   }
   if (c.ssl != nullptr) SSL_shutdown(c.ssl);
   ::shutdown(c.fd, SHUT_RDWR);

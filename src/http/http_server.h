@@ -1,10 +1,13 @@
 // A small HTTP/1.1 server over POSIX sockets, optionally with TLS: one accept thread and one
 // thread per connection. Connections are kept alive between requests; responses carry a
-// Content-Length or are streamed with chunked encoding (watch streams).
+// Content-Length or are streamed with chunked encoding (watch streams). Every request is
+// bounded in size and time, the number of connections is capped, and stop() drains requests in
+// flight (docs/http-server.md says why the server is ours and what each limit guards).
 #pragma once
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <functional>
 #include <list>
@@ -29,10 +32,27 @@ struct HttpServerOptions {
   // keeps for its life: a rotated certificate serves the next connections. Called on the
   // accepting connection's thread; must be thread-safe and return non-null.
   std::function<std::shared_ptr<const TlsServerContext>()> currentTls;
-  // When set, a connection whose next read or write waits longer than this is closed (a slow
-  // or silent client cannot hold a thread).
-  std::optional<std::chrono::milliseconds> ioTimeout;
-  std::size_t maxBodyBytes = 16 * 1024 * 1024;
+
+  // Sizes: a head over its limit is answered 431, a body over its limit 413 (docs/http-server.md).
+  RequestLimits limits;
+  // Real-time deadlines; a connection that misses one is closed (a 408 is sent when a request
+  // was under way). A slow client cannot hold a connection by trickling bytes: the deadlines
+  // run from the request's first byte, not from the last read.
+  //  - headerTimeout: from a new connection (TLS handshake included) or a request's first byte
+  //    until its head is complete;
+  //  - requestTimeout: from the request's first byte until its body is complete;
+  //  - idleTimeout: a kept-alive connection waiting for its next request;
+  //  - writeTimeout: a response write (or a stream's chunk) that makes no progress.
+  std::chrono::milliseconds headerTimeout = std::chrono::seconds(10);
+  std::chrono::milliseconds requestTimeout = std::chrono::seconds(30);
+  std::chrono::milliseconds idleTimeout = std::chrono::seconds(60);
+  std::chrono::milliseconds writeTimeout = std::chrono::seconds(30);
+  // Open connections beyond this are answered 503 (with Retry-After) and closed at once, by the
+  // accepting thread; each open connection has a thread.
+  std::size_t maxConnections = 512;
+  // stop() lets requests already being handled finish (their responses close the connection)
+  // for up to this long before it shuts their sockets.
+  std::chrono::milliseconds drainTimeout = std::chrono::seconds(5);
 };
 
 class HttpServer {
@@ -52,9 +72,10 @@ class HttpServer {
 
   // The bound port.
   int port() const { return port_; }
-  // Stops accepting, shuts every open connection down (streams see ChunkSink::closing() and
-  // failed writes), and joins all threads. Handlers still running are waited for, so a stream
-  // must return soon after closing() turns true. Idempotent; not to be called from a handler.
+  // Graceful stop: stops accepting, closes connections waiting for a request, lets requests
+  // being handled finish within drainTimeout (streams see ChunkSink::closing() and should
+  // return soon), then shuts what is left and joins all threads. Idempotent; not to be called
+  // from a handler.
   void stop();
   bool stopping() const { return stopping_.load(); }
 
@@ -65,6 +86,7 @@ class HttpServer {
   void acceptLoop();
   void serve(Connection& connection);
   void reapFinished();
+  void refuse(int fd);
 
   HttpServerOptions options_;
   Handler handler_;
@@ -74,7 +96,8 @@ class HttpServer {
   int port_ = 0;
   std::atomic<bool> stopping_{false};
   std::thread acceptThread_;
-  std::mutex mutex_;  // guards connections_
+  std::mutex mutex_;  // guards connections_; finished_ is notified when a connection ends
+  std::condition_variable finished_;
   std::list<std::unique_ptr<Connection>> connections_;
 };
 

@@ -7,8 +7,6 @@
 namespace attune::http::server {
 namespace {
 
-constexpr std::size_t kMaxHeadBytes = 64 * 1024;
-
 std::string lower(std::string_view s) {
   std::string out(s);
   std::transform(out.begin(), out.end(), out.begin(),
@@ -39,47 +37,7 @@ ParsedRequest invalid(int status, std::string why) {
   return out;
 }
 
-// Reads a chunked body starting at `pos`; sets `end` past the trailer on success.
-ParseOutcome readChunked(std::string_view buffer, std::size_t pos, std::size_t maxBody,
-                         std::string& body, std::size_t& end, std::string& error) {
-  while (true) {
-    const std::size_t lineEnd = buffer.find("\r\n", pos);
-    if (lineEnd == std::string_view::npos) return ParseOutcome::kIncomplete;
-    std::string_view sizeText = buffer.substr(pos, lineEnd - pos);
-    sizeText = sizeText.substr(0, sizeText.find(';'));  // chunk extensions
-    sizeText = trim(sizeText);
-    std::size_t size = 0;
-    auto [ptr, ec] = std::from_chars(sizeText.data(), sizeText.data() + sizeText.size(), size, 16);
-    if (sizeText.empty() || ec != std::errc() || ptr != sizeText.data() + sizeText.size()) {
-      error = "malformed chunk size";
-      return ParseOutcome::kInvalid;
-    }
-    if (body.size() + size > maxBody) {
-      error = "request body too large";
-      return ParseOutcome::kInvalid;
-    }
-    pos = lineEnd + 2;
-    if (size == 0) {
-      // Trailer fields up to an empty line.
-      while (true) {
-        const std::size_t e = buffer.find("\r\n", pos);
-        if (e == std::string_view::npos) return ParseOutcome::kIncomplete;
-        if (e == pos) {
-          end = e + 2;
-          return ParseOutcome::kComplete;
-        }
-        pos = e + 2;
-      }
-    }
-    if (buffer.size() < pos + size + 2) return ParseOutcome::kIncomplete;
-    if (buffer.substr(pos + size, 2) != "\r\n") {
-      error = "chunk not followed by CRLF";
-      return ParseOutcome::kInvalid;
-    }
-    body.append(buffer.substr(pos, size));
-    pos += size + 2;
-  }
-}
+constexpr std::size_t kMaxChunkLine = 1024;
 
 }  // namespace
 
@@ -137,18 +95,48 @@ HeaderMap parseQuery(std::string_view query) {
   return out;
 }
 
-ParsedRequest parseRequest(std::string_view buffer, std::size_t maxBodyBytes) {
-  // Tolerate empty lines before a request (RFC 9112 section 2.2).
-  std::size_t start = 0;
-  while (buffer.substr(start, 2) == "\r\n") start += 2;
-  const std::size_t headEnd = buffer.find("\r\n\r\n", start);
-  if (headEnd == std::string_view::npos) {
-    if (buffer.size() - start > kMaxHeadBytes) return invalid(431, "request head too large");
+void RequestParser::reset() {
+  start_ = 0;
+  scanned_ = 0;
+  headEnd_ = 0;
+  request_ = HttpRequest{};
+  chunked_ = false;
+  length_ = 0;
+  chunkPos_ = 0;
+  inTrailer_ = false;
+  trailerBytes_ = 0;
+}
+
+ParsedRequest RequestParser::next(std::string_view buffer) {
+  ParsedRequest out = headComplete() ? parseBody(buffer) : parseHead(buffer);
+  if (out.outcome != ParseOutcome::kIncomplete) reset();
+  return out;
+}
+
+ParsedRequest RequestParser::complete(std::size_t end) {
+  ParsedRequest out;
+  out.outcome = ParseOutcome::kComplete;
+  out.consumed = end;
+  out.request = std::move(request_);
+  return out;
+}
+
+ParsedRequest RequestParser::parseHead(std::string_view buffer) {
+  // Empty lines before a request are skipped (RFC 9112 section 2.2); the search for the blank
+  // line resumes three bytes back, as it may straddle the previous end.
+  while (buffer.substr(start_, 2) == "\r\n") start_ += 2;
+  const std::size_t from = std::max(start_, scanned_ > 3 ? scanned_ - 3 : 0);
+  const std::size_t blank = buffer.find("\r\n\r\n", from);
+  if (blank == std::string_view::npos) {
+    scanned_ = buffer.size();
+    // The empty lines before a request count against the head's limit, so an endless stream
+    // of them is refused too.
+    if (buffer.size() > limits_.maxHeadBytes) return invalid(431, "request head too large");
     return {};
   }
-  std::string_view head = buffer.substr(start, headEnd - start);
-  ParsedRequest out;
-  HttpRequest& r = out.request;
+  if (blank + 4 > limits_.maxHeadBytes) return invalid(431, "request head too large");
+  std::string_view head = buffer.substr(start_, blank - start_);
+  HttpRequest& r = request_;
 
   const std::size_t lineEnd = head.find("\r\n");
   std::string_view line = head.substr(0, lineEnd);
@@ -176,7 +164,9 @@ ParsedRequest parseRequest(std::string_view buffer, std::size_t maxBodyBytes) {
 
   std::string_view rest =
       lineEnd == std::string_view::npos ? std::string_view() : head.substr(lineEnd + 2);
+  std::size_t count = 0;
   while (!rest.empty()) {
+    if (++count > limits_.maxHeaderCount) return invalid(431, "too many header fields");
     const std::size_t e = rest.find("\r\n");
     std::string_view h = rest.substr(0, e);
     rest = e == std::string_view::npos ? std::string_view() : rest.substr(e + 2);
@@ -188,36 +178,77 @@ ParsedRequest parseRequest(std::string_view buffer, std::size_t maxBodyBytes) {
     if (!inserted) it->second += ", " + value;
   }
 
-  const std::size_t bodyStart = headEnd + 4;
   const std::string encoding = lower(r.header("transfer-encoding"));
   if (!encoding.empty()) {
     if (encoding != "chunked") return invalid(501, "unsupported transfer coding " + encoding);
-    std::string error;
-    std::size_t end = 0;
-    switch (readChunked(buffer, bodyStart, maxBodyBytes, r.body, end, error)) {
-      case ParseOutcome::kIncomplete:
-        return {};
-      case ParseOutcome::kInvalid:
-        return invalid(error == "request body too large" ? 413 : 400, error);
-      case ParseOutcome::kComplete:
-        out.outcome = ParseOutcome::kComplete;
-        out.consumed = end;
-        return out;
-    }
-  }
-  std::size_t length = 0;
-  if (auto cl = r.header("content-length"); !cl.empty()) {
-    auto [ptr, ec] = std::from_chars(cl.data(), cl.data() + cl.size(), length);
+    chunked_ = true;
+  } else if (auto cl = r.header("content-length"); !cl.empty()) {
+    auto [ptr, ec] = std::from_chars(cl.data(), cl.data() + cl.size(), length_);
     if (ec != std::errc() || ptr != cl.data() + cl.size()) {
       return invalid(400, "malformed Content-Length");
     }
-    if (length > maxBodyBytes) return invalid(413, "request body too large");
+    if (length_ > limits_.maxBodyBytes) return invalid(413, "request body too large");
   }
-  if (buffer.size() < bodyStart + length) return {};
-  r.body = std::string(buffer.substr(bodyStart, length));
-  out.outcome = ParseOutcome::kComplete;
-  out.consumed = bodyStart + length;
-  return out;
+  headEnd_ = blank + 4;
+  chunkPos_ = headEnd_;
+  return parseBody(buffer);
+}
+
+ParsedRequest RequestParser::parseBody(std::string_view buffer) {
+  if (chunked_) return readChunks(buffer);
+  if (buffer.size() < headEnd_ + length_) return {};
+  request_.body = std::string(buffer.substr(headEnd_, length_));
+  return complete(headEnd_ + length_);
+}
+
+ParsedRequest RequestParser::readChunks(std::string_view buffer) {
+  std::string& body = request_.body;
+  while (true) {
+    const std::size_t lineEnd = buffer.find("\r\n", chunkPos_);
+    if (inTrailer_) {
+      // Trailer fields up to an empty line; they count against the head's limit.
+      const std::size_t seen =
+          (lineEnd == std::string_view::npos ? buffer.size() : lineEnd) - chunkPos_;
+      if (headEnd_ + trailerBytes_ + seen > limits_.maxHeadBytes) {
+        return invalid(431, "request trailer too large");
+      }
+      if (lineEnd == std::string_view::npos) return {};
+      if (lineEnd == chunkPos_) return complete(lineEnd + 2);
+      trailerBytes_ += lineEnd + 2 - chunkPos_;
+      chunkPos_ = lineEnd + 2;
+      continue;
+    }
+    if (lineEnd == std::string_view::npos) {
+      if (buffer.size() - chunkPos_ > kMaxChunkLine)
+        return invalid(400, "chunk-size line too long");
+      return {};
+    }
+    if (lineEnd - chunkPos_ > kMaxChunkLine) return invalid(400, "chunk-size line too long");
+    std::string_view sizeText = buffer.substr(chunkPos_, lineEnd - chunkPos_);
+    sizeText = sizeText.substr(0, sizeText.find(';'));  // chunk extensions
+    sizeText = trim(sizeText);
+    std::size_t size = 0;
+    auto [ptr, ec] = std::from_chars(sizeText.data(), sizeText.data() + sizeText.size(), size, 16);
+    if (sizeText.empty() || ec != std::errc() || ptr != sizeText.data() + sizeText.size()) {
+      return invalid(400, "malformed chunk size");
+    }
+    if (size > limits_.maxBodyBytes - body.size()) return invalid(413, "request body too large");
+    const std::size_t data = lineEnd + 2;
+    if (size == 0) {
+      inTrailer_ = true;
+      chunkPos_ = data;
+      continue;
+    }
+    if (buffer.size() < data + size + 2) return {};
+    if (buffer.substr(data + size, 2) != "\r\n") return invalid(400, "chunk not followed by CRLF");
+    body.append(buffer.substr(data, size));
+    chunkPos_ = data + size + 2;
+  }
+}
+
+ParsedRequest parseRequest(std::string_view buffer, std::size_t maxBodyBytes) {
+  RequestParser parser(RequestLimits{.maxBodyBytes = maxBodyBytes});
+  return parser.next(buffer);
 }
 
 std::string_view reasonPhrase(int status) {

@@ -36,19 +36,65 @@ struct HttpRequest {
 
 enum class ParseOutcome { kComplete, kIncomplete, kInvalid };
 
+// What a request may cost the server before it is refused.
+struct RequestLimits {
+  // The request line and headers (with any empty lines before them and, for a chunked body, its
+  // trailer fields): 431 beyond.
+  std::size_t maxHeadBytes = 64 * 1024;
+  std::size_t maxHeaderCount = 100;  // 431 beyond
+  // The body after de-chunking: 413 beyond. A chunk-size line longer than 1 KiB is a 400.
+  std::size_t maxBodyBytes = 16 * 1024 * 1024;
+};
+
 struct ParsedRequest {
   ParseOutcome outcome = ParseOutcome::kIncomplete;
   std::size_t consumed = 0;  // bytes of the buffer the request used (kComplete only)
   HttpRequest request;       // kComplete only
-  int errorStatus = 0;       // kInvalid: 400, 413 (body too large) or 501 (unknown coding)
-  std::string error;         // kInvalid: why
+  // 400 (malformed), 413 (body too large), 431 (head too large or too many headers) or 501
+  // (unknown transfer coding); kInvalid only.
+  int errorStatus = 0;
+  std::string error;  // kInvalid: why
 };
 
-// Parses the first request in `buffer`. kIncomplete when more bytes are needed (the buffer is
-// a prefix of a valid request); kInvalid when it cannot be a valid request: a malformed request
-// line or header, a non-numeric Content-Length, a malformed chunk, a head longer than 64 KiB or a
-// body longer than `maxBodyBytes`. Requests without a body (no Content-Length, not chunked)
-// have an empty body.
+// Parses requests incrementally from a connection's buffer. Each call to next() is given the
+// buffer the previous call saw with any newly received bytes appended; the parser resumes where
+// it stopped, so a request received in many small reads costs time linear in its size. After a
+// kComplete or kInvalid result the parser starts over: the next call's buffer begins with the
+// following request (the caller removes the `consumed` bytes). Not thread-safe.
+class RequestParser {
+ public:
+  explicit RequestParser(RequestLimits limits = {}) : limits_(limits) {}
+
+  // kIncomplete when more bytes are needed (the buffer is a prefix of a valid request); kInvalid
+  // when it cannot be a valid request: a malformed request line or header, a non-numeric
+  // Content-Length, a malformed chunk, or a limit exceeded. Requests without a body (no
+  // Content-Length, not chunked) have an empty body.
+  ParsedRequest next(std::string_view buffer);
+  // Whether the current request's head has been read (its body may still be incomplete).
+  bool headComplete() const { return headEnd_ != 0; }
+  // Forgets the current request; the next call starts a new one.
+  void reset();
+
+ private:
+  ParsedRequest parseHead(std::string_view buffer);
+  ParsedRequest parseBody(std::string_view buffer);
+  ParsedRequest readChunks(std::string_view buffer);
+  ParsedRequest complete(std::size_t end);
+
+  RequestLimits limits_;
+  std::size_t start_ = 0;    // past the empty lines before the request line
+  std::size_t scanned_ = 0;  // bytes already searched for the end of the head
+  std::size_t headEnd_ = 0;  // past the head's blank line; 0 while the head is incomplete
+  HttpRequest request_;
+  bool chunked_ = false;
+  std::size_t length_ = 0;    // Content-Length
+  std::size_t chunkPos_ = 0;  // where the next chunk-size (or trailer) line starts
+  bool inTrailer_ = false;    // the last chunk has been read
+  std::size_t trailerBytes_ = 0;
+};
+
+// Parses the first request in `buffer` in one call (RequestParser with default limits except
+// `maxBodyBytes`).
 ParsedRequest parseRequest(std::string_view buffer, std::size_t maxBodyBytes);
 
 // Decodes %XX escapes (and '+' as a space when `plusIsSpace`); nullopt on a malformed escape.

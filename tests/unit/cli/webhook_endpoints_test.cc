@@ -63,7 +63,7 @@ class WebhookEndpointsTest : public ::testing::Test {
     tls_ = std::move(*tls);
     caPem_ = ca->certPem;
     auto server = http::server::HttpServer::start(
-        {.host = "127.0.0.1", .port = 0, .tls = tls_.get(), .ioTimeout = 5s},
+        {.host = "127.0.0.1", .port = 0, .tls = tls_.get(), .headerTimeout = 5s},
         [this](const http::server::HttpRequest& r) { return endpoints_.serve(r); });
     ASSERT_TRUE(server) << server.error().toString();
     server_ = std::move(*server);

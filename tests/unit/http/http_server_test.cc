@@ -1,14 +1,22 @@
 // HttpServer over a real loopback socket: keep-alive across requests, chunked streaming, bad
-// requests answered and closed, and stop() ending a stream that is still open.
+// requests answered and closed, stop() ending a stream that is still open, and the limits a
+// hostile client meets: oversized heads and bodies, slow clients, idle keep-alive connections, a
+// connection flood, and a graceful stop that finishes the request in flight.
 #include "http/http_server.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <memory>
+#include <string_view>
+#include <thread>
+#include <vector>
 
 namespace attune::http::server {
 namespace {
@@ -23,11 +31,24 @@ class Client {
     addr.sin_port = htons(static_cast<std::uint16_t>(port));
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+    // No read in these tests may hang: the server's deadlines are far shorter than this.
+    timeval tv{.tv_sec = 20, .tv_usec = 0};
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   }
   ~Client() { ::close(fd_); }
   bool connected() const { return connected_; }
   void send(const std::string& data) {
-    ASSERT_EQ(::send(fd_, data.data(), data.size(), 0), static_cast<ssize_t>(data.size()));
+    ASSERT_EQ(::send(fd_, data.data(), data.size(), MSG_NOSIGNAL),
+              static_cast<ssize_t>(data.size()));
+  }
+  // Sends without asserting; false once the server has closed the connection.
+  bool trySend(std::string_view data) {
+    return ::send(fd_, data.data(), data.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(data.size());
+  }
+  // Whether bytes (or the end of the stream) arrive within `ms` milliseconds.
+  bool readable(int ms) {
+    pollfd p{fd_, POLLIN, 0};
+    return ::poll(&p, 1, ms) == 1;
   }
   // Reads until `marker` has been received (or the peer closes); returns everything read.
   std::string readUntil(const std::string& marker) {
@@ -129,6 +150,135 @@ TEST(HttpServer, RejectsAHostThatIsNotAnAddress) {
   auto server = HttpServer::start(options, echo);
   ASSERT_FALSE(server);
   EXPECT_EQ(server.error().code, ErrorCode::kInvalidArgument);
+}
+
+using namespace std::chrono_literals;
+
+TEST(HttpServerLimits, AnOversizedHeadIsAnswered431) {
+  HttpServerOptions options;
+  options.limits.maxHeadBytes = 4096;
+  auto server = HttpServer::start(options, echo);
+  ASSERT_TRUE(server);
+  Client client((*server)->port());
+  client.send("GET / HTTP/1.1\r\nX-Big: " + std::string(8192, 'x'));
+  EXPECT_NE(client.readUntil("\r\n\r\n").find("HTTP/1.1 431 Request Header Fields Too Large"),
+            std::string::npos);
+  EXPECT_TRUE(client.closedByPeer());
+}
+
+TEST(HttpServerLimits, AnOversizedBodyIsAnswered413BeforeItIsSent) {
+  HttpServerOptions options;
+  options.limits.maxBodyBytes = 1024;
+  auto server = HttpServer::start(options, echo);
+  ASSERT_TRUE(server);
+  Client client((*server)->port());
+  client.send("POST / HTTP/1.1\r\nContent-Length: 104857600\r\n\r\n");
+  EXPECT_NE(client.readUntil("\r\n\r\n").find("HTTP/1.1 413 Payload Too Large"), std::string::npos);
+  EXPECT_TRUE(client.closedByPeer());
+  // A chunked body is counted as it arrives.
+  Client chunked((*server)->port());
+  chunked.send("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n");
+  bool answered = false;
+  for (int i = 0; i < 4 && !answered; ++i) {
+    answered = !chunked.trySend("200\r\n" + std::string(512, 'a') + "\r\n") || chunked.readable(0);
+  }
+  EXPECT_NE(chunked.readUntil("\r\n\r\n").find("HTTP/1.1 413"), std::string::npos);
+}
+
+// A slowloris client: a byte of an endless header every 20 ms. The header deadline runs from
+// the request's first byte, so trickling does not extend it.
+TEST(HttpServerLimits, ASlowClientIsDroppedAtTheHeaderDeadline) {
+  HttpServerOptions options;
+  options.headerTimeout = 300ms;
+  auto server = HttpServer::start(options, echo);
+  ASSERT_TRUE(server);
+  Client client((*server)->port());
+  ASSERT_TRUE(client.trySend("GET / HTTP/1.1\r\nX-Slow: "));
+  int sent = 0;
+  while (sent < 1000 && !client.readable(20) && client.trySend("x")) ++sent;
+  // 1000 bytes at one per 20 ms would take 20 s; the deadline is 0.3 s.
+  EXPECT_LT(sent, 1000);
+  EXPECT_NE(client.readUntil("\r\n\r\n").find("HTTP/1.1 408"), std::string::npos);
+  EXPECT_TRUE(client.closedByPeer());
+}
+
+TEST(HttpServerLimits, ASilentConnectionIsClosedWithoutAnAnswer) {
+  HttpServerOptions options;
+  options.headerTimeout = 200ms;
+  auto server = HttpServer::start(options, echo);
+  ASSERT_TRUE(server);
+  Client client((*server)->port());
+  EXPECT_TRUE(client.readable(10'000));
+  EXPECT_TRUE(client.closedByPeer());
+}
+
+TEST(HttpServerLimits, AnIdleKeptAliveConnectionIsClosedAfterTheIdleTimeout) {
+  HttpServerOptions options;
+  options.idleTimeout = 200ms;
+  auto server = HttpServer::start(options, echo);
+  ASSERT_TRUE(server);
+  Client client((*server)->port());
+  client.send("GET /a HTTP/1.1\r\n\r\n");
+  EXPECT_NE(client.readUntil("GET /a ").find("200 OK"), std::string::npos);
+  EXPECT_TRUE(client.readable(10'000));
+  EXPECT_TRUE(client.closedByPeer());
+}
+
+TEST(HttpServerLimits, ConnectionsBeyondTheCapAreAnswered503) {
+  HttpServerOptions options;
+  options.maxConnections = 4;
+  auto server = HttpServer::start(options, echo);
+  ASSERT_TRUE(server);
+  std::vector<std::unique_ptr<Client>> held;
+  for (int i = 0; i < 4; ++i) {
+    held.push_back(std::make_unique<Client>((*server)->port()));
+    held.back()->send("GET /held HTTP/1.1\r\n\r\n");
+    held.back()->readUntil("GET /held ");  // each one is being served
+  }
+  for (int i = 0; i < 8; ++i) {
+    Client flood((*server)->port());
+    const std::string answer = flood.readUntil("\r\n\r\n");
+    EXPECT_NE(answer.find("HTTP/1.1 503 Service Unavailable"), std::string::npos) << answer;
+    EXPECT_NE(answer.find("Retry-After: 1"), std::string::npos);
+  }
+  // The held connections are still served, and once one ends a new client gets in.
+  held[0]->send("GET /again HTTP/1.1\r\n\r\n");
+  EXPECT_NE(held[0]->readUntil("GET /again ").find("200 OK"), std::string::npos);
+  held[1]->send("GET /bye HTTP/1.1\r\nConnection: close\r\n\r\n");
+  held[1]->readUntil("GET /bye ");
+  EXPECT_TRUE(held[1]->closedByPeer());
+  bool served = false;
+  for (int attempt = 0; attempt < 200 && !served; ++attempt) {
+    Client next((*server)->port());
+    next.send("GET /next HTTP/1.1\r\n\r\n");
+    served = next.readUntil("\r\n\r\n").find("200 OK") != std::string::npos;
+    if (!served) next.readable(10);  // the ended connection's thread is still finishing
+  }
+  EXPECT_TRUE(served);
+}
+
+TEST(HttpServerLimits, StopFinishesTheRequestInFlightAndClosesIdleConnections) {
+  std::atomic<HttpServer*> self{nullptr};
+  std::atomic<bool> handling{false};
+  auto server = HttpServer::start(HttpServerOptions{}, [&](const HttpRequest& request) {
+    handling = true;
+    // Answers only once stop() has begun.
+    while (self.load() == nullptr || !self.load()->stopping()) std::this_thread::yield();
+    return echo(request);
+  });
+  ASSERT_TRUE(server);
+  self = server->get();
+  Client idle((*server)->port());
+  Client busy((*server)->port());
+  busy.send("POST /slow HTTP/1.1\r\nContent-Length: 2\r\n\r\nok");
+  while (!handling.load()) std::this_thread::yield();
+  std::thread stopper([&] { (*server)->stop(); });
+  const std::string answer = busy.readUntil("POST /slow ok");
+  stopper.join();
+  EXPECT_NE(answer.find("HTTP/1.1 200 OK"), std::string::npos) << answer;
+  EXPECT_NE(answer.find("Connection: close"), std::string::npos);
+  EXPECT_TRUE(busy.closedByPeer());
+  EXPECT_TRUE(idle.closedByPeer());
 }
 
 }  // namespace

@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+
 namespace attune::http::server {
 namespace {
 
@@ -59,6 +62,84 @@ TEST(ParseRequest, ConnectionCloseAndHttp10EndTheConnection) {
   EXPECT_FALSE(parseRequest("GET / HTTP/1.0\r\n\r\n", 10).request.keepAlive());
   EXPECT_TRUE(
       parseRequest("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", 10).request.keepAlive());
+}
+
+// Feeds `raw` to a RequestParser `step` bytes at a time, as a connection would.
+ParsedRequest parseInSteps(const std::string& raw, std::size_t step, RequestLimits limits = {}) {
+  RequestParser parser(limits);
+  ParsedRequest last;
+  for (std::size_t n = step; n < raw.size() + step; n += step) {
+    last = parser.next(std::string_view(raw).substr(0, std::min(n, raw.size())));
+    if (last.outcome != ParseOutcome::kIncomplete) return last;
+  }
+  return last;
+}
+
+TEST(RequestParser, ResumedParsingGivesTheOneShotResult) {
+  const std::string requests[] = {
+      "\r\n\r\nPATCH /a%20b?x=1 HTTP/1.1\r\nA: 1\r\nA: 2\r\nContent-Length: 5\r\n\r\nhelloNEXT",
+      "POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2;e=1\r\nde\r\n0\r\n"
+      "T: 1\r\n\r\nNEXT",
+      "GET / HTTP/1.0\r\n\r\n",
+  };
+  for (const std::string& raw : requests) {
+    const ParsedRequest whole = parseRequest(raw, 1024);
+    ASSERT_EQ(whole.outcome, ParseOutcome::kComplete) << raw;
+    for (std::size_t step : {1, 2, 3, 7}) {
+      const ParsedRequest p = parseInSteps(raw, step);
+      ASSERT_EQ(p.outcome, ParseOutcome::kComplete) << raw << " step " << step;
+      EXPECT_EQ(p.consumed, whole.consumed);
+      EXPECT_EQ(p.request.body, whole.request.body);
+      EXPECT_EQ(p.request.headers, whole.request.headers);
+      EXPECT_EQ(p.request.path, whole.request.path);
+    }
+  }
+}
+
+TEST(RequestParser, StartsOverAfterACompleteRequest) {
+  RequestParser parser;
+  const std::string two = "GET /a HTTP/1.1\r\n\r\nPOST /b HTTP/1.1\r\nContent-Length: 1\r\n\r\nx";
+  ParsedRequest first = parser.next(two);
+  ASSERT_EQ(first.outcome, ParseOutcome::kComplete);
+  EXPECT_EQ(first.request.path, "/a");
+  ParsedRequest second = parser.next(std::string_view(two).substr(first.consumed));
+  ASSERT_EQ(second.outcome, ParseOutcome::kComplete);
+  EXPECT_EQ(second.request.path, "/b");
+  EXPECT_EQ(second.request.body, "x");
+}
+
+TEST(RequestParser, RefusesHeadsOverTheirLimits) {
+  const RequestLimits limits{.maxHeadBytes = 256, .maxHeaderCount = 3, .maxBodyBytes = 16};
+  // Unterminated and over the limit, terminated but over it, and endless empty lines.
+  EXPECT_EQ(parseInSteps("GET / HTTP/1.1\r\nX: " + std::string(300, 'x'), 5, limits).errorStatus,
+            431);
+  EXPECT_EQ(parseInSteps("GET / HTTP/1.1\r\nX: " + std::string(300, 'x') + "\r\n\r\n", 400, limits)
+                .errorStatus,
+            431);
+  std::string crlfs;
+  for (int i = 0; i < 200; ++i) crlfs += "\r\n";
+  EXPECT_EQ(parseInSteps(crlfs, 3, limits).errorStatus, 431);
+  const ParsedRequest many =
+      parseRequest("GET / HTTP/1.1\r\nA: 1\r\nB: 2\r\nC: 3\r\nD: 4\r\n\r\n", 16);
+  EXPECT_EQ(many.outcome, ParseOutcome::kComplete);  // the default allows 100
+  RequestParser strict(limits);
+  const ParsedRequest tooMany =
+      strict.next("GET / HTTP/1.1\r\nA: 1\r\nB: 2\r\nC: 3\r\nD: 4\r\n\r\n");
+  EXPECT_EQ(tooMany.outcome, ParseOutcome::kInvalid);
+  EXPECT_EQ(tooMany.errorStatus, 431);
+  EXPECT_EQ(tooMany.error, "too many header fields");
+}
+
+TEST(RequestParser, RefusesChunkedBodiesOverTheirLimits) {
+  const RequestLimits limits{.maxHeadBytes = 128, .maxHeaderCount = 10, .maxBodyBytes = 8};
+  const std::string head = "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n";
+  EXPECT_EQ(parseInSteps(head + "5\r\nabcde\r\n5\r\nfghij\r\n0\r\n\r\n", 1, limits).errorStatus,
+            413);
+  EXPECT_EQ(parseInSteps(head + "5;" + std::string(2000, 'e'), 64, limits).errorStatus, 400);
+  std::string trailer = head + "1\r\na\r\n0\r\n";
+  for (int i = 0; i < 20; ++i) trailer += "T: 1234567\r\n";
+  EXPECT_EQ(parseInSteps(trailer, 4, limits).errorStatus, 431);
+  EXPECT_EQ(parseInSteps(head + "2\r\nabX\r\n", 1, limits).errorStatus, 400);
 }
 
 TEST(PercentDecode, DecodesEscapesAndRejectsBadOnes) {
