@@ -79,7 +79,7 @@ prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb"
 pids+=($!)
 wait_for 60 curl -sf "http://127.0.0.1:$prom_port/-/ready"
 
-kubectl create namespace attune-system >/dev/null
+printf 'apiVersion: v1\nkind: Namespace\nmetadata: {name: attune-system}\n' | kubectl apply -f - >/dev/null
 "$binary" controller --prometheus-url "http://127.0.0.1:$prom_port" \
   --metrics-address "127.0.0.1:$metrics_port" --leader-election-namespace attune-system \
   --reconcile-interval 5s --scrape-interval 1s --throttle-window 30s \
@@ -89,6 +89,21 @@ controller=$!
 pids+=("$controller")
 wait_for 60 curl -sf "http://127.0.0.1:$metrics_port/readyz"
 wait_for 60 curl -sk -o /dev/null "https://127.0.0.1:$webhook_port/"
+
+# The demo's Auto policy for the data workers, with windows short enough for sizing to be
+# published within a minute of wall time (as in the end-to-end tests).
+kubectl apply -f - >/dev/null <<'EOF'
+apiVersion: attune.io/v1alpha1
+kind: AttunePolicy
+metadata: {name: data-workers, namespace: data}
+spec:
+  targetRef:
+    kind: Deployment
+    selector: {matchLabels: {app.kubernetes.io/component: worker}}
+  metricsSource: {historyWindow: 10m, queryStep: 10s, rateWindow: 30s, minimumDataPoints: 6}
+  memory: {allowDecrease: false, controlledValues: RequestsAndLimits}
+  updateStrategy: {type: Auto}
+EOF
 
 # The AdmissionReview of a real pod of the demo's Auto policy (data-workers), as the API server
 # sends it on CREATE.
@@ -120,7 +135,7 @@ f:close()
 wrk.headers["Content-Type"] = "application/json"
 EOF
 # Wait (bounded) for the first pass to publish sizing, so the webhook answers with a patch.
-for ((i = 0; i < 60; i++)); do
+for ((i = 0; i < 120; i++)); do
   if curl -sk -X POST -H 'Content-Type: application/json' --data-binary "@$work/review.json" \
     "https://127.0.0.1:$webhook_port/mutate-pods" | grep -q '"patch"'; then break; fi
   sleep 1

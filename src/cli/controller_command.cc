@@ -146,9 +146,12 @@ class WebhookServer {
                                               api::ClusterApi& api,
                                               controller::AdmissionSizing& sizing,
                                               metrics::Registry& registry, Clock& clock,
-                                              Logger& log) {
+                                              Logger& log, Redactor& redactor) {
     auto out =
         std::unique_ptr<WebhookServer>(new WebhookServer(f, s, api, sizing, registry, clock, log));
+    // Every serving and CA key is masked in the log, wherever it would appear.
+    out->certificates_->onPrivateKey(
+        [&redactor](std::string_view key) { redactor.addSecret(key); });
     out->refresh();
     if (out->certificates_->current() == nullptr) return nullptr;
     auto server = http::server::HttpServer::start(
@@ -327,7 +330,8 @@ int runController(const ControllerFlags& f) {
   // Certificates are read and caBundles patched through the direct client (not cached).
   std::unique_ptr<WebhookServer> webhooks;
   if (settings->webhookAddress) {
-    webhooks = WebhookServer::start(f, *settings, direct, admissionSizing, registry, clock, *log);
+    webhooks = WebhookServer::start(f, *settings, direct, admissionSizing, registry, clock, *log,
+                                    redactor);
     if (!webhooks) {
       log->error("cannot start the webhook server", {});
       return kExitFailed;

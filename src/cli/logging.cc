@@ -1,5 +1,7 @@
 #include "cli/logging.h"
 
+#include "http/server_message.h"
+
 #include <spdlog/logger.h>
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
@@ -49,6 +51,12 @@ void redactSchemes(std::string& text) {
   const std::string replacement = "$1" + std::string(kRedacted);
   text = std::regex_replace(text, bearer, replacement);
   text = std::regex_replace(text, basic, replacement);
+}
+
+// The password of a URL's userinfo ("https://user:password@host/..."); the user is kept.
+void redactUrlPasswords(std::string& text) {
+  static const std::regex userinfo(R"(([A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@"']*):[^/\s@"']+@)");
+  text = std::regex_replace(text, userinfo, "$1:" + std::string(kRedacted) + "@");
 }
 
 // key=value, key: value, "key":"value" with a sensitive key: the value is replaced.
@@ -154,8 +162,24 @@ std::string Redactor::redact(std::string_view text) const {
   }
   redactPem(out);
   redactSchemes(out);
+  redactUrlPasswords(out);
   redactPairs(out);
   return out;
+}
+
+void addUrlPassword(Redactor& redactor, std::string_view url) {
+  const std::size_t scheme = url.find("://");
+  if (scheme == std::string_view::npos) return;
+  std::string_view authority = url.substr(scheme + 3);
+  authority = authority.substr(0, authority.find_first_of("/?#"));
+  const std::size_t at = authority.rfind('@');
+  if (at == std::string_view::npos) return;
+  const std::string_view userinfo = authority.substr(0, at);
+  const std::size_t colon = userinfo.find(':');
+  if (colon == std::string_view::npos) return;
+  const std::string_view password = userinfo.substr(colon + 1);
+  redactor.addSecret(password);
+  if (auto decoded = http::server::percentDecode(password, false)) redactor.addSecret(*decoded);
 }
 
 Result<LogFormat> parseLogFormat(std::string_view text) {

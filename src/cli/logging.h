@@ -10,6 +10,7 @@
 //  - PEM blocks ("-----BEGIN ...-----" through the matching END line, or to the end of the text
 //    when unterminated);
 //  - bearer and basic credentials ("Bearer <x>", "Basic <x>");
+//  - the password of a URL's userinfo ("https://user:<x>@host");
 //  - the value of any key=value, key: value or "key":"value" pair whose key is sensitive
 //    (isSensitiveKey).
 // A field whose own name is sensitive is masked whole.
@@ -55,6 +56,10 @@ class Redactor {
   mutable std::mutex mutex_;
   std::vector<std::string> secrets_;  // longest first, so a secret inside another is not split
 };
+
+// Registers the password of a URL's userinfo ("https://user:password@host"), as written and
+// percent-decoded, with `redactor`. Nothing for a URL without one.
+void addUrlPassword(Redactor& redactor, std::string_view url);
 
 enum class LogFormat { kText, kJson };
 enum class LogLevel { kDebug, kInfo, kWarn, kError };

@@ -148,6 +148,7 @@ Result<metrics::PrometheusOptions> prometheusOptions(const OperatorProcessFlags&
   };
   prometheus.http.bearerTokenFile = f.prometheusTokenFile;
   addFileSecret(redactor, prometheus.http.bearerTokenFile);
+  addUrlPassword(redactor, f.prometheusUrl);
   return prometheus;
 }
 

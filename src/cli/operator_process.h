@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "api/cluster_api.h"
 #include "cli/logging.h"

@@ -81,6 +81,7 @@ Result<CertificateRefresh> WebhookCertificates::refreshFromFiles() {
   const std::string ca = readFile(*dir_ / "ca.crt").value_or("");
   std::string contents = *cert + *key + ca;
   if (contents == loadedFiles_) return out;
+  if (onPrivateKey_) onPrivateKey_(*key);
   auto context = http::server::TlsServerContext::fromPem(*cert, *key, ca);
   if (!context) return std::unexpected(context.error());
   loadedFiles_ = std::move(contents);
@@ -113,6 +114,7 @@ Result<CertificateRefresh> WebhookCertificates::refreshSelfManaged(Time now) {
     auto fresh = http::server::generateCertificateAuthority(options_.service + "-ca",
                                                             kCaValidityFactor * validity, now);
     if (!fresh) return std::unexpected(fresh.error());
+    if (onPrivateKey_) onPrivateKey_(fresh->keyPem);
     ca = std::move(*fresh);
     out.caReplaced = true;
   }
@@ -132,6 +134,7 @@ Result<CertificateRefresh> WebhookCertificates::refreshSelfManaged(Time now) {
     }
     auto fresh = http::server::generateServingCertificate(*ca, request, now);
     if (!fresh) return std::unexpected(fresh.error());
+    if (onPrivateKey_) onPrivateKey_(fresh->keyPem);
     serving = std::move(*fresh);
     out.servingReplaced = true;
   }

@@ -20,10 +20,12 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/cluster_api.h"
@@ -61,6 +63,13 @@ class WebhookCertificates {
   // From files in `dir`.
   explicit WebhookCertificates(std::filesystem::path dir);
 
+  // Called with every private key (PEM) the certificates use, as it is generated or read: the
+  // CA's and the serving certificate's (self-managed) or tls.key (from files). The operator
+  // registers each with its log redactor. Set before the first refresh.
+  void onPrivateKey(std::function<void(std::string_view keyPem)> fn) {
+    onPrivateKey_ = std::move(fn);
+  }
+
   // Applies the rules above at `now`. Not thread-safe against itself (one caller, the run
   // loop); safe against current(). An error (a certificate that does not load, a failed
   // caBundle write) leaves the certificate served so far in place; a missing configuration is
@@ -90,6 +99,7 @@ class WebhookCertificates {
   mutable std::mutex mutex_;  // guards current_ and caPem_
   std::shared_ptr<const http::server::TlsServerContext> current_;
   std::string caPem_;
+  std::function<void(std::string_view)> onPrivateKey_;
 };
 
 }  // namespace attune::cli

@@ -62,6 +62,25 @@ TEST(Redactor, MasksBearerAndBasicCredentials) {
   EXPECT_EQ(r.redact("a basic check"), "a basic check");
 }
 
+TEST(Redactor, MasksThePasswordOfAUrlsUserinfo) {
+  Redactor r;
+  EXPECT_EQ(r.redact("querying https://attune:s3cr%40t-pw@prom.example:9090/api/v1/query failed"),
+            "querying https://attune:[REDACTED]@prom.example:9090/api/v1/query failed");
+  EXPECT_EQ(r.redact("url=\"http://u:p4ss@10.0.0.1\""), "url=\"http://u:[REDACTED]@10.0.0.1\"");
+  // A user alone, and an address with a port, are left as they are.
+  EXPECT_EQ(r.redact("https://attune@prom:9090/x"), "https://attune@prom:9090/x");
+  EXPECT_EQ(r.redact("http://10.0.0.1:9090/api"), "http://10.0.0.1:9090/api");
+}
+
+TEST(Redactor, AUrlsPasswordIsRegisteredAsWrittenAndDecoded) {
+  Redactor r;
+  addUrlPassword(r, "https://attune:s3cr%40t-pw@prom.example:9090/prefix");
+  EXPECT_EQ(r.redact("it was s3cr@t-pw, or s3cr%40t-pw"), "it was [REDACTED], or [REDACTED]");
+  Redactor none;
+  addUrlPassword(none, "https://prom.example:9090/a@b");  // no userinfo: nothing registered
+  EXPECT_EQ(none.redact("prom.example:9090/a@b"), "prom.example:9090/a@b");
+}
+
 TEST(Redactor, MasksValuesOfSensitiveKeys) {
   Redactor r;
   EXPECT_EQ(r.redact("token=abc123 user=bob"), "token=[REDACTED] user=bob");

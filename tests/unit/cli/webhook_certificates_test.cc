@@ -141,6 +141,32 @@ TEST_F(WebhookCertificatesTest, AMissingConfigurationIsAnErrorButTheCertificateI
   EXPECT_EQ(bundle().size(), 1u);
 }
 
+TEST_F(WebhookCertificatesTest, EveryPrivateKeyIsHandedToTheRedactorHook) {
+  WebhookCertificates certs(cluster_, options_);
+  std::vector<std::string> keys;
+  certs.onPrivateKey([&](std::string_view key) { keys.emplace_back(key); });
+  ASSERT_TRUE(certs.refresh(clock_.now()));
+  ASSERT_EQ(keys.size(), 2u);  // the CA's and the serving certificate's
+  for (const auto& key : keys) EXPECT_NE(key.find("PRIVATE KEY-----"), std::string::npos);
+  EXPECT_NE(keys[0], keys[1]);
+  clock_.advance(91 * kDay);  // the serving certificate rotates: its new key is handed over
+  ASSERT_TRUE(certs.refresh(clock_.now()));
+  EXPECT_EQ(keys.size(), 3u);
+
+  const auto dir = std::filesystem::path(::testing::TempDir()) / "webhook-key-hook";
+  std::filesystem::create_directories(dir);
+  auto ca = http::server::generateCertificateAuthority("files-ca", 1000 * kDay, kStart);
+  auto s = http::server::generateServingCertificate(
+      *ca, {.commonName = "files", .dnsNames = {"files"}, .validity = 100 * kDay}, kStart);
+  std::ofstream(dir / "tls.crt") << s->certPem;
+  std::ofstream(dir / "tls.key") << s->keyPem;
+  WebhookCertificates fromFiles(dir);
+  std::string loaded;
+  fromFiles.onPrivateKey([&](std::string_view key) { loaded = key; });
+  ASSERT_TRUE(fromFiles.refresh(clock_.now()));
+  EXPECT_EQ(loaded, s->keyPem);
+}
+
 TEST_F(WebhookCertificatesTest, FromFilesReloadsWhenTheyChange) {
   const auto dir = std::filesystem::path(::testing::TempDir()) / "webhook-certs";
   std::filesystem::create_directories(dir);
