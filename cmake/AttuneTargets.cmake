@@ -15,6 +15,12 @@ if(ATTUNE_SANITIZE)
   target_link_options(attune_options INTERFACE -fsanitize=address,undefined)
 endif()
 
+if(ATTUNE_LIBFUZZER)
+  # Coverage instrumentation of every library, so that libFuzzer is guided by the code under
+  # test and not only by the fuzz target's own file; the targets link libFuzzer (tests/fuzz).
+  target_compile_options(attune_options INTERFACE -fsanitize=fuzzer-no-link)
+endif()
+
 if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
   # libstdc++ 12 guards <expected> behind __cpp_concepts >= 202002L, which clang < 19
   # does not advertise although it implements what <expected> needs.

@@ -80,7 +80,10 @@ class KubeconfigReader {
     return p;
   }
 
+  // Reads the file.
   Result<ClusterConfig> load(std::string_view contextArg) const;
+  // Parses `text` as the file's content.
+  Result<ClusterConfig> parse(std::string_view text, std::string_view contextArg) const;
 
  private:
   std::filesystem::path path_;
@@ -90,9 +93,14 @@ Result<ClusterConfig> KubeconfigReader::load(std::string_view contextArg) const 
   std::ifstream in(path_, std::ios::binary);
   if (!in) return error(ErrorCode::kNotFound, "cannot be read");
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return parse(text, contextArg);
+}
+
+Result<ClusterConfig> KubeconfigReader::parse(std::string_view text,
+                                              std::string_view contextArg) const {
   YAML::Node root;
   try {
-    root = YAML::Load(text);
+    root = YAML::Load(std::string(text));
   } catch (const YAML::Exception& e) {
     return error(ErrorCode::kInvalidArgument, std::string("invalid YAML: ") + e.what());
   }
@@ -221,6 +229,11 @@ std::string readTrimmed(const std::filesystem::path& path, bool& ok) {
 
 Result<ClusterConfig> loadKubeconfig(const std::filesystem::path& path, std::string_view context) {
   return KubeconfigReader(path).load(context);
+}
+
+Result<ClusterConfig> parseKubeconfig(std::string_view text, const std::filesystem::path& path,
+                                      std::string_view context) {
+  return KubeconfigReader(path).parse(text, context);
 }
 
 std::optional<std::string> processEnv(std::string_view name) {

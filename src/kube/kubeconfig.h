@@ -36,6 +36,13 @@ struct ClusterConfig {
 Result<ClusterConfig> loadKubeconfig(const std::filesystem::path& path,
                                      std::string_view context = {});
 
+// loadKubeconfig of `text`, the content of the kubeconfig at `path` (which is not read): the
+// same result and errors, relative file paths resolved against path's directory and every
+// message starting with "kubeconfig <path>". Like loadKubeconfig it reads none of the files the
+// kubeconfig names, and checks only that a tokenFile exists.
+Result<ClusterConfig> parseKubeconfig(std::string_view text, const std::filesystem::path& path,
+                                      std::string_view context = {});
+
 // The kubeconfig to use when none is given: $KUBECONFIG (its first entry), else
 // $HOME/.kube/config. Empty when neither is set.
 std::filesystem::path defaultKubeconfigPath();

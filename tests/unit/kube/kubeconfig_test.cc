@@ -171,6 +171,30 @@ TEST_F(KubeconfigTest, EveryErrorNamesTheFileAndField) {
   EXPECT_EQ(missing.error().code, ErrorCode::kNotFound);
 }
 
+TEST_F(KubeconfigTest, ParsesTextAsTheFileAtAPathWithoutReadingIt) {
+  const auto path = dir_ / "not-written";
+  write("token", "t0k3n\n");
+  auto c = parseKubeconfig(kConfig, path, "prod");
+  ASSERT_TRUE(c.has_value()) << c.error().toString();
+  EXPECT_EQ(c->server, "https://prod.example");
+  EXPECT_EQ(c->http.caFile, dir_ / "certs/ca.crt");
+  EXPECT_EQ(c->http.bearerTokenFile, dir_ / "token");
+  EXPECT_EQ(c->http.clientKeyFile, dir_ / "keys/client.key");
+
+  auto current = parseKubeconfig(kConfig, path);
+  auto loaded = loadKubeconfig(write("config", kConfig));
+  ASSERT_TRUE(current.has_value() && loaded.has_value());
+  EXPECT_EQ(current->server, loaded->server);
+  EXPECT_EQ(current->context, "dev");
+  EXPECT_EQ(current->http.clientKeyData, loaded->http.clientKeyData);
+
+  auto bad = parseKubeconfig("clusters: [", path);
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_EQ(bad.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_TRUE(bad.error().message.starts_with("kubeconfig " + path.string()))
+      << bad.error().message;
+}
+
 TEST_F(KubeconfigTest, InClusterReadsTheServiceAccountMount) {
   InClusterPaths paths{write("token", "sa-token\n"), write("ca.crt", "PEM"),
                        write("namespace", "attune-system\n")};
