@@ -1,7 +1,5 @@
 #include "cli/logging.h"
 
-#include "http/server_message.h"
-
 #include <spdlog/logger.h>
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
@@ -10,6 +8,8 @@
 #include <cctype>
 #include <nlohmann/json.hpp>
 #include <regex>
+
+#include "http/server_message.h"
 
 namespace attune::cli {
 namespace {
