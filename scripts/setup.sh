@@ -17,6 +17,8 @@ packages=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   # real peers in integration tests: Prometheus server and promtool
   prometheus
+  # the container image (scripts/build-image.sh) and its test
+  umoci
 )
 if [[ "${1:-}" == "--fuzz" ]]; then
   packages+=(clang-16 libclang-rt-16-dev)
