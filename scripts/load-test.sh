@@ -10,7 +10,7 @@
 #
 # Defaults: 200 connections, 60 s per endpoint, 2 wrk threads, build/release/attune (built when
 # missing). The webhook passes when its p99 is under the timeoutSeconds it ships with
-# (deploy/09-mutatingwebhookconfiguration.yaml), it has no errors, and its RSS grows by less
+# (deploy/base/09-mutatingwebhookconfiguration.yaml), it has no errors, and its RSS grows by less
 # than 10 % over the run (after a warm-up run of the same load). Exit status 1 otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -147,7 +147,7 @@ else
   echo "load-test: the webhook admits the review unchanged (no sizing published yet)"
 fi
 
-timeout_seconds=$(awk '/timeoutSeconds:/ {print $2; exit}' deploy/09-mutatingwebhookconfiguration.yaml)
+timeout_seconds=$(awk '/timeoutSeconds:/ {print $2; exit}' deploy/base/09-mutatingwebhookconfiguration.yaml)
 status=0
 report() {  # report NAME URL [LUA]
   local name=$1 url=$2 lua=${3:-}

@@ -181,7 +181,7 @@ class CruiseKubeEndToEnd : public ::testing::Test {
     auto cluster = testing::SimCluster::start(scenarioYaml(clock_.now()));
     ASSERT_TRUE(cluster.has_value()) << cluster.error().toString();
     c_ = std::move(*cluster);
-    if (!testing::sourceDir().empty()) deployDir_ = testing::sourceDir() / "deploy";
+    if (!testing::sourceDir().empty()) deployDir_ = testing::sourceDir() / "deploy" / "base";
   }
 
   // The shipped webhook configurations, their Service port replaced by the operator's port.

@@ -1,7 +1,8 @@
 // The real kubectl against `attune sim serve --tls` running the built-in demo: reads (get,
-// describe, events, raw watch), writes (apply of an AttunePolicy and of deploy/, an Event,
-// a pod delete, the resize subresource, HPAs with their status subresource), and the API server's
-// errors as kubectl reports them. Each test starts its own server on a free port with a fast tick.
+// describe, events, raw watch), writes (apply of an AttunePolicy and of the install bundle deploy/,
+// an Event, a pod delete, the resize subresource, HPAs with their status subresource), and the API
+// server's errors as kubectl reports them. Each test starts its own server on a free port with a
+// fast tick.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -336,26 +337,65 @@ spec:
   EXPECT_EQ(kubectl("get pod -n shop " + pod).exitCode, 0);
 }
 
-TEST_F(SimServeKubectl, ApplyTheDeployDirectory) {
+// The install bundle, as docs/install.md installs it: `kubectl apply -k deploy/`.
+TEST_F(SimServeKubectl, ApplyTheInstallBundle) {
   const std::string deploy = (testing::sourceDir() / "deploy").string();
-  auto run = apply("-R -f " + deploy);
+  auto run = apply("-k " + deploy);
   ASSERT_EQ(run.exitCode, 0) << run.out << run.err;
   EXPECT_NE(run.out.find("namespace/attune-system created"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("customresourcedefinition.apiextensions.k8s.io/attunepolicies.attune.io"),
             std::string::npos);
-  auto again = apply("-R -f " + deploy);
+  EXPECT_NE(run.out.find("poddisruptionbudget.policy/attune-controller created"), std::string::npos)
+      << run.out;
+  auto again = apply("-k " + deploy);
   ASSERT_EQ(again.exitCode, 0) << again.err;
   EXPECT_EQ(again.out.find("created"), std::string::npos) << again.out;
   auto deployment = kubectl(
       "get deployment -n attune-system attune-controller -o "
       "jsonpath={.spec.template.spec.serviceAccountName}");
   EXPECT_EQ(deployment.out, "attune-controller") << deployment.err;
+  // Our own image (scripts/build-image.sh), run as its non-root user with a read-only root.
+  auto pod = kubectl(
+      "get deployment -n attune-system attune-controller -o "
+      "jsonpath={.spec.template.spec.containers[0].image}/"
+      "{.spec.template.spec.securityContext.runAsUser}/"
+      "{.spec.template.spec.containers[0].securityContext.readOnlyRootFilesystem}/"
+      "{.spec.template.spec.securityContext.seccompProfile.type}");
+  EXPECT_EQ(pod.out, "attune:0.1.0/65532/true/RuntimeDefault") << pod.err;
   auto role = kubectl("get clusterrole attune-controller -o jsonpath={.rules[1].resources[0]}");
   EXPECT_EQ(role.out, "pods/resize") << role.err;
+  auto pdb = kubectl("get pdb -n attune-system attune-controller -o jsonpath={.spec.minAvailable}");
+  EXPECT_EQ(pdb.out, "1") << pdb.err;
+}
+
+// The optional components and the namespaced variant render with the real kubectl (kustomize);
+// their kinds (prometheus-operator's, NetworkPolicy) are not served by the simulator.
+TEST_F(SimServeKubectl, TheBundlesVariantsRender) {
+  const auto deploy = testing::sourceDir() / "deploy";
+  auto full = runCommand("kubectl kustomize " + (deploy / "overlays/full").string());
+  ASSERT_EQ(full.exitCode, 0) << full.err;
+  for (const char* kind : {"kind: ServiceMonitor", "kind: PrometheusRule", "kind: NetworkPolicy",
+                           "kind: PodDisruptionBudget", "kind: CustomResourceDefinition"}) {
+    EXPECT_NE(full.out.find(kind), std::string::npos) << kind;
+  }
+  auto namespaced = runCommand("kubectl kustomize " + (deploy / "overlays/namespaced").string());
+  ASSERT_EQ(namespaced.exitCode, 0) << namespaced.err;
+  EXPECT_NE(namespaced.out.find("--watch-namespace=apps"), std::string::npos);
+  // No cluster-wide rule on pods: the only ClusterRole is the small cluster-scoped one.
+  EXPECT_EQ(namespaced.out.find("name: attune-controller\nrules"), std::string::npos);
+  EXPECT_NE(namespaced.out.find("name: attune-controller-cluster-scoped"), std::string::npos);
+  // Top-level kinds start a line (a binding's roleRef says "  kind: ClusterRole").
+  const std::size_t clusterRole = namespaced.out.find("\nkind: ClusterRole\n");
+  ASSERT_NE(clusterRole, std::string::npos);
+  EXPECT_EQ(namespaced.out.find("\nkind: ClusterRole\n", clusterRole + 1), std::string::npos)
+      << "more than one ClusterRole in the namespaced variant";
+  const std::string clusterScoped =
+      namespaced.out.substr(clusterRole, namespaced.out.find("---", clusterRole) - clusterRole);
+  EXPECT_EQ(clusterScoped.find("pods"), std::string::npos) << clusterScoped;
 }
 
 TEST_F(SimServeKubectl, TheDeployDirectoryRegistersTheWebhooks) {
-  auto run = apply("-R -f " + (testing::sourceDir() / "deploy").string());
+  auto run = apply("-k " + (testing::sourceDir() / "deploy").string());
   ASSERT_EQ(run.exitCode, 0) << run.out << run.err;
   auto mutating = kubectl(
       "get mutatingwebhookconfiguration attune-pod-sizing -o "

@@ -1,4 +1,4 @@
-// The CRD (deploy/crds/attune.io_attunepolicies.yaml) and Attune's own decoder + validator agree.
+// The CRD (deploy/base/crds/attune.io_attunepolicies.yaml) and Attune's own decoder + validator agree.
 // The test walks the CRD's OpenAPI schema and, for every enum, minimum, maximum and required field,
 // mutates a valid policy at that path and checks that checkPolicies() accepts the boundary values
 // and rejects just-outside ones with an error at exactly that path. Subtrees of public fields
@@ -23,7 +23,7 @@ using Json = nlohmann::json;
 
 YAML::Node loadCrd() {
   return YAML::LoadFile(
-      (attune::testing::sourceDir() / "deploy/crds/attune.io_attunepolicies.yaml").string());
+      (attune::testing::sourceDir() / "deploy/base/crds/attune.io_attunepolicies.yaml").string());
 }
 
 const YAML::Node version(const YAML::Node& crd) { return crd["spec"]["versions"][0]; }
