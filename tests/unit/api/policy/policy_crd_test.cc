@@ -1,11 +1,11 @@
-// The CRD (deploy/base/crds/attune.io_attunepolicies.yaml) and Attune's own decoder + validator agree.
-// The test walks the CRD's OpenAPI schema and, for every enum, minimum, maximum and required field,
-// mutates a valid policy at that path and checks that checkPolicies() accepts the boundary values
-// and rejects just-outside ones with an error at exactly that path. Subtrees of public fields
-// that Attune accepts without implementing them (they decode with a warning) are skipped: the API
-// server still checks them against this schema, Attune does not. Every schema default must also
-// equal what applyDefaults() fills in. Every field of the CRD is in the schema tables, and exactly
-// the extensions among them are described as such.
+// The CRD (deploy/base/crds/attune.io_attunepolicies.yaml) and Attune's own decoder + validator
+// agree. The test walks the CRD's OpenAPI schema and, for every enum, minimum, maximum and required
+// field, mutates a valid policy at that path and checks that checkPolicies() accepts the boundary
+// values and rejects just-outside ones with an error at exactly that path. Subtrees of public
+// fields that Attune accepts without implementing them (they decode with a warning) are skipped:
+// the API server still checks them against this schema, Attune does not. Every schema default must
+// also equal what applyDefaults() fills in. Every field of the CRD is in the schema tables, and
+// exactly the extensions among them are described as such.
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
