@@ -7,6 +7,8 @@
 //  - the webhook's serving key, read from --webhook-cert-dir, with the webhook called over TLS.
 // The controller reconciles a policy, answers an AdmissionReview and stops; then its whole
 // debug log is searched for each secret: the whole value and every base64 line of the key.
+// The same run checks that the running operator exports every metric the shipped Grafana
+// dashboard and alerts use (deploy/components/monitoring/).
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -16,6 +18,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,6 +27,7 @@
 #include "http/http_client.h"
 #include "http/tls_server.h"
 #include "integration/e2e/sim_cluster.h"
+#include "support/shared_dir.h"
 
 namespace attune {
 namespace {
@@ -117,11 +121,12 @@ TEST(SecretsEndToEnd, NoCredentialReachesTheDebugLog) {
   std::ofstream(certDir / "tls.key") << serving->keyPem;
 
   const int webhookPort = testing::freeLocalPort();
-  std::vector<std::string> argv = cluster.controllerArgv(
-      testing::freeLocalPort(),
-      {"--log-level", "debug", "--prometheus-bearer-token-file", cluster.path("prometheus-token"),
-       "--webhook-address", "127.0.0.1:" + std::to_string(webhookPort), "--webhook-cert-dir",
-       certDir.string()});
+  const int metricsPort = testing::freeLocalPort();
+  std::vector<std::string> argv =
+      cluster.controllerArgv(metricsPort, {"--log-level", "debug", "--prometheus-bearer-token-file",
+                                           cluster.path("prometheus-token"), "--webhook-address",
+                                           "127.0.0.1:" + std::to_string(webhookPort),
+                                           "--webhook-cert-dir", certDir.string()});
   for (std::size_t i = 0; i + 1 < argv.size(); ++i) {
     if (argv[i] == "--prometheus-url") argv[i + 1] = promUrl;
   }
@@ -161,6 +166,35 @@ TEST(SecretsEndToEnd, NoCredentialReachesTheDebugLog) {
                response->body.find("0d8c6b7e-0000-4000-8000-000000000001") != std::string::npos;
     return answered;
   }));
+
+  // Every attune_* metric the dashboard and the alerts query is a family the operator exports.
+  auto scraped = client.send({.method = http::HttpRequest::Method::kGet,
+                              .url = "http://127.0.0.1:" + std::to_string(metricsPort) + "/metrics",
+                              .body = {},
+                              .contentType = {}});
+  ASSERT_TRUE(scraped && scraped->status == 200);
+  const std::regex family(R"(# TYPE (attune_[a-z_]+) )");
+  std::set<std::string> exported;
+  for (std::sregex_iterator it(scraped->body.begin(), scraped->body.end(), family), end; it != end;
+       ++it) {
+    exported.insert((*it)[1]);
+  }
+  const std::regex used(R"(\b(attune_[a-z_]+))");
+  for (const char* file : {"deploy/components/monitoring/dashboards/attune.json",
+                           "deploy/components/monitoring/prometheusrule.yaml"}) {
+    std::ifstream in(testing::sourceDir() / file);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ASSERT_FALSE(text.empty()) << file;
+    for (std::sregex_iterator it(text.begin(), text.end(), used), end; it != end; ++it) {
+      std::string name = (*it)[1];
+      for (const char* suffix : {"_bucket", "_count", "_sum"}) {
+        if (name.ends_with(suffix) && !exported.contains(name)) {
+          name.resize(name.size() - std::string_view(suffix).size());
+        }
+      }
+      EXPECT_TRUE(exported.contains(name)) << file << " uses " << name << ", not exported";
+    }
+  }
 
   int exitCode = -1;
   EXPECT_TRUE(controller->terminate(30s, &exitCode));
