@@ -175,6 +175,7 @@ Result<QueryResponse> decodeQueryResponse(std::string& body, ScalarResults scala
     return malformed("not JSON", code);
   }
   QueryResponse out;
+  bool hasStatus = false;
   od::object root;
   Status status;
   if (auto rootCode = doc.get_object().get(root)) {
@@ -191,6 +192,7 @@ Result<QueryResponse> decodeQueryResponse(std::string& body, ScalarResults scala
         std::string text;
         status = readString(value, text, "status");
         out.success = text == "success";
+        hasStatus = true;
       } else if (key == "errorType") {
         status = readString(value, out.errorType, "errorType");
       } else if (key == "error") {
@@ -205,7 +207,13 @@ Result<QueryResponse> decodeQueryResponse(std::string& body, ScalarResults scala
   }
   body.resize(size);
   if (!status) return std::unexpected(status.error());
+  if (!hasStatus) return malformed("no status");
   if (out.success && out.resultType.empty()) return malformed("success without data.resultType");
+  // A response that is not a success carries no result, whatever its data says.
+  if (!out.success) {
+    out.resultType.clear();
+    out.series.clear();
+  }
   return out;
 }
 

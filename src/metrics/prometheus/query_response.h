@@ -47,7 +47,9 @@ enum class ScalarResults {
 // Decodes a response body with simdjson On Demand, in one pass and without a DOM. Samples
 // whose value is NaN or ±Inf are dropped; a series left without points is dropped. `body` may be
 // reallocated to add the padding simdjson needs. Fails with kInvalidArgument on malformed JSON,
-// an unknown resultType (string; scalar unless accepted) or a sample that is not a number.
+// a response without "status", an unknown resultType (string; scalar unless accepted) or a
+// sample that is not a number. A response whose status is not "success" has no series, even
+// when it carries data.
 Result<QueryResponse> decodeQueryResponse(std::string& body,
                                           ScalarResults scalars = ScalarResults::kRejected);
 

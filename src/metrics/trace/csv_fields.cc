@@ -52,6 +52,10 @@ Result<std::int64_t> parseCount(std::string_view field) {
   return value;
 }
 
+namespace {
+constexpr std::int64_t kMaxUnixSeconds = 9'000'000'000;  // 2255-03-14
+}  // namespace
+
 Result<Time> parseTimestamp(std::string_view field) {
   const std::string_view whole = field.substr(0, field.find('.'));
   const std::string_view fraction =
@@ -70,6 +74,10 @@ Result<Time> parseTimestamp(std::string_view field) {
     return fail(ErrorCode::kOutOfRange, "timestamp out of range: " + quoted(field));
   }
   std::from_chars(whole.data(), whole.data() + whole.size(), seconds);
+  // Time counts nanoseconds in 64 bits, up to April 2262: later times cannot be represented.
+  if (seconds > kMaxUnixSeconds) {
+    return fail(ErrorCode::kOutOfRange, "timestamp out of range (after 2255): " + quoted(field));
+  }
   std::int64_t nanos = 0;
   std::from_chars(fraction.data(), fraction.data() + fraction.size(), nanos);
   for (std::size_t i = fraction.size(); i < 9; ++i) nanos *= 10;

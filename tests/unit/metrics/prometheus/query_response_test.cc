@@ -61,6 +61,23 @@ TEST(QueryResponse, EmptyResultIsNoSeries) {
   EXPECT_TRUE(r.series.empty());
 }
 
+// Found by fuzzing: a body whose status is not "success" (or that has none) yielded series.
+// Without a success there is no result: the operator fails closed.
+TEST(QueryResponse, NoSuccessMeansNoSeries) {
+  std::string missing =
+      R"({"etatus":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1,"2"]}]}})";
+  auto r = decodeQueryResponse(missing);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_NE(r.error().message.find("no status"), std::string::npos) << r.error().message;
+  std::string failed =
+      R"({"status":"error","errorType":"bad_data","error":"x","data":{"resultType":"vector","result":[{"metric":{},"value":[1,"2"]}]}})";
+  auto e = decodeQueryResponse(failed);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_FALSE(e->success);
+  EXPECT_TRUE(e->series.empty());
+  EXPECT_EQ(e->error, "x");
+}
+
 TEST(QueryResponse, DecodesWarnings) {
   auto r = decode(R"({"status":"success","warnings":["partial response","slow"],
       "data":{"resultType":"vector","result":[]}})");

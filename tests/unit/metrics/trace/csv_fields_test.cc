@@ -44,5 +44,14 @@ TEST(CsvFieldsTest, ParsesUnixSecondsAndRfc3339) {
   EXPECT_FALSE(parseTimestamp("").has_value());
 }
 
+// Found by fuzzing: seconds past 2262 overflowed the nanosecond count (undefined behaviour).
+TEST(CsvFieldsTest, RefusesTimestampsTooLateToRepresent) {
+  EXPECT_TRUE(parseTimestamp("9000000000").has_value());
+  const auto late = parseTimestamp("17672571200");
+  ASSERT_FALSE(late.has_value());
+  EXPECT_EQ(late.error().code, ErrorCode::kOutOfRange);
+  EXPECT_FALSE(parseTimestamp("999999999999").has_value());
+}
+
 }  // namespace
 }  // namespace attune::metrics
