@@ -15,12 +15,25 @@
 
 namespace attune::controller {
 
-// status.recommendations from `recommended` (none under Observe), and the recommendation and
-// savings gauges. `replicas` gives the running pods of each advised workload.
+// status.recommendations and status.savings from `recommended` (neither under Observe), and the
+// recommendation and savings gauges. `replicas` gives the running pods of each advised workload.
 void publishRecommendations(const std::vector<RecommendedWorkload>& recommended,
                             const std::map<api::WorkloadRef, std::size_t>& replicas,
                             const api::AttunePolicy& policy, Time now, OperatorMetrics& metrics,
                             api::AttunePolicyStatus& status);
+
+// status.savings: the request totals of `recommended` over its running pods (`replicas`), and
+// how much the recommendations would take off or add.
+api::SavingsStatus summarizeSavings(const std::vector<RecommendedWorkload>& recommended,
+                                    const std::map<api::WorkloadRef, std::size_t>& replicas);
+
+// status.workloads: `targets` discovered; those with a recommendation (none under Observe); of
+// these, resized (the latest resize of the workload in the history applied) or pending; the
+// most data points of any container and the minimum required.
+api::PolicyWorkloadCounts summarizeWorkloads(const api::AttunePolicyStatus& status,
+                                             const api::AttunePolicy& policy,
+                                             const std::vector<RecommendedWorkload>& recommended,
+                                             std::size_t targets);
 
 struct PassOutcome {
   std::optional<std::string> metricsError;      // the usage read failed
@@ -29,8 +42,8 @@ struct PassOutcome {
 };
 
 // The conditions and counters a pass leaves: Ready (MetricsUnavailable, NoTargets,
-// CollectingData or Reconciled), Degraded, ResizeBlocked, observedGeneration and
-// consecutiveReverts.
+// CollectingData or Reconciled), Degraded, ResizeBlocked, observedGeneration, workloads,
+// lastReconcileTime and consecutiveReverts.
 void settleStatus(api::AttunePolicyStatus& status, const api::AttunePolicy& stored,
                   const api::AttunePolicy& policy,
                   const std::vector<RecommendedWorkload>& recommended, const PassOutcome& outcome,

@@ -233,10 +233,39 @@ struct ResizeHistoryEntry {
   bool operator==(const ResizeHistoryEntry&) const = default;
 };
 
+// status.workloads (the public API's WorkloadStatus): what the last pass found (the public API's counts; `deferred` and
+// `infeasible` are not written yet).
+struct PolicyWorkloadCounts {
+  std::optional<int> discovered;           // workloads the target matched
+  std::optional<int> withRecommendations;  // of which with a recommendation for a container
+  std::optional<int> resized;              // of which resized in place and not reverted since
+  std::optional<int> pending;              // with a recommendation, not resized
+  std::optional<int> dataPointsCollected;  // the most samples of any container
+  std::optional<int> dataPointsRequired;   // metricsSource.minimumDataPoints
+  bool operator==(const PolicyWorkloadCounts&) const = default;
+};
+
+// status.savings: request totals of the last pass over the running pods, as Kubernetes
+// quantities ("200m", "256Mi"); a reduction or increase is left empty when there is none. The
+// cost estimates of the public API are not written.
+struct SavingsStatus {
+  std::string cpuRequestTotal;
+  std::string cpuRequestReduction;
+  std::string cpuRequestIncrease;
+  std::string memoryRequestTotal;
+  std::string memoryRequestReduction;
+  std::string memoryRequestIncrease;
+  bool operator==(const SavingsStatus&) const = default;
+};
+
 struct AttunePolicyStatus {
   std::vector<Condition> conditions;  // api/k8s/meta.h
   std::vector<WorkloadRecommendation> recommendations;
   std::vector<ResizeHistoryEntry> resizeHistory;
+  std::optional<PolicyWorkloadCounts> workloads;
+  std::optional<SavingsStatus> savings;
+  // The last pass over this policy: a heartbeat, written by every pass.
+  std::optional<Time> lastReconcileTime;
   std::optional<int> consecutiveReverts;
   std::optional<Time> lastResizeTime;
   std::optional<std::int64_t> observedGeneration;

@@ -203,11 +203,36 @@ void fields(V& v, Condition& c) {
 }
 
 template <typename V>
+void fields(V& v, PolicyWorkloadCounts& w) {
+  v.type("WorkloadStatus");
+  v("discovered", w.discovered);
+  v("withRecommendations", w.withRecommendations);
+  v("resized", w.resized);
+  v("pending", w.pending);
+  v("dataPointsCollected", w.dataPointsCollected);
+  v("dataPointsRequired", w.dataPointsRequired);
+}
+
+template <typename V>
+void fields(V& v, SavingsStatus& s) {
+  v.type("SavingsStatus");
+  v("cpuRequestTotal", s.cpuRequestTotal);
+  v("cpuRequestReduction", s.cpuRequestReduction);
+  v("cpuRequestIncrease", s.cpuRequestIncrease);
+  v("memoryRequestTotal", s.memoryRequestTotal);
+  v("memoryRequestReduction", s.memoryRequestReduction);
+  v("memoryRequestIncrease", s.memoryRequestIncrease);
+}
+
+template <typename V>
 void fields(V& v, AttunePolicyStatus& s) {
   v.type("AttunePolicyStatus");
   v.list("conditions", s.conditions);
   v.list("recommendations", s.recommendations);
   v.list("resizeHistory", s.resizeHistory);
+  v.object("workloads", s.workloads);
+  v.object("savings", s.savings);
+  v("lastReconcileTime", s.lastReconcileTime);
   v("consecutiveReverts", s.consecutiveReverts);
   v("lastResizeTime", s.lastResizeTime);
   v("observedGeneration", s.observedGeneration);

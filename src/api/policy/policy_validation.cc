@@ -30,6 +30,12 @@ std::optional<std::int64_t> widen(const std::optional<T>& v) {
   return v ? std::optional<std::int64_t>(*v) : std::nullopt;
 }
 
+// One count of status.workloads, when the status has them.
+std::optional<std::int64_t> workloadCount(const AttunePolicy& p,
+                                          std::optional<int> PolicyWorkloadCounts::*count) {
+  return p.status.workloads ? widen((*p.status.workloads).*count) : std::nullopt;
+}
+
 // Integer fields with inclusive bounds (kNoLimit: unbounded above).
 struct IntegerBound {
   const char* path;
@@ -60,6 +66,30 @@ constexpr IntegerBound kIntegerBounds[] = {
      [](const AttunePolicy& p) { return widen(p.status.consecutiveReverts); }, 0, kNoLimit},
     {"status.observedGeneration",
      [](const AttunePolicy& p) { return widen(p.status.observedGeneration); }, 0, kNoLimit},
+    {"status.workloads.discovered",
+     [](const AttunePolicy& p) { return workloadCount(p, &PolicyWorkloadCounts::discovered); }, 0,
+     kNoLimit},
+    {"status.workloads.withRecommendations",
+     [](const AttunePolicy& p) {
+       return workloadCount(p, &PolicyWorkloadCounts::withRecommendations);
+     },
+     0, kNoLimit},
+    {"status.workloads.resized",
+     [](const AttunePolicy& p) { return workloadCount(p, &PolicyWorkloadCounts::resized); }, 0,
+     kNoLimit},
+    {"status.workloads.pending",
+     [](const AttunePolicy& p) { return workloadCount(p, &PolicyWorkloadCounts::pending); }, 0,
+     kNoLimit},
+    {"status.workloads.dataPointsCollected",
+     [](const AttunePolicy& p) {
+       return workloadCount(p, &PolicyWorkloadCounts::dataPointsCollected);
+     },
+     0, kNoLimit},
+    {"status.workloads.dataPointsRequired",
+     [](const AttunePolicy& p) {
+       return workloadCount(p, &PolicyWorkloadCounts::dataPointsRequired);
+     },
+     0, kNoLimit},
 };
 
 // Duration fields with inclusive bounds (no upper bound when max is nullopt).

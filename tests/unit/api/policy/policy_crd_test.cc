@@ -196,8 +196,9 @@ TEST(PolicyCrdManifestTest, DeclaresTheResource) {
   std::vector<std::string> columns;
   for (const auto& c : v["additionalPrinterColumns"])
     columns.push_back(c["name"].as<std::string>());
-  EXPECT_EQ(columns,
-            (std::vector<std::string>{"Kind", "Target", "Mode", "Paused", "Ready", "Age"}));
+  // The public operator's columns (its CRD in ../shared/fixtures/attune-public-crds/).
+  EXPECT_EQ(columns, (std::vector<std::string>{"Type", "Workloads", "Recs", "Resized", "Ready",
+                                               "Age", "CPU Saved", "Mem Saved"}));
 }
 
 TEST(PolicyCrdManifestTest, DescribesExactlyTheExtensionsAsExtensions) {
@@ -258,7 +259,7 @@ TEST_F(PolicyCrdTest, BoundsAgreeWithTheValidator) {
       checked += expectBoundary(c.path, number(c.value), number(c.value, +1));
     }
   }
-  EXPECT_EQ(checked, 17);
+  EXPECT_EQ(checked, 23);
 }
 
 TEST_F(PolicyCrdTest, RequiredFieldsAreRequired) {

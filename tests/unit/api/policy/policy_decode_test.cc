@@ -208,8 +208,15 @@ TEST(PolicyDecodeTest, PublicStatusFieldsAreAcceptedSilently) {
 )");
   EXPECT_TRUE(doc.errors.empty()) << describe(doc.errors);
   EXPECT_TRUE(doc.warnings.empty()) << describe(doc.warnings);
-  ASSERT_EQ(doc.policy->preserved.size(), 4u);
-  EXPECT_EQ(doc.policy->preserved[1].path, "status.recommendations[0].containers[0].explanation");
+  // workloads, savings and lastReconcileTime are modeled; the explanation is kept verbatim.
+  ASSERT_EQ(doc.policy->preserved.size(), 1u);
+  EXPECT_EQ(doc.policy->preserved[0].path, "status.recommendations[0].containers[0].explanation");
+  ASSERT_TRUE(doc.policy->status.workloads.has_value());
+  EXPECT_EQ(doc.policy->status.workloads->discovered, 2);
+  EXPECT_EQ(doc.policy->status.workloads->pending, 1);
+  ASSERT_TRUE(doc.policy->status.savings.has_value());
+  EXPECT_EQ(doc.policy->status.savings->cpuRequestReduction, "200m");
+  EXPECT_TRUE(doc.policy->status.lastReconcileTime.has_value());
 }
 
 TEST(PolicyDecodeTest, MetadataFieldsBeyondObjectMetaArePreserved) {

@@ -1,0 +1,103 @@
+// status.savings and status.workloads (the public API's summary, shown by the printer columns):
+// request totals, reductions and increases over the running pods; discovered, recommended,
+// resized and pending workloads from the recommendations and the resize history.
+#include "controller/policy_status.h"
+
+#include <gtest/gtest.h>
+
+#include "core/quantity.h"
+
+namespace attune::controller {
+namespace {
+
+using namespace std::chrono_literals;
+
+RecommendedContainer container(std::string name, std::int64_t cpuNow, std::int64_t cpuRec,
+                               std::int64_t memNow, std::int64_t memRec, bool enough = true) {
+  RecommendedContainer c;
+  c.name = std::move(name);
+  c.current.cpuRequest = Millicores(cpuNow);
+  c.current.memoryRequest = Bytes(memNow);
+  c.recommendation.enoughData = enough;
+  if (enough) {
+    c.recommendation.resources.cpuRequest = Millicores(cpuRec);
+    c.recommendation.resources.memoryRequest = Bytes(memRec);
+  }
+  c.dataPoints = enough ? 60 : 3;
+  return c;
+}
+
+RecommendedWorkload workload(std::string name, std::vector<RecommendedContainer> containers) {
+  return RecommendedWorkload{.ref = api::workloadRef(api::WorkloadKind::kDeployment, "apps", name),
+                             .containers = std::move(containers),
+                             .lastDataTime = std::nullopt};
+}
+
+constexpr std::int64_t kMi = 1024 * 1024;
+
+TEST(SummarizeSavings, TotalsReductionsAndIncreasesOverTheRunningPods) {
+  const std::vector<RecommendedWorkload> recommended{
+      workload("web", {container("app", 1000, 400, 1024 * kMi, 1536 * kMi)}),
+      workload("api", {container("app", 500, 250, 256 * kMi, 128 * kMi),
+                       container("sidecar", 100, 0, 64 * kMi, 0, /*enough=*/false)})};
+  const std::map<api::WorkloadRef, std::size_t> replicas{{recommended[0].ref, 2},
+                                                         {recommended[1].ref, 1}};
+  const api::SavingsStatus s = summarizeSavings(recommended, replicas);
+  EXPECT_EQ(s.cpuRequestTotal, "2600m");      // 2 × 1000 + 500 + 100
+  EXPECT_EQ(s.cpuRequestReduction, "1450m");  // 2 × 600 + 250; the sidecar has no advice
+  EXPECT_EQ(s.cpuRequestIncrease, "");
+  EXPECT_EQ(s.memoryRequestTotal, "2368Mi");     // 2 × 1Gi + 256Mi + 64Mi
+  EXPECT_EQ(s.memoryRequestReduction, "128Mi");  // api
+  EXPECT_EQ(s.memoryRequestIncrease, "1Gi");     // 2 × 512Mi for web
+}
+
+TEST(SummarizeSavings, NoReductionIsZeroAndNoPodsCountNothing) {
+  const std::vector<RecommendedWorkload> recommended{
+      workload("web", {container("app", 100, 200, 64 * kMi, 64 * kMi)})};
+  const api::SavingsStatus none = summarizeSavings(recommended, {});
+  EXPECT_EQ(none.cpuRequestTotal, "0");
+  EXPECT_EQ(none.cpuRequestReduction, "0");
+  EXPECT_EQ(none.cpuRequestIncrease, "");
+  const api::SavingsStatus one = summarizeSavings(recommended, {{recommended[0].ref, 1}});
+  EXPECT_EQ(one.cpuRequestReduction, "0");
+  EXPECT_EQ(one.cpuRequestIncrease, "100m");
+  EXPECT_EQ(one.memoryRequestReduction, "0");
+}
+
+api::ResizeHistoryEntry entry(std::string workload, api::ResizeResult result) {
+  api::ResizeHistoryEntry e;
+  e.workload = std::move(workload);
+  e.container = "app";
+  e.resource = api::ResizedResource::kCpu;
+  e.method = api::ResizeMethod::kInPlace;
+  e.result = result;
+  return e;
+}
+
+TEST(SummarizeWorkloads, CountsDiscoveredRecommendedResizedAndPending) {
+  api::AttunePolicy policy;
+  policy.spec.metricsSource.minimumDataPoints = 12;
+  const std::vector<RecommendedWorkload> recommended{
+      workload("web", {container("app", 1000, 400, kMi, kMi)}),
+      workload("api", {container("app", 1000, 400, kMi, kMi)}),
+      workload("batch", {container("app", 1000, 400, kMi, kMi, /*enough=*/false)})};
+  api::AttunePolicyStatus status;
+  status.resizeHistory = {entry("web", api::ResizeResult::kApplied),
+                          entry("api", api::ResizeResult::kApplied),
+                          entry("api", api::ResizeResult::kReverted)};
+  const api::PolicyWorkloadCounts w = summarizeWorkloads(status, policy, recommended, 4);
+  EXPECT_EQ(w.discovered, 4);
+  EXPECT_EQ(w.withRecommendations, 2);  // batch has too few data points
+  EXPECT_EQ(w.resized, 1);              // api's latest resize was reverted
+  EXPECT_EQ(w.pending, 1);
+  EXPECT_EQ(w.dataPointsCollected, 60);
+  EXPECT_EQ(w.dataPointsRequired, 12);
+
+  policy.spec.updateStrategy.type = api::UpdateMode::kObserve;  // no recommendations in Observe
+  const api::PolicyWorkloadCounts observed = summarizeWorkloads(status, policy, recommended, 4);
+  EXPECT_EQ(observed.withRecommendations, 0);
+  EXPECT_EQ(observed.resized, 0);
+}
+
+}  // namespace
+}  // namespace attune::controller
