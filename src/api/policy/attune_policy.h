@@ -233,8 +233,8 @@ struct ResizeHistoryEntry {
   bool operator==(const ResizeHistoryEntry&) const = default;
 };
 
-// status.workloads (the public API's WorkloadStatus): what the last pass found (the public API's counts; `deferred` and
-// `infeasible` are not written yet).
+// status.workloads (the public API's WorkloadStatus): what the last pass found (the public API's
+// counts; `deferred` and `infeasible` are not written yet).
 struct PolicyWorkloadCounts {
   std::optional<int> discovered;           // workloads the target matched
   std::optional<int> withRecommendations;  // of which with a recommendation for a container
