@@ -88,14 +88,19 @@ Json eventCells(const Json& event, Time now) {
                       str(event, {"reason"}), object, str(event, {"message"})});
 }
 
+// The CRD's printer columns (deploy/base/crds/): an absent count or saving is null (<none>).
 Json policyCells(const Json& policy, Time now) {
   const Json& spec = policy.value("spec", Json::object());
-  const std::string mode = str(spec, {"updateStrategy", "type"});
-  const Json conditions = policy.value("status", Json::object()).value("conditions", Json());
-  return Json::array({str(policy, {"metadata", "name"}), str(spec, {"targetRef", "kind"}),
-                      str(spec, {"targetRef", "name"}), mode.empty() ? "" : mode,
-                      spec.value("paused", false), conditionStatus(conditions, "Ready"),
-                      age(policy, "creationTimestamp", now)});
+  const Json& status = policy.value("status", Json::object());
+  const Json& workloads = status.value("workloads", Json::object());
+  const Json& savings = status.value("savings", Json::object());
+  auto count = [&](const char* field) { return workloads.value(field, Json()); };
+  auto saved = [&](const char* field) { return savings.value(field, Json()); };
+  return Json::array({str(policy, {"metadata", "name"}), str(spec, {"updateStrategy", "type"}),
+                      count("discovered"), count("withRecommendations"), count("resized"),
+                      conditionStatus(status.value("conditions", Json()), "Ready"),
+                      age(policy, "creationTimestamp", now), saved("cpuRequestReduction"),
+                      saved("memoryRequestReduction")});
 }
 
 // kubectl's printer: an unset budget shows N/A.
@@ -214,9 +219,10 @@ std::optional<std::string> renderTable(const ResourceInfo& resource, std::string
                {"Message", "string", ""}};
     cells = eventCells;
   } else if (resource.plural == "attunepolicies") {
-    columns = {{"Name", "string", "name"}, {"Kind", "string", ""},    {"Target", "string", ""},
-               {"Mode", "string", ""},     {"Paused", "boolean", ""}, {"Ready", "string", ""},
-               {"Age", "date", ""}};
+    columns = {
+        {"Name", "string", "name"}, {"Type", "string", ""},         {"Workloads", "integer", ""},
+        {"Recs", "integer", ""},    {"Resized", "integer", ""},     {"Ready", "string", ""},
+        {"Age", "date", ""},        {"CPU Saved", "string", "", 1}, {"Mem Saved", "string", "", 1}};
     cells = policyCells;
   } else if (resource.plural == "poddisruptionbudgets") {
     columns = {{"Name", "string", "name"},

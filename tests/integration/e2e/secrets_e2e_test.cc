@@ -8,7 +8,8 @@
 // The controller reconciles a policy, answers an AdmissionReview and stops; then its whole
 // debug log is searched for each secret: the whole value and every base64 line of the key.
 // The same run checks that the running operator exports every metric the shipped Grafana
-// dashboard and alerts use (deploy/components/monitoring/).
+// dashboard and alerts use (deploy/components/monitoring/), and that `kubectl get
+// attunepolicies -A -o wide` shows every printer column filled.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -141,6 +142,23 @@ TEST(SecretsEndToEnd, NoCredentialReachesTheDebugLog) {
     const json recs = at(policy, {"status", "recommendations"});
     return recs.is_array() && !recs.empty();
   })) << cluster.log("controller.log");
+
+  // `kubectl get attunepolicies -A -o wide` shows every printer column filled (the public
+  // operator's columns: Type, Workloads, Recs, Resized, Ready, Age, CPU Saved, Mem Saved).
+  EXPECT_TRUE(cluster.waitFor(3min, [&] {
+    const json policy = cluster.getJson("attunepolicy -n apps web");
+    return at(policy, {"status", "workloads", "withRecommendations"}) == 1;
+  })) << cluster.getJson("attunepolicy -n apps web").dump();
+  const auto table = cluster.kubectl("get attunepolicies -A -o wide");
+  ASSERT_EQ(table.exitCode, 0) << table.err;
+  EXPECT_NE(table.out.find("NAMESPACE   NAME   TYPE        WORKLOADS   RECS   RESIZED   READY"),
+            std::string::npos)
+      << table.out;
+  EXPECT_NE(table.out.find("CPU SAVED   MEM SAVED"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("apps        web    Recommend   1           1      0         True"),
+            std::string::npos)
+      << table.out;
+  EXPECT_EQ(table.out.find("<none>"), std::string::npos) << table.out;
 
   // An AdmissionReview over TLS, trusting the CA of the files.
   http::CurlHttpClient client({.caData = ca->certPem});
