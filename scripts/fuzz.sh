@@ -75,7 +75,7 @@ fuzz() {
     ((left > 0 && run <= 10)) || break
     run=$((run + 1))
     rc=0
-    "$bin" -max_total_time="$left" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
+    "$bin" -max_total_time="$left" -print_final_stats=1 -timeout=30 -rss_limit_mb=2048 \
       -artifact_prefix="$artifacts" "$work" >"$logs.$run.log" 2>&1 || rc=$?
     n=$(sed -n 's/^stat::number_of_executed_units: *//p' "$logs.$run.log" | tail -n 1)
     execs=$((execs + ${n:-0}))
