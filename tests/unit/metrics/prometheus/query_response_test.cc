@@ -111,6 +111,28 @@ TEST(QueryResponse, RejectsMalformedBodies) {
   }
 }
 
+TEST(QueryResponse, AVectorSeriesWithMoreThanOneSampleIsMalformed) {
+  // "values" read before "resultType":"vector", and a series with both "value" and "values":
+  // a vector has one sample per series.
+  for (std::string body :
+       {std::string(R"({"data":{"result":[{"values":[[1,"1"],[2,"2"]],"metric":{}}],
+            "resultType":"vector"},"status":"success"})"),
+        std::string(R"({"status":"success","data":{"resultType":"vector",
+            "result":[{"metric":{},"value":[1,"1"],"values":[[2,"2"]]}]}})")}) {
+    const std::string original = body;
+    auto r = decodeQueryResponse(body);
+    ASSERT_FALSE(r.has_value()) << original;
+    EXPECT_EQ(r.error().code, ErrorCode::kInvalidArgument);
+    EXPECT_NE(r.error().message.find("a vector series with more than one sample"),
+              std::string::npos)
+        << r.error().message;
+  }
+  auto one = decode(R"({"data":{"result":[{"values":[[1,"1"]],"metric":{}}],
+      "resultType":"vector"},"status":"success"})");
+  ASSERT_EQ(one.series.size(), 1u);
+  EXPECT_EQ(one.series[0].points.size(), 1u);
+}
+
 TEST(SampleValue, ParsesNumbersAndDropsNonFinite) {
   EXPECT_EQ(parseSampleValue("1.5").value(), 1.5);
   EXPECT_EQ(parseSampleValue("+2").value(), 2.0);
