@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 namespace attune::metrics {
@@ -65,11 +66,13 @@ Result<Time> parseTimestamp(std::string_view field) {
     }
     return t;
   }
+  // Time counts nanoseconds in 64 bits: Unix seconds up to 9223372035 (April 2262).
+  constexpr std::int64_t kMaxSeconds = std::numeric_limits<std::int64_t>::max() / 1'000'000'000 - 1;
   std::int64_t seconds = 0;
-  if (whole.size() > 12 || fraction.size() > 9) {
+  const auto parsed = std::from_chars(whole.data(), whole.data() + whole.size(), seconds);
+  if (parsed.ec != std::errc() || seconds > kMaxSeconds || fraction.size() > 9) {
     return fail(ErrorCode::kOutOfRange, "timestamp out of range: " + quoted(field));
   }
-  std::from_chars(whole.data(), whole.data() + whole.size(), seconds);
   std::int64_t nanos = 0;
   std::from_chars(fraction.data(), fraction.data() + fraction.size(), nanos);
   for (std::size_t i = fraction.size(); i < 9; ++i) nanos *= 10;
