@@ -210,11 +210,13 @@ Result<QueryResponse> decodeQueryResponse(std::string& body, ScalarResults scala
   body.resize(size);
   if (!status) return std::unexpected(status.error());
   if (out.success && out.resultType.empty()) return malformed("success without data.resultType");
-  // One sample per series of a vector, in whatever order the fields came: "values" read before
-  // "resultType":"vector", a series with both "value" and "values", or "data" twice.
-  if (out.resultType == "vector") {
+  // One sample per series of a vector (or scalar), in whatever order the fields came: "values"
+  // read before "resultType", a series with both "value" and "values", or "data" twice.
+  if (out.resultType == "vector" || out.resultType == "scalar") {
     for (const PromSeries& series : out.series) {
-      if (series.points.size() > 1) return malformed("a vector series with more than one sample");
+      if (series.points.size() > 1) {
+        return malformed("a " + out.resultType + " series with more than one sample");
+      }
     }
   }
   return out;

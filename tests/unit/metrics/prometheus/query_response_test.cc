@@ -111,7 +111,7 @@ TEST(QueryResponse, RejectsMalformedBodies) {
   }
 }
 
-TEST(QueryResponse, AVectorSeriesWithMoreThanOneSampleIsMalformed) {
+TEST(QueryResponse, AVectorOrScalarSeriesWithMoreThanOneSampleIsMalformed) {
   // "values" read before "resultType":"vector", and a series with both "value" and "values":
   // a vector has one sample per series.
   for (std::string body :
@@ -127,6 +127,12 @@ TEST(QueryResponse, AVectorSeriesWithMoreThanOneSampleIsMalformed) {
               std::string::npos)
         << r.error().message;
   }
+  std::string scalar = R"({"data":{"result":[{"values":[[1,"1"],[2,"2"]],"metric":{}}],
+      "resultType":"scalar"},"status":"success"})";
+  auto r = decodeQueryResponse(scalar, ScalarResults::kAccepted);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_NE(r.error().message.find("a scalar series with more than one sample"), std::string::npos)
+      << r.error().message;
   auto one = decode(R"({"data":{"result":[{"values":[[1,"1"]],"metric":{}}],
       "resultType":"vector"},"status":"success"})");
   ASSERT_EQ(one.series.size(), 1u);
