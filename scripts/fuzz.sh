@@ -16,7 +16,7 @@
 # 10 restarts). Logs: build/fuzz/fuzz-logs/NAME.N.log. At the end one row per target is
 # printed, and written to build/fuzz/fuzz-report.txt: run time, executions, the coverage of
 # libFuzzer's last status line (cov: edges, ft: features), corpus size (seeds, then after the
-# run) and the crash files. Exits non-zero when a target left a crash file.
+# run) and the crash files this run left. Exits non-zero when a target left a crash file.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -68,6 +68,7 @@ fuzz() {
   mkdir -p "$work" "$artifacts"
   cp -n tests/fuzz/corpus/"$name"/* "$work"/ 2>/dev/null || true
   rm -f "$logs".*.log "$logs.summary"
+  touch "$logs.started"  # crash files newer than this are this run's
   start=$(date +%s)
   while :; do
     now=$(date +%s)
@@ -75,11 +76,16 @@ fuzz() {
     ((left > 0 && run <= 10)) || break
     run=$((run + 1))
     rc=0
-    "$bin" -max_total_time="$left" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
+    "$bin" -max_total_time="$left" -print_final_stats=1 -timeout=30 -rss_limit_mb=2048 \
       -artifact_prefix="$artifacts" "$work" >"$logs.$run.log" 2>&1 || rc=$?
     n=$(sed -n 's/^stat::number_of_executed_units: *//p' "$logs.$run.log" | tail -n 1)
     execs=$((execs + ${n:-0}))
     ((rc == 0)) && break
+    if ((rc == 126 || rc == 127)); then  # the binary is being relinked: not a finding
+      run=$((run - 1))
+      sleep 5
+      continue
+    fi
     echo "fuzz.sh: $name: finding in run $run (exit $rc), see $logs.$run.log"
   done
   local cov ft seeds corpus crashes
@@ -93,7 +99,7 @@ fuzz() {
   ft=$(sed -n 's/.*ft: \([0-9]*\).*/\1/p' <<<"$stat")
   seeds=$(find tests/fuzz/corpus/"$name" -type f | wc -l)
   corpus=$(find "$work" -type f | wc -l)
-  crashes=$(find "$artifacts" -type f | wc -l)
+  crashes=$(find "$artifacts" -type f -newer "$logs.started" | wc -l)
   printf '%-20s %7s %12s %7s %7s %6s %7s %8s\n' "$name" "$(($(date +%s) - start))" "$execs" \
     "${cov:--}" "${ft:--}" "$seeds" "$corpus" "$crashes" >"$logs.summary"
 }
@@ -120,8 +126,9 @@ report="$out/fuzz-report.txt"
 
 status=0
 for name in "${targets[@]}"; do
-  if [[ -n "$(find "$out/artifacts/$name" -type f 2>/dev/null)" ]]; then
-    echo "fuzz.sh: $name: crash files in $out/artifacts/$name/"
+  if [[ -n "$(find "$out/artifacts/$name" -type f -newer "$out/fuzz-logs/$name.started" \
+    2>/dev/null)" ]]; then
+    echo "fuzz.sh: $name: new crash files in $out/artifacts/$name/"
     status=1
   fi
 done

@@ -2,7 +2,7 @@
 // scalar results rejected and accepted, and parseSampleValue of the input as a sample value.
 // For any input: nothing crashes or throws, and errors have a message. For a decoded response:
 //  - a successful one has resultType vector or matrix (or scalar when accepted), a failed one
-//    no series;
+//    no series (the decoder drops whatever its data said: the operator fails closed);
 //  - every series has at least one point, and no point's value is NaN or ±Inf;
 //  - a vector (and a scalar) has at most one point per series;
 //  - accepting scalars changes nothing for a response that decodes with them rejected.
@@ -31,7 +31,7 @@ void check(bool ok, std::source_location where = std::source_location::current()
 
 void checkResponse(const QueryResponse& response, ScalarResults scalars) {
   if (!response.success) {
-    check(response.series.empty());
+    check(response.series.empty() && response.resultType.empty());
     return;
   }
   const bool vector = response.resultType == "vector";

@@ -39,7 +39,14 @@ static Status readJson(JsonValue& v, PdbStatus& out) {
         entry.name = std::string(pod);
         return readJson(at, entry.at);
       });
-      std::ranges::sort(out.disruptedPods, {}, &DisruptedPod::name);
+      // A map on the wire: a pod named more than once (a repeated key, or a repeated
+      // disruptedPods field) keeps its last time, as Kubernetes decodes a JSON map.
+      auto& pods = out.disruptedPods;
+      std::ranges::stable_sort(pods, {}, &DisruptedPod::name);
+      const auto kept = std::unique(
+          pods.rbegin(), pods.rend(),
+          [](const DisruptedPod& a, const DisruptedPod& b) { return a.name == b.name; });
+      pods.erase(pods.begin(), kept.base());
       return st;
     }
     if (key == "disruptionsAllowed") return readJson(value, out.disruptionsAllowed);

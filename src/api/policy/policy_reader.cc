@@ -2,6 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <string>
+#include <string_view>
+
 #include "api/policy/policy_schema.h"
 #include "api/yaml/yaml_scalar.h"
 
@@ -156,6 +160,23 @@ void PolicyReader::preserve(const YAML::Node& value, const std::string& path,
   }
 }
 
+namespace {
+
+// The longest key of a string map: the longest Kubernetes label or annotation key (a 253-character
+// DNS prefix, "/" and a 63-character name). With no control characters (which JSON writes as
+// 6-character escapes), every key fits in the 1024 characters YAML allows an implicit key even as
+// encodePolicyJson escapes it, so the JSON decodes back.
+constexpr std::size_t kMaxMapKeyLength = 317;
+
+bool isMapKey(std::string_view key) {
+  return key.size() <= kMaxMapKeyLength && std::none_of(key.begin(), key.end(), [](char c) {
+           const auto u = static_cast<unsigned char>(c);
+           return u < 0x20 || u == 0x7f;
+         });
+}
+
+}  // namespace
+
 void PolicyReader::stringMap(const YAML::Node& node, const std::string& path, StringMap& out) {
   if (!node.IsMap()) {
     error(node, path, "must be a map of strings, got " + describe(node));
@@ -167,6 +188,12 @@ void PolicyReader::stringMap(const YAML::Node& node, const std::string& path, St
                           kindBit(ScalarKind::kFloat) | kindBit(ScalarKind::kBool));
     if (!key) continue;
     const std::string entryPath = joinPath(path, "[" + *key + "]");
+    if (!isMapKey(*key)) {
+      error(entry.first, entryPath,
+            "a key must be at most " + std::to_string(kMaxMapKeyLength) +
+                " characters long, without control characters");
+      continue;
+    }
     if (out.contains(*key)) {
       error(entry.first, entryPath, "duplicate key");
       continue;

@@ -45,6 +45,10 @@ Status readSample(od::value& v, std::vector<Point>& points) {
     ++index;
   }
   if (index != 2) return malformed("sample is not [time, \"value\"]");
+  // Time counts nanoseconds in 64 bits: up to 9223372036 s either side of the epoch (years
+  // 1677 to 2262).
+  constexpr double kMaxSeconds = 9'223'372'035.0;
+  if (!(std::fabs(seconds) <= kMaxSeconds)) return malformed("sample time out of range");
   auto value = parseSampleValue(text);
   if (!value) return std::unexpected(value.error());
   if (*value) {
@@ -213,6 +217,15 @@ Result<QueryResponse> decodeQueryResponse(std::string& body, ScalarResults scala
   if (!out.success) {
     out.resultType.clear();
     out.series.clear();
+  }
+  // One sample per series of a vector (or scalar), in whatever order the fields came: "values"
+  // read before "resultType", a series with both "value" and "values", or "data" twice.
+  if (out.resultType == "vector" || out.resultType == "scalar") {
+    for (const PromSeries& series : out.series) {
+      if (series.points.size() > 1) {
+        return malformed("a " + out.resultType + " series with more than one sample");
+      }
+    }
   }
   return out;
 }

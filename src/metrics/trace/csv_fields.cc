@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 namespace attune::metrics {
@@ -52,10 +53,6 @@ Result<std::int64_t> parseCount(std::string_view field) {
   return value;
 }
 
-namespace {
-constexpr std::int64_t kMaxUnixSeconds = 9'000'000'000;  // 2255-03-14
-}  // namespace
-
 Result<Time> parseTimestamp(std::string_view field) {
   const std::string_view whole = field.substr(0, field.find('.'));
   const std::string_view fraction =
@@ -69,14 +66,12 @@ Result<Time> parseTimestamp(std::string_view field) {
     }
     return t;
   }
+  // Time counts nanoseconds in 64 bits: Unix seconds up to 9223372035 (April 2262).
+  constexpr std::int64_t kMaxSeconds = std::numeric_limits<std::int64_t>::max() / 1'000'000'000 - 1;
   std::int64_t seconds = 0;
-  if (whole.size() > 12 || fraction.size() > 9) {
+  const auto parsed = std::from_chars(whole.data(), whole.data() + whole.size(), seconds);
+  if (parsed.ec != std::errc() || seconds > kMaxSeconds || fraction.size() > 9) {
     return fail(ErrorCode::kOutOfRange, "timestamp out of range: " + quoted(field));
-  }
-  std::from_chars(whole.data(), whole.data() + whole.size(), seconds);
-  // Time counts nanoseconds in 64 bits, up to April 2262: later times cannot be represented.
-  if (seconds > kMaxUnixSeconds) {
-    return fail(ErrorCode::kOutOfRange, "timestamp out of range (after 2255): " + quoted(field));
   }
   std::int64_t nanos = 0;
   std::from_chars(fraction.data(), fraction.data() + fraction.size(), nanos);

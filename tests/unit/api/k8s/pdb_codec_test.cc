@@ -90,6 +90,27 @@ TEST(PdbCodec, ABudgetThatIsNeitherNumberNorStringIsAnErrorAtItsField) {
   EXPECT_EQ(decoded.error().field, "spec.minAvailable");
 }
 
+TEST(PdbCodec, APodNamedTwiceInDisruptedPodsKeepsItsLastTime) {
+  // A JSON map with a repeated key, and a repeated disruptedPods field: one entry per pod, the
+  // last time written, so the budget re-encodes to the same object.
+  auto decoded = decodePodDisruptionBudget(R"({"status":{
+      "disruptedPods":{"b":"2026-01-05T10:00:00Z","a":"2026-01-05T10:01:00Z",
+                       "b":"2026-01-05T10:02:00Z"},
+      "disruptedPods":{"a":"2026-01-05T10:03:00Z","c":"2026-01-05T10:04:00Z"}}})");
+  ASSERT_TRUE(decoded) << decoded.error().toString();
+  const auto& pods = decoded->status.disruptedPods;
+  ASSERT_EQ(pods.size(), 3u);
+  EXPECT_EQ(pods[0].name, "a");
+  EXPECT_EQ(pods[0].at, *parseRfc3339("2026-01-05T10:03:00Z"));
+  EXPECT_EQ(pods[1].name, "b");
+  EXPECT_EQ(pods[1].at, *parseRfc3339("2026-01-05T10:02:00Z"));
+  EXPECT_EQ(pods[2].name, "c");
+
+  auto again = decodePodDisruptionBudget(encodeObjectJson(*decoded));
+  ASSERT_TRUE(again) << again.error().toString();
+  EXPECT_EQ(*again, *decoded);
+}
+
 TEST(IntOrString, PercentagesScaleRoundingUpOrDown) {
   EXPECT_EQ(scaledValue(IntOrString::ofInt(3), 10, true), 3);
   EXPECT_EQ(scaledValue(IntOrString::ofString("50%"), 5, true), 3);   // 2.5 → 3

@@ -420,6 +420,36 @@ TEST(PolicyDecodeTest, InvalidUtf8IsAnError) {
   expectOnly(doc.errors, "spec.excludedContainers[0]", "must be valid UTF-8");
 }
 
+TEST(PolicyDecodeTest, MapKeysAreAtMost317CharactersWithoutControlCharacters) {
+  // Longer keys, or control characters that JSON escapes in 6 characters, could exceed the
+  // 1024 characters YAML allows an implicit key once encodePolicyJson writes them, and that JSON
+  // would not decode back.
+  const std::string longest = std::string(253, 'a') + "/" + std::string(63, '\\');
+  const auto withLabels = [](const std::string& labels) {
+    std::string text(kMinimalPolicy);
+    text.replace(text.find("  namespace: shop\n"), 0, "  labels: {" + labels + "}\n");
+    return text;
+  };
+  const DecodedPolicy ok = decodeOne(withLabels("'" + longest + "': x"));
+  ASSERT_TRUE(ok.errors.empty()) << describe(ok.errors);
+  ASSERT_TRUE(ok.policy);
+  EXPECT_EQ(ok.policy->metadata.labels.at(longest), "x");
+  const std::vector<DecodedPolicy> again = decodePolicies(encodePolicyJson(*ok.policy));
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_TRUE(again[0].errors.empty()) << describe(again[0].errors);
+  EXPECT_EQ(again[0].policy, ok.policy);
+
+  const std::string message =
+      "a key must be at most 317 characters long, without control characters";
+  const DecodedPolicy tooLong = decodeOne(withLabels("'" + longest + "b': x, team: z"));
+  expectOnly(tooLong.errors, "metadata.labels[" + longest + "b]", message);
+  const DecodedPolicy control = decodeOne(withLabels("\"a\\u0014b\": x"));
+  expectOnly(control.errors,
+             "metadata.labels[a\x14"
+             "b]",
+             message);
+}
+
 TEST(PolicyDecodeTest, SelfReferencingAliasIsRejectedNotFollowedForever) {
   const DecodedPolicy doc = decodeOne(withSpec("  runtimeProfile: &loop [*loop]\n"));
   ASSERT_EQ(doc.errors.size(), 1u) << describe(doc.errors);

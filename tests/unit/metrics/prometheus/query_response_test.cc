@@ -128,6 +128,51 @@ TEST(QueryResponse, RejectsMalformedBodies) {
   }
 }
 
+TEST(QueryResponse, AVectorOrScalarSeriesWithMoreThanOneSampleIsMalformed) {
+  // "values" read before "resultType":"vector", and a series with both "value" and "values":
+  // a vector has one sample per series.
+  for (std::string body :
+       {std::string(R"({"data":{"result":[{"values":[[1,"1"],[2,"2"]],"metric":{}}],
+            "resultType":"vector"},"status":"success"})"),
+        std::string(R"({"status":"success","data":{"resultType":"vector",
+            "result":[{"metric":{},"value":[1,"1"],"values":[[2,"2"]]}]}})")}) {
+    const std::string original = body;
+    auto r = decodeQueryResponse(body);
+    ASSERT_FALSE(r.has_value()) << original;
+    EXPECT_EQ(r.error().code, ErrorCode::kInvalidArgument);
+    EXPECT_NE(r.error().message.find("a vector series with more than one sample"),
+              std::string::npos)
+        << r.error().message;
+  }
+  std::string scalar = R"({"data":{"result":[{"values":[[1,"1"],[2,"2"]],"metric":{}}],
+      "resultType":"scalar"},"status":"success"})";
+  auto r = decodeQueryResponse(scalar, ScalarResults::kAccepted);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_NE(r.error().message.find("a scalar series with more than one sample"), std::string::npos)
+      << r.error().message;
+  auto one = decode(R"({"data":{"result":[{"values":[[1,"1"]],"metric":{}}],
+      "resultType":"vector"},"status":"success"})");
+  ASSERT_EQ(one.series.size(), 1u);
+  EXPECT_EQ(one.series[0].points.size(), 1u);
+}
+
+TEST(QueryResponse, ASampleTimeBeyondTheRangeOfTimeIsMalformed) {
+  // Time counts nanoseconds in 64 bits, up to 9223372036 s either side of the epoch.
+  for (const char* t : {"1e300", "-1e300", "17000010000000", "9223372036.9"}) {
+    std::string body = std::string(R"({"status":"success","data":{"resultType":"vector",
+        "result":[{"metric":{},"value":[)") +
+                       t + R"(,"1"]}]}})";
+    auto r = decodeQueryResponse(body);
+    ASSERT_FALSE(r.has_value()) << t;
+    EXPECT_NE(r.error().message.find("sample time out of range"), std::string::npos)
+        << r.error().message;
+  }
+  auto r = decode(R"({"status":"success","data":{"resultType":"vector",
+      "result":[{"metric":{},"value":[-9223372035,"1"]}]}})");
+  ASSERT_EQ(r.series.size(), 1u);
+  EXPECT_EQ(r.series[0].points[0].time, at(-9223372035.0));
+}
+
 TEST(SampleValue, ParsesNumbersAndDropsNonFinite) {
   EXPECT_EQ(parseSampleValue("1.5").value(), 1.5);
   EXPECT_EQ(parseSampleValue("+2").value(), 2.0);

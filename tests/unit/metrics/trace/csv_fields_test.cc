@@ -53,5 +53,17 @@ TEST(CsvFieldsTest, RefusesTimestampsTooLateToRepresent) {
   EXPECT_FALSE(parseTimestamp("999999999999").has_value());
 }
 
+TEST(CsvFieldsTest, UnixSecondsBeyondTheRangeOfTimeAreOutOfRange) {
+  // Time counts nanoseconds in 64 bits, up to 9223372036.854775807 s after the epoch.
+  EXPECT_EQ(parseTimestamp("9223372035.999999999").value(),
+            testing::unixTime(9223372035) + std::chrono::nanoseconds(999999999));
+  for (const char* field : {"9223372036", "137264242704", "99999999999999999999", "1.0123456789"}) {
+    auto t = parseTimestamp(field);
+    ASSERT_FALSE(t.has_value()) << field;
+    EXPECT_EQ(t.error().code, ErrorCode::kOutOfRange) << field;
+  }
+  EXPECT_EQ(parseTimestamp("0000000000001").value(), testing::unixTime(1));
+}
+
 }  // namespace
 }  // namespace attune::metrics
