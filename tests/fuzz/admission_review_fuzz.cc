@@ -24,18 +24,14 @@
 
 #include "api/k8s/decode.h"
 #include "api/k8s/encode.h"
+#include "fuzz_check.h"
 #include "webhook/admission_review.h"
 
 namespace {
 
 using namespace attune;
 
-// Aborts, naming the failed check's line, when `ok` is false.
-void check(bool ok, std::source_location where = std::source_location::current()) {
-  if (ok) return;
-  std::fprintf(stderr, "check failed at %s:%u\n", where.file_name(), where.line());
-  std::abort();
-}
+using attune::fuzz::check;
 
 void checkResponse(const api::AdmissionRequest& request, const api::AdmissionResponse& response) {
   check(response.uid == request.uid);

@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "fuzz_check.h"
 #include "http/server_message.h"
 
 namespace {
@@ -22,9 +23,7 @@ using namespace attune::http::server;
 
 constexpr RequestLimits kLimits{.maxHeadBytes = 2048, .maxHeaderCount = 16, .maxBodyBytes = 4096};
 
-void check(bool ok) {
-  if (!ok) std::abort();
-}
+using attune::fuzz::check;
 
 bool sameRequest(const HttpRequest& a, const HttpRequest& b) {
   return a.method == b.method && a.target == b.target && a.path == b.path && a.query == b.query &&

@@ -20,18 +20,14 @@
 #include "api/k8s/decode.h"
 #include "api/k8s/encode.h"
 #include "api/k8s/encode_objects.h"
+#include "fuzz_check.h"
 
 namespace {
 
 using namespace attune::api;
 using attune::Result;
 
-// Aborts, naming the failed check's line, when `ok` is false.
-void check(bool ok, std::source_location where = std::source_location::current()) {
-  if (ok) return;
-  std::fprintf(stderr, "check failed at %s:%u\n", where.file_name(), where.line());
-  std::abort();
-}
+using attune::fuzz::check;
 
 template <typename T>
 concept ObjectEncodable = requires(const T& t) {

@@ -12,18 +12,14 @@
 #include <string>
 #include <string_view>
 
+#include "fuzz_check.h"
 #include "kube/kubeconfig.h"
 
 namespace {
 
 using namespace attune;
 
-// Aborts, naming the failed check's line, when `ok` is false.
-void check(bool ok, std::source_location where = std::source_location::current()) {
-  if (ok) return;
-  std::fprintf(stderr, "check failed at %s:%u\n", where.file_name(), where.line());
-  std::abort();
-}
+using attune::fuzz::check;
 
 // A directory that does not exist, so that no relative tokenFile does either.
 const std::filesystem::path kPath = "/nonexistent-attune-fuzz/dir/kubeconfig";

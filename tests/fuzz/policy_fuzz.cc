@@ -11,14 +11,13 @@
 #include <string_view>
 
 #include "api/policy/policy_codec.h"
+#include "fuzz_check.h"
 
 namespace {
 
 using attune::api::AttunePolicy;
 
-void check(bool ok) {
-  if (!ok) std::abort();
-}
+using attune::fuzz::check;
 
 void expectRoundTrip(const AttunePolicy& policy, std::string (*encode)(const AttunePolicy&)) {
   const std::string text = encode(policy);

@@ -16,18 +16,14 @@
 #include <string>
 #include <string_view>
 
+#include "fuzz_check.h"
 #include "metrics/prometheus/query_response.h"
 
 namespace {
 
 using namespace attune::metrics;
 
-// Aborts, naming the failed check's line, when `ok` is false.
-void check(bool ok, std::source_location where = std::source_location::current()) {
-  if (ok) return;
-  std::fprintf(stderr, "check failed at %s:%u\n", where.file_name(), where.line());
-  std::abort();
-}
+using attune::fuzz::check;
 
 void checkResponse(const QueryResponse& response, ScalarResults scalars) {
   if (!response.success) {

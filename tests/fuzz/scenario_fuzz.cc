@@ -11,6 +11,7 @@
 #include <source_location>
 #include <string_view>
 
+#include "fuzz_check.h"
 #include "sim/engine/scenario_builder.h"
 #include "sim/random.h"
 #include "sim/scenario/scenario_codec.h"
@@ -20,12 +21,7 @@ namespace {
 using namespace attune;
 using namespace attune::sim;
 
-// Aborts, naming the failed check's line, when `ok` is false.
-void check(bool ok, std::source_location where = std::source_location::current()) {
-  if (ok) return;
-  std::fprintf(stderr, "check failed at %s:%u\n", where.file_name(), where.line());
-  std::abort();
-}
+using attune::fuzz::check;
 
 bool cheapToBuild(const Scenario& scenario) {
   if (!scenario.traces.empty() || scenario.workloads.size() > 64) return false;

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz_check.h"
 #include "metrics/trace/trace_files.h"
 
 namespace {
@@ -25,12 +26,7 @@ namespace {
 using namespace attune;
 using namespace attune::metrics;
 
-// Aborts, naming the failed check's line, when `ok` is false.
-void check(bool ok, std::source_location where = std::source_location::current()) {
-  if (ok) return;
-  std::fprintf(stderr, "check failed at %s:%u\n", where.file_name(), where.line());
-  std::abort();
-}
+using attune::fuzz::check;
 
 // The temporary trace file of this process, in a directory removed at exit.
 struct TempTrace {

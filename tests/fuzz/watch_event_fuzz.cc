@@ -23,6 +23,7 @@
 
 #include "api/k8s/decode.h"
 #include "api/k8s/encode_objects.h"
+#include "fuzz_check.h"
 #include "http/http_client.h"
 #include "kube/pod_watch.h"
 
@@ -30,12 +31,7 @@ namespace {
 
 using namespace attune;
 
-// Aborts, naming the failed check's line, when `ok` is false.
-void check(bool ok, std::source_location where = std::source_location::current()) {
-  if (ok) return;
-  std::fprintf(stderr, "check failed at %s:%u\n", where.file_name(), where.line());
-  std::abort();
-}
+using attune::fuzz::check;
 
 // Answers every request with a 200 whose body is the fuzz input.
 class BodyTransport final : public http::HttpTransport {
