@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -27,6 +28,7 @@ api::PolicyWorkloadCounts summarizeWorkloads(const api::AttunePolicyStatus& stat
                                              const api::AttunePolicy& policy,
                                              const std::vector<RecommendedWorkload>& recommended,
                                              std::size_t targets) {
+  const bool recommends = !observing(policy);  // Observe writes no recommendations
   int withRecommendations = 0;
   std::int64_t mostPoints = 0;
   std::set<std::string> advised;
@@ -36,7 +38,7 @@ api::PolicyWorkloadCounts summarizeWorkloads(const api::AttunePolicyStatus& stat
       any = any || c.recommendation.enoughData;
       mostPoints = std::max(mostPoints, c.dataPoints);
     }
-    if (any && !observing(policy)) {
+    if (any && recommends) {
       ++withRecommendations;
       advised.insert(a.ref.name);
     }
@@ -69,42 +71,51 @@ api::PolicyWorkloadCounts summarizeWorkloads(const api::AttunePolicyStatus& stat
           policy.spec.metricsSource.minimumDataPoints.value_or(api::kDefaultMinimumDataPoints)};
 }
 
+namespace {
+
+// One resource's requests over running pods: the total now, and how much the advice takes off
+// or adds.
+template <typename Amount>
+struct RequestSums {
+  Amount total{0};
+  Amount reduction{0};
+  Amount increase{0};
+
+  void add(const std::optional<Amount>& now, const std::optional<Amount>& advised,
+           std::int64_t pods) {
+    if (!now) return;
+    total += Amount(now->value() * pods);
+    if (!advised) return;
+    const std::int64_t delta = (advised->value() - now->value()) * pods;
+    (delta < 0 ? reduction : increase) += Amount(delta < 0 ? -delta : delta);
+  }
+};
+
+}  // namespace
+
 api::SavingsStatus summarizeSavings(const std::vector<RecommendedWorkload>& recommended,
                                     const std::map<api::WorkloadRef, std::size_t>& replicas) {
-  Millicores cpuTotal{0}, cpuDown{0}, cpuUp{0};
-  Bytes memoryTotal{0}, memoryDown{0}, memoryUp{0};
+  RequestSums<Millicores> cpu;
+  RequestSums<Bytes> memory;
   for (const RecommendedWorkload& a : recommended) {
     auto running = replicas.find(a.ref);
     const std::int64_t pods =
         running == replicas.end() ? 0 : static_cast<std::int64_t>(running->second);
     for (const RecommendedContainer& c : a.containers) {
-      const auto& r = c.recommendation.resources;
       const bool advised = c.recommendation.enoughData;
-      if (c.current.cpuRequest) {
-        const Millicores now = *c.current.cpuRequest;
-        cpuTotal += Millicores(now.value() * pods);
-        if (advised && r.cpuRequest) {
-          const std::int64_t delta = (r.cpuRequest->value() - now.value()) * pods;
-          (delta < 0 ? cpuDown : cpuUp) += Millicores(delta < 0 ? -delta : delta);
-        }
-      }
-      if (c.current.memoryRequest) {
-        const Bytes now = *c.current.memoryRequest;
-        memoryTotal += Bytes(now.value() * pods);
-        if (advised && r.memoryRequest) {
-          const std::int64_t delta = (r.memoryRequest->value() - now.value()) * pods;
-          (delta < 0 ? memoryDown : memoryUp) += Bytes(delta < 0 ? -delta : delta);
-        }
-      }
+      const auto& r = c.recommendation.resources;
+      cpu.add(c.current.cpuRequest, advised ? r.cpuRequest : std::nullopt, pods);
+      memory.add(c.current.memoryRequest, advised ? r.memoryRequest : std::nullopt, pods);
     }
   }
   return api::SavingsStatus{
-      .cpuRequestTotal = formatCpu(cpuTotal),
-      .cpuRequestReduction = formatCpu(cpuDown),
-      .cpuRequestIncrease = cpuUp.value() > 0 ? formatCpu(cpuUp) : std::string(),
-      .memoryRequestTotal = formatMemory(memoryTotal),
-      .memoryRequestReduction = formatMemory(memoryDown),
-      .memoryRequestIncrease = memoryUp.value() > 0 ? formatMemory(memoryUp) : std::string()};
+      .cpuRequestTotal = formatCpu(cpu.total),
+      .cpuRequestReduction = formatCpu(cpu.reduction),
+      .cpuRequestIncrease = cpu.increase.value() > 0 ? formatCpu(cpu.increase) : std::string(),
+      .memoryRequestTotal = formatMemory(memory.total),
+      .memoryRequestReduction = formatMemory(memory.reduction),
+      .memoryRequestIncrease =
+          memory.increase.value() > 0 ? formatMemory(memory.increase) : std::string()};
 }
 
 void publishRecommendations(const std::vector<RecommendedWorkload>& recommended,
