@@ -18,6 +18,7 @@
 
 #include "cli/commands.h"
 #include "core/clock.h"
+#include "core/time.h"
 #include "sim/engine/simulation.h"
 #include "sim/scenario/scenario_codec.h"
 #include "sim/serve/sim_server.h"
@@ -263,6 +264,7 @@ struct ServeCliOptions {
   std::uint64_t faultSeed = 1;
   std::string faults = "all";
   std::string webhookHost = std::string(sim::serve::kDefaultWebhookHost);
+  std::string start;  // --start: RFC 3339 or "now"; empty keeps the scenario's
 };
 
 // Blocks until SIGINT or SIGTERM (returning 0) or until the simulation fails (returning 1).
@@ -283,6 +285,20 @@ int runServe(const SimOptions& o, const ServeCliOptions& c) {
   int exitCode = kExitOk;
   auto scenario = loadScenario(o, source, exitCode);
   if (!scenario) return exitCode;
+  SystemClock wall;
+  if (c.start == "now") {
+    scenario->start = wall.now();
+  } else if (!c.start.empty()) {
+    auto start = parseRfc3339(c.start);
+    if (!start) {
+      fmt::print(stderr,
+                 "--start: want now or an RFC 3339 time such as 2026-01-05T00:00:00Z, got "
+                 "\"{}\"\n",
+                 c.start);
+      return kExitUsage;
+    }
+    scenario->start = *start;
+  }
   sim::serve::ServeOptions options;
   options.listen = c.listen;
   // kubectl sends a bearer token over HTTPS only: plain HTTP asks for none unless given one.
@@ -321,7 +337,6 @@ int runServe(const SimOptions& o, const ServeCliOptions& c) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   // A kubeconfig left by an earlier run must not be mistaken for this server's.
   if (!c.kubeconfigOut.empty()) std::remove(c.kubeconfigOut.c_str());
-  SystemClock wall;
   auto server = sim::serve::SimServer::start(std::move(*sim), options, wall);
   if (!server) {
     fmt::print(stderr, "{}\n", server.error().toString());
@@ -402,6 +417,10 @@ void addServeCommand(CLI::App& sim, int& exitCode) {
                   "data, token), for kubectl --kubeconfig FILE");
   cmd->add_option("--speed", c->speed, "Simulated seconds per wall-clock second")
       ->capture_default_str();
+  cmd->add_option("--start", c->start,
+                  "Simulated time at the start, instead of the scenario's: an RFC 3339 time, or "
+                  "now (with --speed 1 the simulated clock then keeps to the wall clock, as an "
+                  "operator run against the simulator expects)");
   cmd->add_option("--tick-interval", c->tickInterval,
                   "Wall time per tick, e.g. 500ms (default: the scenario's tick / --speed)");
   cmd->add_option("--token", c->token,

@@ -39,7 +39,21 @@ WebhookEndpoints::WebhookEndpoints(webhook::SizingLookup lookup, metrics::Regist
                                  {"webhook", "outcome"})),
       duration_(registry.histogram("attune_webhook_request_duration_seconds",
                                    "Time to answer one admission review.", {"webhook"},
-                                   metrics::defaultDurationBuckets())) {}
+                                   metrics::defaultDurationBuckets())) {
+  // Every series exists from the start at 0, so that rate() and increase() see the first
+  // request of each outcome (a series that appears at 1 has no increase to see).
+  using webhook::PodReviewOutcome;
+  const std::string pods(kMutatePodsPath.substr(1));
+  for (PodReviewOutcome outcome :
+       {PodReviewOutcome::kSized, PodReviewOutcome::kUnchanged, PodReviewOutcome::kNotApplicable,
+        PodReviewOutcome::kNoSizing, PodReviewOutcome::kUndecodable}) {
+    requests_.inc({pods, std::string(outcomeName(outcome))}, 0);
+  }
+  requests_.inc({pods, "bad_request"}, 0);
+  for (std::string_view outcome : {"allowed", "denied", "bad_request"}) {
+    requests_.inc({std::string(kValidatePoliciesPath.substr(1)), std::string(outcome)}, 0);
+  }
+}
 
 HttpResponse WebhookEndpoints::serve(const http::server::HttpRequest& request) const {
   if (request.path != kMutatePodsPath && request.path != kValidatePoliciesPath) {

@@ -88,6 +88,21 @@ class WebhookEndpointsTest : public ::testing::Test {
   std::unique_ptr<http::server::HttpServer> server_;
 };
 
+// Every outcome's series is exported at 0 before any request, so that rate() and increase() see
+// the first request of each.
+TEST_F(WebhookEndpointsTest, EveryOutcomeStartsAtZero) {
+  const std::string text = registry_.render();
+  for (
+      const char* series :
+      {R"(attune_webhook_requests_total{webhook="mutate-pods",outcome="sized"} 0)",
+       R"(attune_webhook_requests_total{webhook="mutate-pods",outcome="undecodable"} 0)",
+       R"(attune_webhook_requests_total{webhook="mutate-pods",outcome="bad_request"} 0)",
+       R"(attune_webhook_requests_total{webhook="validate-attunepolicies",outcome="denied"} 0)",
+       R"(attune_webhook_requests_total{webhook="validate-attunepolicies",outcome="bad_request"} 0)"}) {
+    EXPECT_NE(text.find(series), std::string::npos) << series << "\n" << text;
+  }
+}
+
 TEST_F(WebhookEndpointsTest, MutatePodsAnswersWithTheSizingPatch) {
   const auto r = post("/mutate-pods", podReview("web-5c8d"));
   ASSERT_EQ(r.status, 200) << r.body;
