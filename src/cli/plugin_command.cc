@@ -78,20 +78,16 @@ int failure(std::string_view what, const Error& e) {
 // The connection and scope every command shares.
 class Session {
  public:
-  static Result<std::unique_ptr<Session>> open(const PluginFlags& f, Clock& clock) {
-    auto format = plugin::parseOutputFormat(f.output);
-    if (!format) return std::unexpected(format.error());
+  // `format` is the parsed --output; the error is the cluster configuration's.
+  static Result<std::unique_ptr<Session>> open(const PluginFlags& f, plugin::OutputFormat format,
+                                               Clock& clock) {
     OperatorProcessFlags connection;
     connection.kubeconfig = f.kubeconfig;
     connection.context = f.context;
     auto config = clusterConfig(connection);
     if (!config) return std::unexpected(config.error());
-    if (f.allNamespaces && !f.namespace_.empty()) {
-      return fail(ErrorCode::kInvalidArgument, "cannot be combined with --namespace",
-                  "--all-namespaces");
-    }
     auto s = std::unique_ptr<Session>(new Session(*config, clock));
-    s->format = *format;
+    s->format = format;
     s->namespace_ = f.allNamespaces        ? std::string()
                     : f.namespace_.empty() ? config->namespace_
                                            : f.namespace_;
@@ -130,13 +126,15 @@ class Session {
 
 // Opens a session and runs `body`, repeated with --watch.
 int withSession(const PluginFlags& f, const std::function<Result<std::string>(Session&)>& body) {
-  SystemClock clock;
-  auto session = Session::open(f, clock);
-  if (!session) {
-    return session.error().code == ErrorCode::kInvalidArgument
-               ? usageError(session.error())
-               : failure("cluster", session.error());
+  auto format = plugin::parseOutputFormat(f.output);
+  if (!format) return usageError(format.error());
+  if (f.allNamespaces && !f.namespace_.empty()) {
+    return usageError(Error{ErrorCode::kInvalidArgument, "cannot be combined with --namespace",
+                            "--all-namespaces"});
   }
+  SystemClock clock;
+  auto session = Session::open(f, *format, clock);
+  if (!session) return failure("cluster configuration", session.error());
   Duration interval{};
   if (f.watch) {
     auto parsed = positiveDuration(f.watchInterval, "--watch-interval");

@@ -232,8 +232,8 @@ Document statusRows(const std::vector<api::AttunePolicy>& policies, Time now) {
     row["resized"] = optionalInt(counts.resized);
     row["pending"] = optionalInt(counts.pending);
     const api::SavingsStatus savings = p.status.savings.value_or(api::SavingsStatus{});
-    row["cpuSaved"] = optionalText(savings.cpuRequestReduction);
-    row["memorySaved"] = optionalText(savings.memoryRequestReduction);
+    row["cpuReduction"] = optionalText(savings.cpuRequestReduction);
+    row["memoryReduction"] = optionalText(savings.memoryRequestReduction);
     row["lastReconcile"] = optionalTime(p.status.lastReconcileTime);
     row["age"] = age(p.status.lastReconcileTime, now);
     rows.push_back(std::move(row));
@@ -242,14 +242,19 @@ Document statusRows(const std::vector<api::AttunePolicy>& policies, Time now) {
 }
 
 const std::vector<Column>& statusColumns() {
-  static const std::vector<Column> columns = {
-      {"namespace", "NAMESPACE"}, {"name", "NAME"},
-      {"mode", "MODE"},           {"target", "TARGET"},
-      {"ready", "READY"},         {"reason", "REASON"},
-      {"degraded", "DEGRADED"},   {"discovered", "WORKLOADS"},
-      {"resized", "RESIZED"},     {"pending", "PENDING"},
-      {"cpuSaved", "CPU SAVED"},  {"memorySaved", "MEMORY SAVED"},
-      {"age", "LAST RECONCILE"}};
+  static const std::vector<Column> columns = {{"namespace", "NAMESPACE"},
+                                              {"name", "NAME"},
+                                              {"mode", "MODE"},
+                                              {"target", "TARGET"},
+                                              {"ready", "READY"},
+                                              {"reason", "REASON"},
+                                              {"degraded", "DEGRADED"},
+                                              {"discovered", "WORKLOADS"},
+                                              {"resized", "RESIZED"},
+                                              {"pending", "PENDING"},
+                                              {"cpuReduction", "CPU REDUCTION"},
+                                              {"memoryReduction", "MEMORY REDUCTION"},
+                                              {"age", "LAST RECONCILE"}};
   return columns;
 }
 
@@ -320,11 +325,11 @@ Document savingsRows(const std::vector<api::AttunePolicy>& policies) {
     row["cpuRequestTotal"] = optionalText(s.cpuRequestTotal);
     row["cpuRequestReduction"] = optionalText(s.cpuRequestReduction);
     row["cpuRequestIncrease"] = optionalText(s.cpuRequestIncrease);
-    row["cpuSavedPercent"] = percentOf(s.cpuRequestReduction, s.cpuRequestTotal, false);
+    row["cpuReductionPercent"] = percentOf(s.cpuRequestReduction, s.cpuRequestTotal, false);
     row["memoryRequestTotal"] = optionalText(s.memoryRequestTotal);
     row["memoryRequestReduction"] = optionalText(s.memoryRequestReduction);
     row["memoryRequestIncrease"] = optionalText(s.memoryRequestIncrease);
-    row["memorySavedPercent"] = percentOf(s.memoryRequestReduction, s.memoryRequestTotal, true);
+    row["memoryReductionPercent"] = percentOf(s.memoryRequestReduction, s.memoryRequestTotal, true);
     rows.push_back(std::move(row));
   }
   return rows;
@@ -334,13 +339,13 @@ const std::vector<Column>& savingsColumns() {
   static const std::vector<Column> columns = {{"namespace", "NAMESPACE"},
                                               {"name", "NAME"},
                                               {"cpuRequestTotal", "CPU REQUESTS"},
-                                              {"cpuRequestReduction", "CPU SAVED"},
-                                              {"cpuSavedPercent", "CPU % SAVED"},
-                                              {"cpuRequestIncrease", "CPU ADDED"},
+                                              {"cpuRequestReduction", "CPU REDUCTION"},
+                                              {"cpuReductionPercent", "CPU %"},
+                                              {"cpuRequestIncrease", "CPU INCREASE"},
                                               {"memoryRequestTotal", "MEMORY REQUESTS"},
-                                              {"memoryRequestReduction", "MEMORY SAVED"},
-                                              {"memorySavedPercent", "MEMORY % SAVED"},
-                                              {"memoryRequestIncrease", "MEMORY ADDED"}};
+                                              {"memoryRequestReduction", "MEMORY REDUCTION"},
+                                              {"memoryReductionPercent", "MEMORY %"},
+                                              {"memoryRequestIncrease", "MEMORY INCREASE"}};
   return columns;
 }
 

@@ -45,7 +45,8 @@ std::string age(const std::optional<Time>& t, Time now);
 // ---- status: one row per policy: namespace, name, mode, target, paused, ready (the Ready
 // condition's status), reason (its reason, or its message when False), degraded (the Degraded
 // condition's reason when True), the status.workloads counts (discovered, recommended, resized,
-// pending), savings (cpuSaved, memorySaved: the request reductions), lastReconcile (RFC 3339)
+// pending), cpuReduction and memoryReduction (status.savings: how much the current
+// recommendations take off the running pods' requests), lastReconcile (RFC 3339)
 // and age (of lastReconcileTime at `now`).
 Document statusRows(const std::vector<api::AttunePolicy>& policies, Time now);
 const std::vector<Column>& statusColumns();
@@ -57,8 +58,9 @@ const std::vector<Column>& statusColumns();
 Document recommendationRows(const std::vector<api::AttunePolicy>& policies);
 const std::vector<Column>& recommendationColumns();
 
-// ---- savings: one row per policy with status.savings: CPU and memory request totals,
-// reductions and increases, and the CPU and memory reductions as a percentage of the totals.
+// ---- savings: one row per policy with status.savings: CPU and memory request totals of the
+// running pods, the reductions and increases the current recommendations make to them, and the
+// reductions as a percentage of the totals (cpuReductionPercent, memoryReductionPercent).
 Document savingsRows(const std::vector<api::AttunePolicy>& policies);
 const std::vector<Column>& savingsColumns();
 

@@ -125,8 +125,8 @@ TEST(PluginStatus, ShowsModeTargetReadinessCountsAndSavings) {
   EXPECT_EQ(rows[0]["discovered"], 3);
   EXPECT_EQ(rows[0]["resized"], 1);
   EXPECT_EQ(rows[0]["pending"], 1);
-  EXPECT_EQ(rows[0]["cpuSaved"], "250m");
-  EXPECT_EQ(rows[0]["memorySaved"], "256Mi");
+  EXPECT_EQ(rows[0]["cpuReduction"], "250m");
+  EXPECT_EQ(rows[0]["memoryReduction"], "256Mi");
   EXPECT_EQ(rows[0]["lastReconcile"], "2026-03-01T11:58:30Z");
   EXPECT_EQ(rows[0]["age"], "90s");
   EXPECT_EQ(rows[1]["mode"], "Observe");
@@ -138,10 +138,11 @@ TEST(PluginStatus, ShowsModeTargetReadinessCountsAndSavings) {
 
   const std::string table =
       render(rows, "AttunePolicyStatusList", statusColumns(), OutputFormat::kTable);
-  EXPECT_EQ(table.substr(0, table.find('\n')),
-            "NAMESPACE  NAME  MODE     TARGET              READY  REASON                         "
-            "            DEGRADED        WORKLOADS  RESIZED  PENDING  CPU SAVED  MEMORY SAVED  "
-            "LAST RECONCILE");
+  EXPECT_EQ(
+      table.substr(0, table.find('\n')),
+      "NAMESPACE  NAME  MODE     TARGET              READY  REASON                         "
+      "            DEGRADED        WORKLOADS  RESIZED  PENDING  CPU REDUCTION  MEMORY REDUCTION  "
+      "LAST RECONCILE");
   EXPECT_NE(table.find("apps       web   Canary   Deployment/web      True   Monitoring"),
             std::string::npos)
       << table;
@@ -253,11 +254,11 @@ TEST(PluginSavings, ReductionsAsShareOfTheTotals) {
   const Document rows = savingsRows({web, none});
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0]["cpuRequestReduction"], "250m");
-  EXPECT_DOUBLE_EQ(rows[0]["cpuSavedPercent"].get<double>(), 25.0);
-  EXPECT_DOUBLE_EQ(rows[0]["memorySavedPercent"].get<double>(), 25.0);
+  EXPECT_DOUBLE_EQ(rows[0]["cpuReductionPercent"].get<double>(), 25.0);
+  EXPECT_DOUBLE_EQ(rows[0]["memoryReductionPercent"].get<double>(), 25.0);
   EXPECT_EQ(rows[0]["cpuRequestIncrease"], "10m");
   EXPECT_TRUE(rows[0]["memoryRequestIncrease"].is_null());
-  EXPECT_TRUE(rows[1]["cpuSavedPercent"].is_null());
+  EXPECT_TRUE(rows[1]["cpuReductionPercent"].is_null());
 }
 
 TEST(PluginHistory, StatusEntriesAndTheControllersEventsOldestFirst) {
