@@ -220,15 +220,18 @@ int runExplain(const PluginFlags& f) {
     auto snapshot = controller::ClusterSnapshot::take(s.api, {s.namespace_}, kinds);
     if (!snapshot) return std::unexpected(snapshot.error());
     std::vector<plugin::ExplainedPod> pods;
+    plugin::WorkloadMetadata workloads;
     for (const controller::TargetWorkload& t : controller::resolveTargets(*snapshot, defaulted)) {
+      if (t.metadata != nullptr) workloads[t.ref.name] = *t.metadata;
       for (const api::Pod* pod : t.pods) pods.push_back({.workload = t.ref.name, .pod = *pod});
     }
     SystemClock clock;
-    const plugin::Document rows = plugin::explainRows(*policy, pods, s.events());
+    const plugin::Document rows =
+        plugin::explainRows(*policy, pods, s.events(), workloads, clock.now());
     if (s.format != plugin::OutputFormat::kTable) {
       return plugin::render(rows, "AttunePodExplanationList", plugin::explainColumns(), s.format);
     }
-    std::string out = plugin::explainHeader(*policy, clock.now()) +
+    std::string out = plugin::explainHeader(*policy, workloads, clock.now()) +
                       plugin::render(rows, {}, plugin::explainColumns(), s.format,
                                      "No running pod is targeted by this policy.");
     std::string events;

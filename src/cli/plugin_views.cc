@@ -14,6 +14,7 @@
 #include "core/quantity.h"
 #include "report/text_columns.h"
 #include "safety/annotations.h"
+#include "safety/cooldown.h"
 #include "safety/resize_record.h"
 
 namespace attune::cli::plugin {
@@ -130,6 +131,26 @@ const api::WorkloadRecommendation* recommendationOf(const api::AttunePolicy& p,
     if (w.workload == workload) return &w;
   }
   return nullptr;
+}
+
+// The cooldown a workload still waits at `now` (its annotations and the policy's cooldown), with
+// the sentence saying so; nullopt when none is left or its annotations do not say.
+std::optional<std::string> cooldownLeft(const api::AttunePolicy& p,
+                                        const WorkloadMetadata& workloads,
+                                        const std::string& workload, Time now) {
+  auto it = workloads.find(workload);
+  if (it == workloads.end()) return std::nullopt;
+  auto state = safety::decodeCooldownState(it->second);
+  if (!state) return "its cooldown annotations do not parse: " + state.error().toString();
+  const Duration base = p.spec.updateStrategy.cooldown.value_or(api::kDefaultCooldown);
+  const Duration left = safety::remainingCooldown(*state, base, now);
+  if (left <= Duration::zero()) return std::nullopt;
+  return fmt::format(
+      "the workload's cooldown has {} left ({} x {} after {} consecutive revert(s), since {})",
+      formatDuration(std::chrono::duration_cast<std::chrono::seconds>(left)),
+      safety::cooldownMultiplier(state->consecutiveReverts), formatDuration(base),
+      state->consecutiveReverts,
+      state->lastResizeTime ? formatRfc3339(*state->lastResizeTime) : "-");
 }
 
 std::string change(const api::ResizeHistoryEntry& h) {
@@ -415,7 +436,8 @@ const std::vector<Column>& historyColumns() {
 // ---- explain
 
 Document explainRows(const api::AttunePolicy& policy, const std::vector<ExplainedPod>& pods,
-                     const std::vector<api::Event>& events) {
+                     const std::vector<api::Event>& events, const WorkloadMetadata& workloads,
+                     Time now) {
   Document rows = Document::array();
   for (const ExplainedPod& ep : pods) {
     const api::Pod& pod = ep.pod;
@@ -491,9 +513,17 @@ Document explainRows(const api::AttunePolicy& policy, const std::vector<Explaine
             reasons.push_back(c.name + ": " + c.rationale);
           }
         }
-        why = reasons.empty() ? "not resized yet: at its target, or waiting for its turn "
-                                "(maxConcurrentResizes, canary, cooldown)"
-                              : fmt::format("no recommendation: {}", fmt::join(reasons, "; "));
+        const std::optional<std::string> cooldown =
+            cooldownLeft(policy, workloads, ep.workload, now);
+        if (!reasons.empty()) {
+          why = fmt::format("no recommendation: {}", fmt::join(reasons, "; "));
+        } else if (cooldown) {
+          why = "not resized yet: " + *cooldown;
+        } else {
+          why =
+              "not resized yet: at its target, or waiting for its turn (maxConcurrentResizes, "
+              "canary)";
+        }
       }
     }
     row["state"] = state;
@@ -519,7 +549,7 @@ const std::vector<Column>& explainColumns() {
   return columns;
 }
 
-std::string explainHeader(const api::AttunePolicy& p, Time now) {
+std::string explainHeader(const api::AttunePolicy& p, const WorkloadMetadata& workloads, Time now) {
   std::string out = fmt::format("Policy:    {}/{}\nMode:      {}{}\nTarget:    {}\n",
                                 p.metadata.namespace_, p.metadata.name, modeOf(p),
                                 p.spec.paused.value_or(false) ? " (paused)" : "", targetOf(p));
@@ -527,6 +557,17 @@ std::string explainHeader(const api::AttunePolicy& p, Time now) {
   for (const api::Condition& c : p.status.conditions) {
     out += fmt::format("Condition: {}={} {}{}\n", c.type, c.status, c.reason,
                        c.message.empty() ? "" : " (" + c.message + ")");
+  }
+  for (const auto& [name, meta] : workloads) {
+    auto state = safety::decodeCooldownState(meta);
+    if (!state) {
+      out += fmt::format("Workload:  {}: {}\n", name, state.error().toString());
+      continue;
+    }
+    const std::optional<std::string> left = cooldownLeft(p, workloads, name, now);
+    out += fmt::format("Workload:  {}: last resize {}, {} consecutive revert(s){}\n", name,
+                       state->lastResizeTime ? formatRfc3339(*state->lastResizeTime) : "never",
+                       state->consecutiveReverts, left ? "; " + *left : "");
   }
   for (const api::WorkloadRecommendation& w : p.status.recommendations) {
     for (const api::ContainerRecommendation& c : w.containers) {

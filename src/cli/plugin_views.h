@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -78,16 +79,22 @@ struct ExplainedPod {
   std::string workload;  // the target workload the pod belongs to
   api::Pod pod;
 };
+// A target workload's metadata (its cooldown annotations: safety/cooldown.h), by name.
+using WorkloadMetadata = std::map<std::string, api::ObjectMeta, std::less<>>;
 // One row per pod: namespace, policy, workload, pod, state (UnderObservation, Resized,
 // Reverted, Failed, Skipped, NotResized), since (RFC 3339, when known), why (a sentence from
-// the pod's resize record, the policy's history, the policy's mode and recommendations) and
-// events (the controller's Events about the pod, newest last, "Reason: message").
+// the pod's resize record, the policy's history, the policy's mode and recommendations, and its
+// workload's cooldown annotations at `now`) and events (the controller's Events about the pod,
+// newest last, "Reason: message").
 Document explainRows(const api::AttunePolicy& policy, const std::vector<ExplainedPod>& pods,
-                     const std::vector<api::Event>& events);
+                     const std::vector<api::Event>& events, const WorkloadMetadata& workloads,
+                     Time now);
 const std::vector<Column>& explainColumns();
-// The lines above the table: the policy's mode, target, conditions and each workload's
-// recommendation rationale.
-std::string explainHeader(const api::AttunePolicy& policy, Time now);
+// The lines above the table: the policy's mode, target, conditions, each workload's cooldown
+// state (last resize, consecutive reverts, time left) and each container's recommendation
+// rationale.
+std::string explainHeader(const api::AttunePolicy& policy, const WorkloadMetadata& workloads,
+                          Time now);
 
 // ---- preview: one row per action of each policy's planned pass: namespace, policy, action
 // (Resize, Skip, Defer, Revert, Restore, EndObservation, Evict, HpaRetune, Event), workload,

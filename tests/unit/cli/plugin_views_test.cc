@@ -11,6 +11,7 @@
 #include "cli/plugin_watch.h"
 #include "controller/event_recorder.h"
 #include "core/clock.h"
+#include "safety/annotations.h"
 #include "safety/resize_record.h"
 #include "support/pod_builder.h"
 
@@ -341,7 +342,7 @@ TEST(PluginExplain, SaysWhyEachPodWasOrWasNotResized) {
                                           {"web", named("web-new")}};
   const std::vector<api::Event> events = {
       controllerEvent("apps", "web-reverted", "Reverted", "OOM kill of app", kNow - 20min)};
-  const Document rows = explainRows(web, pods, events);
+  const Document rows = explainRows(web, pods, events, {}, kNow);
   ASSERT_EQ(rows.size(), 5u);
   EXPECT_EQ(rows[0]["state"], "UnderObservation");
   EXPECT_EQ(rows[0]["since"], "2026-03-01T11:59:00Z");
@@ -362,13 +363,45 @@ TEST(PluginExplain, SaysWhyEachPodWasOrWasNotResized) {
 
   // A Recommend policy never resizes: its pods say so.
   const api::AttunePolicy recommend = policy("apps", "web", api::UpdateMode::kRecommend);
-  const Document only = explainRows(recommend, {{"web", named("web-new")}}, {});
+  const Document only = explainRows(recommend, {{"web", named("web-new")}}, {}, {}, kNow);
   EXPECT_NE(only[0]["why"].get<std::string>().find("mode Recommend only recommends"),
             std::string::npos);
 
-  const std::string header = explainHeader(web, kNow);
+  // With a recommendation, a pod waits for its workload's cooldown (annotations on the
+  // workload: one revert doubles the 1h default).
+  api::AttunePolicy cooling = web;
+  api::ContainerRecommendation app;
+  app.name = "app";
+  app.recommended.cpuRequest = Millicores(150);
+  cooling.status.recommendations = {{.workload = "web",
+                                     .kind = "Deployment",
+                                     .containers = {app},
+                                     .lastDataTime = kNow,
+                                     .stale = false}};
+  WorkloadMetadata workloads;
+  workloads["web"].name = "web";
+  workloads["web"].annotations = {
+      {std::string(safety::kLastResizeTimeAnnotation), "2026-03-01T11:50:00Z"},
+      {std::string(safety::kConsecutiveRevertsAnnotation), "1"}};
+  const Document waiting = explainRows(cooling, {{"web", named("web-new")}}, {}, workloads, kNow);
+  EXPECT_EQ(waiting[0]["state"], "NotResized");
+  EXPECT_NE(waiting[0]["why"].get<std::string>().find("cooldown has 1h50m"), std::string::npos)
+      << waiting[0]["why"];
+  EXPECT_NE(waiting[0]["why"].get<std::string>().find("after 1 consecutive revert"),
+            std::string::npos)
+      << waiting[0]["why"];
+  // Once the cooldown is over, it waits for its turn.
+  const Document later =
+      explainRows(cooling, {{"web", named("web-new")}}, {}, workloads, kNow + 3h);
+  EXPECT_NE(later[0]["why"].get<std::string>().find("waiting for its turn"), std::string::npos)
+      << later[0]["why"];
+
+  const std::string header = explainHeader(web, workloads, kNow);
   EXPECT_NE(header.find("Mode:      Auto"), std::string::npos) << header;
   EXPECT_NE(header.find("Target:    Deployment/web"), std::string::npos) << header;
+  EXPECT_NE(header.find("Workload:  web: last resize 2026-03-01T11:50:00Z, 1 consecutive revert"),
+            std::string::npos)
+      << header;
 }
 
 TEST(PluginPreview, OneRowPerPlannedActionAndWhyNothingIsPlanned) {
