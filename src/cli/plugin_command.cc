@@ -205,11 +205,8 @@ int runHistory(const PluginFlags& f) {
   });
 }
 
+// One policy of one namespace (explain takes no --all-namespaces).
 int runExplain(const PluginFlags& f) {
-  if (f.allNamespaces) {
-    return usageError(Error{ErrorCode::kInvalidArgument,
-                            "explain needs one namespace: pass -n NAMESPACE", "--all-namespaces"});
-  }
   return withSession(f, [&f](Session& s) -> Result<std::string> {
     auto policy = s.api.getAttunePolicy(s.namespace_, f.policy);
     if (!policy) return std::unexpected(policy.error());
