@@ -20,6 +20,11 @@ void addBacktestCommand(CLI::App& app, int& exitCode);
 // `attune sim [run] [SCENARIO] [flags]` and `attune sim serve`: the simulated cluster alone
 // (docs/scenarios.md, docs/sim-serve.md)
 void addSimCommand(CLI::App& app, int& exitCode);
+// `attune plugin (status|recommendations|explain|history|preview|savings) [flags]`: the kubectl
+// plugin's commands under the attune binary (docs/kubectl-plugin.md)
+void addPluginCommand(CLI::App& app, int& exitCode);
+// The same commands at the top of `app`: the binary run as `kubectl-attune`
+void addPluginCommands(CLI::App& app, int& exitCode);
 // `attune version`
 void addVersionCommand(CLI::App& app, int& exitCode);
 

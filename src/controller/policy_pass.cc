@@ -88,10 +88,14 @@ bool PolicyPass::sizesPods() const {
          mode != api::UpdateMode::kObserve && mode != api::UpdateMode::kRecommend;
 }
 
-PassResult PolicyPass::finish(const rollout::NodeOptimisation* nodes) {
+rollout::Plan PolicyPass::plan(const rollout::NodeOptimisation* nodes) {
   nodes_ = nodes;
   const std::vector<rollout::ObservedPod> observed = judgeResizedPods();  // verdicts
-  const rollout::Plan plan = makePlan(observed);                          // plan
+  return makePlan(observed);                                              // plan
+}
+
+PassResult PolicyPass::finish(const rollout::NodeOptimisation* nodes) {
+  const rollout::Plan plan = this->plan(nodes);
   // An OOM eviction records a higher memory: its replacement, created as soon as the pod is
   // gone, must be sized with it.
   if (!plan.all<rollout::EvictAction>().empty()) publishAdmissionSizing(&plan);

@@ -88,6 +88,9 @@ class PolicyPass {
   // optimisation (node_optimiser.h); a policy with spec.nodeOptimization.enabled takes its pods'
   // targets and evictions from it, and without it (nullptr) resizes none of its pods.
   PassResult finish(const rollout::NodeOptimisation* nodes);
+  // After prepare(): verdicts → plan, without carrying the plan out or writing the status (what
+  // finish() would do; `attune plugin preview`). `nodes` as for finish().
+  rollout::Plan plan(const rollout::NodeOptimisation* nodes);
 
   // After prepare(), for the node optimiser:
   // whether the policy opted into node optimisation;
@@ -99,6 +102,8 @@ class PolicyPass {
   const std::vector<TargetWorkload>& targets() const { return targets_; }
   const std::vector<RecommendedWorkload>& recommended() const { return recommended_; }
   const usage::UsageHistory& usage() const { return state_.usage; }
+  // Why this pass's usage read failed (no resize is planned then); nullopt when it succeeded.
+  const std::optional<std::string>& metricsError() const { return metricsError_; }
   Time now() const { return now_; }
 
   // After run(): the pod selectors of the policy's targets (a pod they match concerns it).

@@ -9,10 +9,14 @@
 // `leaky` is under observation and a new one is started: the revert still happens, from the
 // state kept on the pod, and restores the original resources exactly.
 //
+// While both are resized, the `kubectl attune` plugin (kubectl-attune on PATH) shows that state:
+// status, explain, recommendations, history, savings and preview.
+//
 // Takes about five minutes of wall time: it waits on real processes, polling with deadlines.
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -21,6 +25,7 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "core/quantity.h"
 #include "core/time.h"
 #include "integration/e2e/sim_cluster.h"
 #include "support/command.h"
@@ -203,6 +208,133 @@ class OperatorEndToEnd : public ::testing::Test {
     return after;
   }
 
+  // `kubectl attune ARGS` as a user runs it: kubectl finds the plugin on PATH as
+  // kubectl-attune, a symlink to the attune binary; the cluster from $KUBECONFIG.
+  testing::CommandRun kubectlAttune(const std::string& args) {
+    const std::filesystem::path bin = path("bin");
+    if (!std::filesystem::exists(bin / "kubectl-attune")) {
+      std::filesystem::create_directories(bin);
+      std::filesystem::create_symlink(ATTUNE_BINARY, bin / "kubectl-attune");
+    }
+    return testing::runCommand("PATH=" + bin.string() + ":$PATH KUBECONFIG=" + kubeconfig_ +
+                               " kubectl attune " + args);
+  }
+  json kubectlAttuneJson(const std::string& args) {
+    const auto run = kubectlAttune(args + " -o json");
+    EXPECT_EQ(run.exitCode, 0) << args << ": " << run.err;
+    if (run.exitCode != 0) return json();
+    return json::parse(run.out, nullptr, false);
+  }
+  // The rows of a plugin document for one policy.
+  static std::vector<json> rowsOf(const json& doc, const std::string& policyField,
+                                  const std::string& policy) {
+    std::vector<json> rows;
+    if (!doc.contains("items")) return rows;
+    for (const json& row : doc["items"]) {
+      if (row.value(policyField, "") == policy) rows.push_back(row);
+    }
+    return rows;
+  }
+
+  // While `web` is resized and `leaky` is under observation: every `kubectl attune` command
+  // shows that state.
+  void checkPluginShowsTheState() {
+    // status -A: both policies, their mode, readiness and workload counts.
+    const auto table = kubectlAttune("status -A");
+    ASSERT_EQ(table.exitCode, 0) << table.err;
+    EXPECT_NE(table.out.find("MODE"), std::string::npos) << table.out;
+    const json status = kubectlAttuneJson("status -A");
+    const auto web = rowsOf(status, "name", "web");
+    ASSERT_EQ(web.size(), 1u) << status.dump(2);
+    EXPECT_EQ(web[0]["mode"], "Auto");
+    EXPECT_EQ(web[0]["target"], "Deployment/web");
+    EXPECT_EQ(web[0]["ready"], "True");
+    EXPECT_EQ(web[0]["discovered"], 1);
+    EXPECT_FALSE(web[0]["lastReconcile"].is_null());
+    EXPECT_EQ(rowsOf(status, "name", "leaky").size(), 1u);
+
+    // explain: the leaky pod is under observation, its resize named.
+    const auto explain = kubectlAttune("explain leaky -n apps --kubeconfig " + kubeconfig_);
+    ASSERT_EQ(explain.exitCode, 0) << explain.err;
+    EXPECT_NE(explain.out.find(leakyPod_), std::string::npos) << explain.out;
+    const json leaky = kubectlAttuneJson("explain leaky -n apps");
+    const auto leakyRows = rowsOf(leaky, "pod", leakyPod_);
+    ASSERT_EQ(leakyRows.size(), 1u) << leaky.dump(2);
+    EXPECT_EQ(leakyRows[0]["state"], "UnderObservation") << leaky.dump(2);
+    // Both web pods were resized (some may still be under observation).
+    const json webPods = kubectlAttuneJson("explain web -n apps");
+    ASSERT_EQ(webPods["items"].size(), 2u) << webPods.dump(2);
+    for (const json& row : webPods["items"]) {
+      EXPECT_TRUE(row["state"] == "Resized" || row["state"] == "UnderObservation") << row.dump();
+    }
+
+    // recommendations: web's container has a recommended CPU request and a reason.
+    const json recommendations = kubectlAttuneJson("recommendations -n apps");
+    const auto webRecs = rowsOf(recommendations, "policy", "web");
+    ASSERT_EQ(webRecs.size(), 1u) << recommendations.dump(2);
+    EXPECT_EQ(webRecs[0]["container"], "app");
+    EXPECT_FALSE(webRecs[0]["cpuRequest"].is_null()) << webRecs[0].dump();
+    EXPECT_FALSE(webRecs[0]["cpuRecommended"].is_null()) << webRecs[0].dump();
+    EXPECT_FALSE(webRecs[0]["reason"].is_null());
+
+    // history: web's resizes from the status, and the controller's Events about them.
+    const json hist = kubectlAttuneJson("history -A");
+    bool applied = false;
+    bool event = false;
+    for (const json& row : rowsOf(hist, "policy", "web")) {
+      applied = applied || (row["source"] == "status" && row["result"] == "Applied");
+      event = event || row["source"] == "event";
+    }
+    EXPECT_TRUE(applied) << hist.dump(2);
+    EXPECT_TRUE(event) << hist.dump(2);
+
+    // savings: the request totals of web's running pods, below the 2 CPUs they started with
+    // (the reduction is what the recommendations still take off: none once the pods are at
+    // their targets).
+    const auto savings = rowsOf(kubectlAttuneJson("savings -A"), "name", "web");
+    ASSERT_EQ(savings.size(), 1u);
+    ASSERT_TRUE(savings[0]["cpuRequestTotal"].is_string()) << savings[0].dump();
+    const auto total = parseCpu(savings[0]["cpuRequestTotal"].get<std::string>());
+    ASSERT_TRUE(total.has_value()) << savings[0].dump();
+    EXPECT_GT(total->value(), 0);
+    EXPECT_LT(total->value(), 2000) << savings[0].dump();
+    EXPECT_FALSE(savings[0]["cpuRequestReduction"].is_null()) << savings[0].dump();
+    EXPECT_TRUE(savings[0]["cpuReductionPercent"].is_number()) << savings[0].dump();
+
+    // preview: the next pass of each policy, from the same Prometheus; none fails.
+    const std::string flags = " --prometheus-url " + cluster_->prometheusAddress() +
+                              " --scrape-interval 1s --throttle-window 30s";
+    const json preview = kubectlAttuneJson("preview -A" + flags);
+    for (const std::string name : {"web", "leaky"}) {
+      const auto rows = rowsOf(preview, "policy", name);
+      ASSERT_FALSE(rows.empty()) << name << ": " << preview.dump(2);
+      for (const json& row : rows) {
+        EXPECT_NE(row["action"], "NoResize") << row.dump();
+        EXPECT_NE(row["action"], "Invalid") << row.dump();
+      }
+    }
+    // Without Prometheus it fails closed, saying why.
+    const auto down = kubectlAttune("preview -A --prometheus-url http://127.0.0.1:" +
+                                    std::to_string(testing::freeLocalPort()));
+    EXPECT_EQ(down.exitCode, 1);
+    EXPECT_NE(down.err.find("does not answer"), std::string::npos) << down.err;
+
+    // --watch: the status again after the interval, a bounded number of times; and the same
+    // commands under `attune plugin`.
+    const auto watched = kubectlAttune("status -A --watch --watch-count 2 --watch-interval 1s");
+    ASSERT_EQ(watched.exitCode, 0) << watched.err;
+    std::size_t headers = 0;
+    for (std::size_t at = watched.out.find("NAMESPACE"); at != std::string::npos;
+         at = watched.out.find("NAMESPACE", at + 1)) {
+      ++headers;
+    }
+    EXPECT_EQ(headers, 2u) << watched.out;
+    const auto direct = testing::runCommand(std::string(ATTUNE_BINARY) +
+                                            " plugin status -n apps --kubeconfig " + kubeconfig_);
+    EXPECT_EQ(direct.exitCode, 0) << direct.err;
+    EXPECT_NE(direct.out.find("leaky"), std::string::npos) << direct.out;
+  }
+
   SystemClock clock_;
   std::vector<std::string> simExtraArgs_;  // more `attune sim serve` flags
   std::string leakyPod_;
@@ -218,6 +350,7 @@ TEST_F(OperatorEndToEnd, ResizesInPlaceAndARestartedControllerStillRevertsAnOomK
   startController();
   waitForBothResized();
   if (HasFailure()) return;
+  ASSERT_NO_FATAL_FAILURE(checkPluginShowsTheState());
 
   // The controller dies in the middle of the observation; a new one takes over.
   controller_.reset();
