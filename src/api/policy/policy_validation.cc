@@ -296,6 +296,16 @@ class Validator {
                "must be a valid HTTP header name");
         }
       }
+      for (const auto& [name, value] : prom.queryParameters) {
+        if (name.empty()) {
+          fail(path + ".queryParameters", ErrorCode::kInvalidArgument,
+               "a parameter name must not be empty");
+        } else if (std::ranges::find(kReservedQueryParameters, name) !=
+                   kReservedQueryParameters.end()) {
+          fail(path + ".queryParameters[" + name + "]", ErrorCode::kInvalidArgument,
+               "is set by the operator for every query and cannot be overridden");
+        }
+      }
       if (prom.bearerTokenSecret) {
         if (prom.bearerTokenSecret->name.empty()) required(path + ".bearerTokenSecret.name");
         if (prom.bearerTokenSecret->key.empty()) required(path + ".bearerTokenSecret.key");

@@ -98,6 +98,17 @@ TEST_F(PolicyValidationTest, PrometheusHeaderNamesMustBeTokens) {
              "must be a valid HTTP header name");
 }
 
+TEST_F(PolicyValidationTest, QueryParametersMayNotSetTheQueryItself) {
+  p.spec.metricsSource.prometheus->queryParameters = {{"dedup", "true"}};
+  EXPECT_TRUE(errors().empty());
+  for (const char* reserved : {"query", "start", "end", "step", "time", "timeout"}) {
+    p.spec.metricsSource.prometheus->queryParameters = {{"dedup", "true"}, {reserved, "1"}};
+    expectOnly(errors(),
+               std::string("spec.metricsSource.prometheus.queryParameters[") + reserved + "]",
+               "is set by the operator for every query and cannot be overridden");
+  }
+}
+
 TEST_F(PolicyValidationTest, BearerTokenSecretNeedsNameAndKey) {
   p.spec.metricsSource.prometheus->bearerTokenSecret = SecretKeyRef{"prom-token", ""};
   expectOnly(errors(), "spec.metricsSource.prometheus.bearerTokenSecret.key", "required");
