@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <cstdint>
 #include <limits>
@@ -447,6 +448,18 @@ std::vector<PolicyDiagnostic> policyWarnings(const AttunePolicy& policy) {
   if (prom && prom->insecureSkipVerify.value_or(false)) {
     warn("spec.metricsSource.prometheus.tls.insecureSkipVerify",
          "TLS certificate verification of the Prometheus server is disabled");
+  }
+  if (prom) {
+    for (const auto& [name, value] : prom->headers) {
+      std::string lower(name);
+      std::ranges::transform(lower, lower.begin(),
+                             [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      if (lower == "authorization" || lower == "proxy-authorization") {
+        warn("spec.metricsSource.prometheus.headers[" + name + "]",
+             "a credential in the policy is readable by anyone who can read the policy; prefer "
+             "bearerTokenSecret where the server accepts a bearer token");
+      }
+    }
   }
   return out;
 }

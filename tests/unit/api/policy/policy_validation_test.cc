@@ -340,5 +340,14 @@ TEST(PolicyWarningsTest, DisabledTlsVerificationIsFlagged) {
              "TLS certificate verification of the Prometheus server is disabled");
 }
 
+TEST(PolicyWarningsTest, CredentialInAHeaderIsFlagged) {
+  AttunePolicy p = testing::defaultedMinimalPolicy();
+  p.spec.metricsSource.prometheus->headers = {{"X-Scope-OrgID", "team-a"},
+                                              {"authorization", "Basic YTpi"}};
+  expectOnly(policyWarnings(p), "spec.metricsSource.prometheus.headers[authorization]",
+             "a credential in the policy is readable by anyone who can read the policy; prefer "
+             "bearerTokenSecret where the server accepts a bearer token");
+}
+
 }  // namespace
 }  // namespace attune::api
