@@ -9,8 +9,8 @@
 // Both healthy policies get recommendations; the policy with a wrong password and the one
 // whose server's certificate is not trusted fail closed (Ready=False, MetricsUnavailable, the
 // reason in the message; no resize although they run in Auto mode); a policy whose
-// bearerTokenSecret does not exist yet fails closed the same way, and recovers once the Secret
-// is created.
+// bearerTokenSecret does not exist yet fails closed the same way, recovers once the Secret is
+// created, and moves to a new pooled client when the token is rotated (the old one dropped).
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -94,6 +94,24 @@ bool hasRecommendations(const json& policy) {
   return at(policy, {"status", "workloads", "withRecommendations"}) == 1;
 }
 
+// The log lines about passes (for a failure message).
+std::string passLines(const std::string& log) {
+  std::string out;
+  std::size_t start = 0;
+  while (start < log.size()) {
+    std::size_t end = log.find('\n', start);
+    if (end == std::string::npos) end = log.size();
+    const std::string line = log.substr(start, end - start);
+    if (line.find("pass") != std::string::npos || line.find("dropped") != std::string::npos ||
+        line.find("\"level\":\"warn\"") != std::string::npos ||
+        line.find("\"level\":\"error\"") != std::string::npos) {
+      out += line.substr(0, 300) + "\n";
+    }
+    start = end + 1;
+  }
+  return out.size() > 6000 ? out.substr(out.size() - 6000) : out;
+}
+
 TEST(MetricsSourcesEndToEnd, EachPolicyReadsItsOwnPrometheus) {
   if (auto why = testing::simClusterUnavailable(); !why.empty()) GTEST_SKIP() << why;
   SystemClock clock;
@@ -110,7 +128,8 @@ TEST(MetricsSourcesEndToEnd, EachPolicyReadsItsOwnPrometheus) {
 
   const int metricsPort = testing::freeLocalPort();
   auto controller = cluster.spawn(
-      cluster.controllerArgv(metricsPort, {"--prometheus-ca-file", (*secure)->caFile().string()}),
+      cluster.controllerArgv(metricsPort, {"--prometheus-ca-file", (*secure)->caFile().string(),
+                                           "--log-level", "debug"}),
       "controller.log");
   ASSERT_TRUE(controller->running());
 
@@ -195,11 +214,32 @@ TEST(MetricsSourcesEndToEnd, EachPolicyReadsItsOwnPrometheus) {
   EXPECT_EQ(reasonOf("secure").rfind("MetricsUnavailable", 0), std::string::npos)
       << reasonOf("secure");
 
+  // A rotated token: the next pass reads it and uses a new client; the old token's client is
+  // dropped after the first full pass without it (the only pooled client that can go unused).
+  ASSERT_EQ(cluster.log("controller.log").find("dropped unused Prometheus clients"),
+            std::string::npos);
+  cluster.write("secret.yaml",
+                "apiVersion: v1\nkind: Secret\nmetadata: {name: prom-token, namespace: apps}\n"
+                "type: Opaque\nstringData: {token: rotated-token-Jd4Fs7Kp2Lq9}\n");
+  ASSERT_EQ(cluster.kubectl("apply -f " + cluster.path("secret.yaml")).exitCode, 0);
+  EXPECT_TRUE(cluster.waitFor(
+      1min,
+      [&] {
+        return cluster.log("controller.log").find("dropped unused Prometheus clients") !=
+               std::string::npos;
+      }))
+      << passLines(cluster.log("controller.log"))
+      << cluster.kubectl("get secret -n apps prom-token -o json").out;
+  EXPECT_TRUE(hasRecommendations(cluster.getJson("attunepolicy -n apps token")));
+  EXPECT_EQ(reasonOf("token").rfind("MetricsUnavailable", 0), std::string::npos)
+      << reasonOf("token");
+
   int exitCode = -1;
   EXPECT_TRUE(controller->terminate(30s, &exitCode));
   const std::string log = cluster.log("controller.log");
   EXPECT_EQ(log.find(password), std::string::npos);
   EXPECT_EQ(log.find("policy-token-Hq5Zr8Vt3Wn6"), std::string::npos);
+  EXPECT_EQ(log.find("rotated-token-Jd4Fs7Kp2Lq9"), std::string::npos);
 }
 
 }  // namespace
