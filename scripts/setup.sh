@@ -15,8 +15,9 @@ packages=(
   zlib1g-dev libssl-dev libcurl4-openssl-dev openssl
   # tests and benchmarks
   googletest libgtest-dev libgmock-dev libbenchmark-dev
-  # real peers in integration tests: Prometheus server and promtool
-  prometheus
+  # real peers in integration tests: Prometheus server and promtool; libcrypt's bcrypt hashes
+  # the basic-auth password of a Prometheus web config (tests/support/prometheus)
+  prometheus libcrypt-dev
   # the container image (scripts/build-image.sh) and its test
   umoci
 )

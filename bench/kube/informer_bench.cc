@@ -133,6 +133,7 @@ class ListOnlyApi final : public api::ClusterApi {
                      std::span<const api::Taint>, std::string_view)
   ATTUNE_UNSUPPORTED(Result<api::Lease>, createLease, const api::Lease&)
   ATTUNE_UNSUPPORTED(Result<api::Lease>, updateLease, const api::Lease&)
+  ATTUNE_UNSUPPORTED(Result<api::Secret>, getSecret, std::string_view, std::string_view)
 #undef ATTUNE_UNSUPPORTED
 
  private:

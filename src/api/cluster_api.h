@@ -33,6 +33,7 @@
 #include "api/k8s/pdb.h"
 #include "api/k8s/pod.h"
 #include "api/k8s/quota.h"
+#include "api/k8s/secret.h"
 #include "api/k8s/workload_ref.h"
 #include "api/k8s/workloads.h"
 #include "api/policy/attune_policy.h"
@@ -213,6 +214,10 @@ class ClusterApi {
   virtual Result<Lease> getLease(std::string_view ns, std::string_view name) = 0;
   virtual Result<Lease> createLease(const Lease& lease) = 0;
   virtual Result<Lease> updateLease(const Lease& lease) = 0;
+
+  // A core/v1 Secret (its data decoded), for the credentials a policy names (a Prometheus
+  // bearer token). kNotFound when absent; kForbidden when RBAC does not allow `get` on it.
+  virtual Result<Secret> getSecret(std::string_view ns, std::string_view name) = 0;
 };
 using ClusterApiPtr = std::unique_ptr<ClusterApi>;
 

@@ -271,4 +271,8 @@ Result<Lease> ForwardingClusterApi::updateLease(const Lease& lease) {
   return forward(writeCall("updateLease", lease, true), [&] { return inner_.updateLease(lease); });
 }
 
+Result<Secret> ForwardingClusterApi::getSecret(std::string_view ns, std::string_view name) {
+  return forward(readCall("getSecret", ns, name), [&] { return inner_.getSecret(ns, name); });
+}
+
 }  // namespace attune::api

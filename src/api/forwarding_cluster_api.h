@@ -96,6 +96,7 @@ class ForwardingClusterApi : public ClusterApi {
                                 std::string_view resourceVersion) override;
   Result<Lease> createLease(const Lease& lease) override;
   Result<Lease> updateLease(const Lease& lease) override;
+  Result<Secret> getSecret(std::string_view ns, std::string_view name) override;
 
  protected:
   // The wrapped api, for overrides that forward after (or instead of) their own work.

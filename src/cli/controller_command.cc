@@ -21,9 +21,11 @@
 #include "controller/admission_sizing.h"
 #include "controller/controller.h"
 #include "controller/node_load_monitor.h"
+#include "controller/policy_metrics_sources.h"
 #include "kube/cached_cluster_api.h"
 #include "kube/http_cluster_api.h"
 #include "metrics/exposition/registry.h"
+#include "metrics/prometheus/prometheus_pool.h"
 #include "metrics/prometheus/prometheus_source.h"
 #include "safety/observation.h"
 
@@ -280,6 +282,11 @@ int runController(const ControllerFlags& f) {
   cacheOptions.listResync = settings->reconcileInterval;
   kube::CachedClusterApi api(direct, clock, cacheOptions);
   metrics::PrometheusSource source(prometheus, clock);
+  // Policies with their own spec.metricsSource.prometheus: one pooled client per endpoint,
+  // tokens read from their Secrets (directly, never cached) and masked in the log.
+  metrics::PrometheusPool pool(prometheus, clock);
+  controller::PolicyMetricsSources policySources(
+      direct, source, pool, [&redactor](std::string_view secret) { redactor.addSecret(secret); });
   metrics::Registry registry;
   controller::ControllerOptions controllerOptions;
   controllerOptions.watchNamespaces = f.watchNamespaces;
@@ -289,6 +296,7 @@ int runController(const ControllerFlags& f) {
   controller::AdmissionSizing admissionSizing;
   if (settings->webhookAddress) controllerOptions.admissionSizing = &admissionSizing;
   controllerOptions.oomRecovery = f.oomRecovery;
+  controllerOptions.metricsSources = &policySources;
   controller::Controller ctl(api, source, clock, registry, controllerOptions);
   metrics::MetricFamily& backendUp = registry.gauge(
       "attune_metrics_backend_up", "1 when the last check of the metrics backend succeeded", {});
@@ -392,6 +400,10 @@ int runController(const ControllerFlags& f) {
     auto done = ctl.reconcileAll();
     ctl.setObserver(nullptr);
     if (!done) return std::unexpected(done.error());
+    // Every policy was reconciled: a pooled client none of them used is no longer configured.
+    if (const std::size_t dropped = policySources.dropUnused(); dropped > 0) {
+      log->debug("dropped unused Prometheus clients", {{"count", std::to_string(dropped)}});
+    }
     return counter.summary;
   };
   // Between passes: the pod watch drained into the cache, then whatever the work queue has due

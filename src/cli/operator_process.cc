@@ -48,6 +48,9 @@ void addOperatorProcessFlags(CLI::App& cmd, OperatorProcessFlags& f) {
                  "Prometheus-compatible HTTP API base URL (required)");
   cmd.add_option("--prometheus-bearer-token-file", f.prometheusTokenFile,
                  "File holding a bearer token for the Prometheus API (re-read on change)");
+  cmd.add_option("--prometheus-ca-file", f.prometheusCaFile,
+                 "PEM bundle verifying https Prometheus servers, --prometheus-url's and every "
+                 "policy's spec.metricsSource.prometheus.address (default: the system store)");
   cmd.add_option("--metrics-address", f.metricsAddress,
                  "HOST:PORT (or :PORT) serving /metrics, /healthz and /readyz")
       ->capture_default_str();
@@ -147,6 +150,7 @@ Result<metrics::PrometheusOptions> prometheusOptions(const OperatorProcessFlags&
              {{"warning", std::string(warning)}, {"query", std::string(promql)}});
   };
   prometheus.http.bearerTokenFile = f.prometheusTokenFile;
+  prometheus.http.caFile = f.prometheusCaFile;
   addFileSecret(redactor, prometheus.http.bearerTokenFile);
   addUrlPassword(redactor, f.prometheusUrl);
   return prometheus;

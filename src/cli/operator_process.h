@@ -33,6 +33,7 @@ struct OperatorProcessFlags {
   std::string context;
   std::string prometheusUrl;
   std::string prometheusTokenFile;
+  std::string prometheusCaFile;
   std::string metricsAddress = ":8080";
   bool leaderElect = true;
   std::string leaseNamespace;
@@ -67,7 +68,8 @@ Result<kube::ClusterConfig> clusterConfig(const OperatorProcessFlags& f);
 // naming them) with the redactor.
 void addSecrets(Redactor& redactor, const http::HttpClientOptions& http);
 
-// Prometheus client options from --prometheus-url and --prometheus-bearer-token-file, with
+// Prometheus client options from --prometheus-url, --prometheus-bearer-token-file and
+// --prometheus-ca-file, with
 // warnings logged through `log` and the token registered with `redactor` (both must outlive the
 // options). kInvalidArgument (field --prometheus-url) when the URL is missing.
 Result<metrics::PrometheusOptions> prometheusOptions(const OperatorProcessFlags& f, Logger& log,

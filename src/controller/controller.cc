@@ -14,6 +14,7 @@
 #include "controller/cluster_snapshot.h"
 #include "controller/hpa_retunes.h"
 #include "controller/node_optimiser.h"
+#include "controller/policy_metrics_sources.h"
 #include "controller/policy_pass.h"
 #include "hpa/retune.h"
 
@@ -285,6 +286,11 @@ bool Controller::restoreOrphanedHpas(Time now) {
   return true;
 }
 
+metrics::MetricsSource& Controller::metricsOf(const api::AttunePolicy& stored) {
+  if (options_.metricsSources == nullptr) return metrics_;
+  return options_.metricsSources->sourceFor(stored);
+}
+
 std::unique_ptr<PreparedPass> Controller::preparePass(const api::AttunePolicy& stored,
                                                       const ClusterSnapshot& snapshot) {
   auto prepared = std::make_unique<PreparedPass>();
@@ -318,7 +324,7 @@ std::unique_ptr<PreparedPass> Controller::preparePass(const api::AttunePolicy& s
   }
   prepared->pass =
       std::make_unique<PolicyPass>(PolicyPass::Context{.api = api_,
-                                                       .metrics = metrics_,
+                                                       .metrics = metricsOf(stored),
                                                        .clock = clock_,
                                                        .options = options_,
                                                        .operatorMetrics = operatorMetrics_,

@@ -35,6 +35,7 @@
 namespace attune::controller {
 
 class AdmissionSizing;
+class MetricsSourceSelector;
 
 struct ControllerOptions {
   // Namespaces whose policies are reconciled; empty = all.
@@ -59,6 +60,9 @@ struct ControllerOptions {
   // Where each pass publishes its workloads' sizing for the pod admission webhook
   // (admission_sizing.h); withdrawn when the policy is deleted or invalid. nullptr: not kept.
   AdmissionSizing* admissionSizing = nullptr;
+  // Chooses each policy's metrics source (policy_metrics_sources.h: its own
+  // spec.metricsSource.prometheus); nullptr: every policy reads the controller's source.
+  MetricsSourceSelector* metricsSources = nullptr;
 };
 
 // One thing the controller did, for reports and tests.
@@ -146,6 +150,8 @@ class Controller {
   // policy is invalid (reported in its status), due again at the next resync.
   std::unique_ptr<PreparedPass> preparePass(const api::AttunePolicy& stored,
                                             const ClusterSnapshot& snapshot);
+  // The metrics source of `stored`'s pass (ControllerOptions::metricsSources, else metrics_).
+  metrics::MetricsSource& metricsOf(const api::AttunePolicy& stored);
   // The second half, with this reconcile's node optimisation; returns when the policy is due
   // again.
   Time finishPass(PreparedPass& prepared, const rollout::NodeOptimisation& nodes, Time now);

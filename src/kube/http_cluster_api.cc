@@ -131,6 +131,7 @@ ATTUNE_KUBE_LIST(HorizontalPodAutoscaler, Hpas, kHpas)
 ATTUNE_KUBE_LIST(PodDisruptionBudget, PodDisruptionBudgets, kPodDisruptionBudgets)
 ATTUNE_KUBE_LIST(Event, Events, kEvents)
 ATTUNE_KUBE_GET(Lease, Lease, kLeases, decodeLease)
+ATTUNE_KUBE_GET(Secret, Secret, kSecrets, decodeSecret)
 
 #undef ATTUNE_KUBE_GET
 #undef ATTUNE_KUBE_LIST

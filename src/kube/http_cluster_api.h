@@ -120,6 +120,7 @@ class HttpClusterApi final : public api::ClusterApi {
                                      std::string_view resourceVersion) override;
   Result<api::Lease> createLease(const api::Lease& lease) override;
   Result<api::Lease> updateLease(const api::Lease& lease) override;
+  Result<api::Secret> getSecret(std::string_view ns, std::string_view name) override;
 
   // The request path (limiter, retries, attempt count).
   RestClient& rest() { return rest_; }

@@ -31,6 +31,7 @@ inline constexpr Resource kJobs{"/apis/batch/v1", "jobs"};
 inline constexpr Resource kCronJobs{"/apis/batch/v1", "cronjobs"};
 inline constexpr Resource kHpas{"/apis/autoscaling/v2", "horizontalpodautoscalers"};
 inline constexpr Resource kPodDisruptionBudgets{"/apis/policy/v1", "poddisruptionbudgets"};
+inline constexpr Resource kSecrets{"/api/v1", "secrets"};
 inline constexpr Resource kLeases{"/apis/coordination.k8s.io/v1", "leases"};
 inline constexpr Resource kMutatingWebhookConfigurations{"/apis/admissionregistration.k8s.io/v1",
                                                          "mutatingwebhookconfigurations", false};

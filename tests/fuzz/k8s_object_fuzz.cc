@@ -137,6 +137,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   roundTrip(text, decodeLease, encodeLease);
   roundTrip(text, decodeEviction, encodeEviction);
   roundTrip(text, decodeApiStatus, [](const ApiStatus& s) { return encodeStatusJson(s); });
+  decodeOnly(text, decodeSecret);
   decodeOnly(text, decodeWebhookConfiguration);
   decodeOnly(text, decodeMutatingWebhookConfiguration);
   admissionReview(text);

@@ -42,6 +42,7 @@ Result<PodDisruptionBudget> decodePodDisruptionBudget(std::string_view json) {
 }
 Result<Event> decodeEvent(std::string_view json) { return decodeAs<Event>(json); }
 Result<Lease> decodeLease(std::string_view json) { return decodeAs<Lease>(json); }
+Result<Secret> decodeSecret(std::string_view json) { return decodeAs<Secret>(json); }
 Result<Eviction> decodeEviction(std::string_view json) { return decodeAs<Eviction>(json); }
 Result<AdmissionReview> decodeAdmissionReview(std::string_view json) {
   return decodeAs<AdmissionReview>(json);

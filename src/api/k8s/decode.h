@@ -27,6 +27,7 @@
 #include "api/k8s/pdb.h"
 #include "api/k8s/pod.h"
 #include "api/k8s/quota.h"
+#include "api/k8s/secret.h"
 #include "api/k8s/workloads.h"
 #include "core/error.h"
 
@@ -49,6 +50,8 @@ Result<PodDisruptionBudget> decodePodDisruptionBudget(std::string_view json);
 // core/v1 or events.k8s.io/v1.
 Result<Event> decodeEvent(std::string_view json);
 Result<Lease> decodeLease(std::string_view json);
+// `data` base64-decoded (an error at "data.<key>" when a value is not base64).
+Result<Secret> decodeSecret(std::string_view json);
 Result<Eviction> decodeEviction(std::string_view json);
 Result<AdmissionReview> decodeAdmissionReview(std::string_view json);
 // A Mutating- or ValidatingWebhookConfiguration, its kind from the "kind" field (Mutating when

@@ -1,4 +1,5 @@
-// Decoders of Node, Namespace, LimitRange, ResourceQuota, Event, Lease and Eviction.
+// Decoders of Node, Namespace, LimitRange, ResourceQuota, Event, Lease, Secret and Eviction.
+#include "api/k8s/base64.h"
 #include "api/k8s/decoders.h"
 
 namespace attune::api {
@@ -154,6 +155,29 @@ static Status readJson(JsonValue& v, LeaseSpec& out) {
 }
 
 Status readJson(JsonValue& v, Lease& out) { return readObjectParts(v, out); }
+
+Status readJson(JsonValue& v, Secret& out) {
+  StringMap plain;  // stringData wins over data, whatever the order of the two fields
+  Status st = forEachField(v, [&out, &plain](std::string_view key, JsonValue& value) -> Status {
+    if (key == "metadata") return readJson(value, out.metadata);
+    if (key == "type") return readJson(value, out.type);
+    if (key == "stringData") return readJson(value, plain);
+    if (key == "data") {
+      return forEachField(value, [&out](std::string_view name, JsonValue& encoded) -> Status {
+        std::string text;
+        if (Status read = readJson(encoded, text); !read) return read;
+        std::optional<std::string> bytes = base64Decode(text);
+        if (!bytes) return fail(ErrorCode::kInvalidArgument, "is not valid base64");
+        out.data.insert_or_assign(std::string(name), std::move(*bytes));
+        return {};
+      });
+    }
+    return {};
+  });
+  if (!st) return st;
+  for (auto& [name, value] : plain) out.data.insert_or_assign(name, std::move(value));
+  return {};
+}
 
 static Status readJson(JsonValue& v, DeleteOptions& out) {
   return forEachField(v, [&out](std::string_view key, JsonValue& value) -> Status {

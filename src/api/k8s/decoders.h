@@ -13,6 +13,7 @@
 #include "api/k8s/pdb.h"
 #include "api/k8s/pod.h"
 #include "api/k8s/quota.h"
+#include "api/k8s/secret.h"
 #include "api/k8s/workloads.h"
 
 namespace attune::api {
@@ -43,6 +44,7 @@ Status readJson(JsonValue& v, LimitRange& out);
 Status readJson(JsonValue& v, ResourceQuota& out);
 Status readJson(JsonValue& v, Event& out);
 Status readJson(JsonValue& v, Lease& out);
+Status readJson(JsonValue& v, Secret& out);
 Status readJson(JsonValue& v, Eviction& out);
 
 // decode_hpa.cc

@@ -125,8 +125,16 @@ struct PrometheusSource {
   StringMap headers;
   std::optional<SecretKeyRef> bearerTokenSecret;
   std::optional<bool> insecureSkipVerify;  // `tls.insecureSkipVerify`
+  // Appended to every query request's URL (e.g. Thanos "dedup"); the keys the query itself
+  // sets (kReservedQueryParameters) are rejected.
+  StringMap queryParameters;
   bool operator==(const PrometheusSource&) const = default;
 };
+
+// Query keys the Prometheus client sets itself; spec.metricsSource.prometheus.queryParameters
+// may not name them.
+inline constexpr std::array<std::string_view, 6> kReservedQueryParameters = {
+    "query", "start", "end", "step", "time", "timeout"};
 
 struct MetricsSource {
   std::optional<PrometheusSource> prometheus;

@@ -76,6 +76,7 @@ void fields(V& v, PrometheusSource& p) {
   v.type("PrometheusConfig");
   v("address", p.address);
   v("headers", p.headers);
+  v("queryParameters", p.queryParameters);
   v.object("bearerTokenSecret", p.bearerTokenSecret);
   v.inlined("tls", "TLSConfig", [&](V& tls) { tls("insecureSkipVerify", p.insecureSkipVerify); });
 }

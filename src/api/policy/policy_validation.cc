@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <cstdint>
 #include <limits>
@@ -296,6 +297,16 @@ class Validator {
                "must be a valid HTTP header name");
         }
       }
+      for (const auto& [name, value] : prom.queryParameters) {
+        if (name.empty()) {
+          fail(path + ".queryParameters", ErrorCode::kInvalidArgument,
+               "a parameter name must not be empty");
+        } else if (std::ranges::find(kReservedQueryParameters, name) !=
+                   kReservedQueryParameters.end()) {
+          fail(path + ".queryParameters[" + name + "]", ErrorCode::kInvalidArgument,
+               "is set by the operator for every query and cannot be overridden");
+        }
+      }
       if (prom.bearerTokenSecret) {
         if (prom.bearerTokenSecret->name.empty()) required(path + ".bearerTokenSecret.name");
         if (prom.bearerTokenSecret->key.empty()) required(path + ".bearerTokenSecret.key");
@@ -437,6 +448,18 @@ std::vector<PolicyDiagnostic> policyWarnings(const AttunePolicy& policy) {
   if (prom && prom->insecureSkipVerify.value_or(false)) {
     warn("spec.metricsSource.prometheus.tls.insecureSkipVerify",
          "TLS certificate verification of the Prometheus server is disabled");
+  }
+  if (prom) {
+    for (const auto& [name, value] : prom->headers) {
+      std::string lower(name);
+      std::ranges::transform(lower, lower.begin(),
+                             [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      if (lower == "authorization" || lower == "proxy-authorization") {
+        warn("spec.metricsSource.prometheus.headers[" + name + "]",
+             "a credential in the policy is readable by anyone who can read the policy; prefer "
+             "bearerTokenSecret where the server accepts a bearer token");
+      }
+    }
   }
   return out;
 }

@@ -61,6 +61,10 @@ PrometheusClient::PrometheusClient(PrometheusClientOptions options, HttpTranspor
                                    Clock& clock)
     : options_(std::move(options)), transport_(transport), clock_(clock) {
   while (options_.address.ends_with('/')) options_.address.pop_back();
+  for (const auto& [key, value] : options_.queryParameters) {
+    urlSuffix_ += urlSuffix_.empty() ? '?' : '&';
+    urlSuffix_ += http::percentEncode(key) + "=" + http::percentEncode(value);
+  }
 }
 
 std::string PrometheusClient::formatTimestamp(Time t) {
@@ -97,7 +101,7 @@ Result<QueryResponse> PrometheusClient::post(
     const std::vector<std::pair<std::string, std::string>>& form, ScalarResults scalars) {
   HttpRequest request;
   request.method = HttpRequest::Method::kPost;
-  request.url = options_.address + std::string(endpoint);
+  request.url = options_.address + std::string(endpoint) + urlSuffix_;
   request.contentType = "application/x-www-form-urlencoded";
   request.body = formEncode(form);
 

@@ -4,6 +4,8 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "core/backoff.h"
 #include "core/clock.h"
@@ -40,6 +42,10 @@ struct PrometheusClientOptions {
   BackoffPolicy backoff{std::chrono::milliseconds(500), 2.0, std::chrono::seconds(10),
                         Duration::zero()};
   WarningFn onWarning;  // optional
+  // Appended to every request's URL as "?k=v&..." (percent-encoded, in this order), e.g.
+  // {"dedup", "true"} for Thanos. Keys the client sends in the form body ("query", "time",
+  // "start", "end", "step") must not appear here: api::kReservedQueryParameters.
+  std::vector<std::pair<std::string, std::string>> queryParameters;
 };
 
 // Sends queries as POST form bodies (so long PromQL never hits URL length limits) and decodes
@@ -68,6 +74,7 @@ class PrometheusClient {
                              ScalarResults scalars);
 
   PrometheusClientOptions options_;
+  std::string urlSuffix_;  // "?k=v&..." of options_.queryParameters, or ""
   HttpTransport& transport_;
   Clock& clock_;
 };

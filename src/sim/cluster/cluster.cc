@@ -249,6 +249,10 @@ Result<api::Lease> Cluster::getLease(std::string_view ns, std::string_view name)
   return state_.leases.get(ns, name);
 }
 
+Result<api::Secret> Cluster::getSecret(std::string_view ns, std::string_view name) {
+  return state_.secrets.get(ns, name);
+}
+
 Result<api::Lease> Cluster::createLease(const api::Lease& lease) {
   if (auto ok = requireNamespacedName(lease.metadata); !ok) return std::unexpected(ok.error());
   return state_.leases.create(lease);

@@ -74,6 +74,8 @@ class Cluster final : public api::ClusterApi {
                                      std::string_view resourceVersion) override;
   Result<api::Lease> createLease(const api::Lease& lease) override;
   Result<api::Lease> updateLease(const api::Lease& lease) override;
+  // From ClusterState::secrets (ClusterApi has no Secret writes: tests store them there).
+  Result<api::Secret> getSecret(std::string_view ns, std::string_view name) override;
   // Policies are stored as given beyond the rules of cluster_api.h: neither defaulted nor
   // validated (the controller does both when it reads them), as for a custom resource without
   // a validating webhook. Fields kept in AttunePolicy::preserved follow their part: "status..."

@@ -108,6 +108,8 @@ class ClusterState {
   ObjectStore<api::PodDisruptionBudget> pdbs{"poddisruptionbudgets.policy", versioner_};
   ObjectStore<api::Event> events{"events", versioner_};
   ObjectStore<api::Lease> leases{"leases.coordination.k8s.io", versioner_};
+  // Secrets read through ClusterApi::getSecret (written by tests and scenarios directly).
+  ObjectStore<api::Secret> secrets{"secrets", versioner_};
   ObjectStore<api::AttunePolicy> attunePolicies{"attunepolicies.attune.io", versioner_};
   // Admission webhook registrations (cluster-scoped; an object's kind matches its store).
   ObjectStore<api::WebhookConfiguration> mutatingWebhooks{

@@ -4,8 +4,11 @@
 //  - a Prometheus bearer token file (--prometheus-bearer-token-file);
 //  - a basic-auth password in the Prometheus URL's userinfo (Prometheus without a web config
 //    ignores both, so the passes still read metrics);
-//  - the webhook's serving key, read from --webhook-cert-dir, with the webhook called over TLS.
-// The controller reconciles a policy, answers an AdmissionReview and stops; then its whole
+//  - the webhook's serving key, read from --webhook-cert-dir, with the webhook called over TLS;
+//  - a per-policy bearer token, read from the Secret a second policy's
+//    spec.metricsSource.prometheus.bearerTokenSecret names (sent to the same Prometheus, which
+//    ignores it).
+// The controller reconciles both policies, answers an AdmissionReview and stops; then its whole
 // debug log is searched for each secret: the whole value and every base64 line of the key.
 // The same run checks that the running operator exports every metric the shipped Grafana
 // dashboard and alerts use (deploy/components/monitoring/), and that `kubectl get
@@ -60,7 +63,15 @@ std::string scenarioYaml(Time start) {
          "    - name: app\n"
          "      requests: {cpu: \"1\", memory: 1Gi}\n"
          "      limits: {cpu: \"2\", memory: 2Gi}\n"
-         "      model: {kind: steady, cpuCores: 100m, memoryBytes: 100Mi, noise: 0}\n";
+         "      model: {kind: steady, cpuCores: 100m, memoryBytes: 100Mi, noise: 0}\n"
+         "  - kind: Deployment\n"
+         "    namespace: apps\n"
+         "    name: api\n"
+         "    replicas: 1\n"
+         "    containers:\n"
+         "    - name: app\n"
+         "      requests: {cpu: \"1\", memory: 1Gi}\n"
+         "      model: {kind: steady, cpuCores: 200m, memoryBytes: 200Mi, noise: 0}\n";
 }
 
 constexpr std::string_view kPolicy = R"(apiVersion: attune.io/v1alpha1
@@ -69,6 +80,30 @@ metadata: {name: web, namespace: apps}
 spec:
   targetRef: {kind: Deployment, name: web}
   metricsSource: {historyWindow: 10m, queryStep: 10s, rateWindow: 30s, minimumDataPoints: 6}
+  updateStrategy: {type: Recommend}
+)";
+
+// A policy reading its own Prometheus with a bearer token from a Secret (ADDRESS and TOKEN
+// replaced).
+constexpr std::string_view kTokenPolicy = R"(apiVersion: v1
+kind: Secret
+metadata: {name: prom-token, namespace: apps}
+type: Opaque
+stringData: {token: TOKEN}
+---
+apiVersion: attune.io/v1alpha1
+kind: AttunePolicy
+metadata: {name: api, namespace: apps}
+spec:
+  targetRef: {kind: Deployment, name: api}
+  metricsSource:
+    historyWindow: 10m
+    queryStep: 10s
+    rateWindow: 30s
+    minimumDataPoints: 6
+    prometheus:
+      address: ADDRESS
+      bearerTokenSecret: {name: prom-token, key: token}
   updateStrategy: {type: Recommend}
 )";
 
@@ -136,12 +171,23 @@ TEST(SecretsEndToEnd, NoCredentialReachesTheDebugLog) {
 
   cluster.write("policy.yaml", std::string(kPolicy));
   ASSERT_EQ(cluster.kubectl("apply -f " + cluster.path("policy.yaml")).exitCode, 0);
+  const std::string policyToken = "policy-bearer-Rk7Tn2Wq9Ys4Xv6Bz1";
+  std::string tokenPolicy(kTokenPolicy);
+  tokenPolicy.replace(tokenPolicy.find("TOKEN"), 5, policyToken);
+  tokenPolicy.replace(tokenPolicy.find("ADDRESS"), 7, cluster.prometheusAddress());
+  cluster.write("token-policy.yaml", tokenPolicy);
+  ASSERT_EQ(cluster.kubectl("apply -f " + cluster.path("token-policy.yaml")).exitCode, 0);
   // A pass that read metrics through the authenticated URL: recommendations in the status.
   EXPECT_TRUE(cluster.waitFor(3min, [&] {
     const json policy = cluster.getJson("attunepolicy -n apps web");
     const json recs = at(policy, {"status", "recommendations"});
     return recs.is_array() && !recs.empty();
   })) << cluster.log("controller.log");
+  // The token policy's passes read its own source with the Secret's token: it recommends too.
+  EXPECT_TRUE(cluster.waitFor(3min, [&] {
+    const json policy = cluster.getJson("attunepolicy -n apps api");
+    return at(policy, {"status", "workloads", "withRecommendations"}) == 1;
+  })) << cluster.getJson("attunepolicy -n apps api").dump();
 
   // `kubectl get attunepolicies -A -o wide` shows every printer column filled (the public
   // operator's columns: Type, Workloads, Recs, Resized, Ready, Age, CPU Saved, Mem Saved).
@@ -223,6 +269,7 @@ TEST(SecretsEndToEnd, NoCredentialReachesTheDebugLog) {
            {"kubeconfig token", kubeToken},
            {"Prometheus bearer token", promToken},
            {"Prometheus basic-auth password", password},
+           {"per-policy bearer token", policyToken},
            {"webhook serving key", serving->keyPem}}) {
     for (const std::string& needle : needles(secret)) {
       EXPECT_EQ(log.find(needle), std::string::npos) << name << " in the log: " << needle;

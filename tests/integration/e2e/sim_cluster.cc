@@ -35,6 +35,7 @@ Result<std::unique_ptr<SimCluster>> SimCluster::start(const std::string& scenari
   c->kubeconfig_ = c->path("kubeconfig");
   c->write("scenario.yaml", scenarioYaml);
   const int port = freeLocalPort();
+  c->simPort_ = port;
   std::vector<std::string> argv{ATTUNE_BINARY,
                                 "sim",
                                 "serve",
@@ -63,11 +64,15 @@ Result<std::unique_ptr<SimCluster>> SimCluster::start(const std::string& scenari
   if (runCommand("base64 -d " + c->path("ca.b64") + " > " + c->caFile()).exitCode != 0) {
     return fail(ErrorCode::kInternal, "cannot decode the kubeconfig's CA");
   }
-  auto prometheus = PrometheusServer::startScraping("127.0.0.1:" + std::to_string(port), 1s,
-                                                    c->dir_.path() / "ca.pem");
+  auto prometheus = c->startPrometheus({});
   if (!prometheus) return std::unexpected(prometheus.error());
   c->prometheus_ = std::move(*prometheus);
   return c;
+}
+
+Result<std::unique_ptr<PrometheusServer>> SimCluster::startPrometheus(const WebServing& web) const {
+  return PrometheusServer::startScraping("127.0.0.1:" + std::to_string(simPort_), 1s,
+                                         dir_.path() / "ca.pem", web);
 }
 
 void SimCluster::write(const std::string& name, const std::string& text) const {

@@ -40,6 +40,9 @@ class SimCluster {
   std::string log(const std::string& name) const;
   const std::string& kubeconfig() const { return kubeconfig_; }
   std::string prometheusAddress() const { return prometheus_->address(); }
+  // Another real Prometheus scraping the simulator as the first one does, serving its API as
+  // `web` says (HTTPS, basic authentication); it runs until the returned object is destroyed.
+  Result<std::unique_ptr<PrometheusServer>> startPrometheus(const WebServing& web) const;
   // The CA the simulator's serving certificate chains to, as a PEM file.
   std::string caFile() const { return path("ca.pem"); }
 
@@ -68,6 +71,7 @@ class SimCluster {
   SystemClock clock_;
   TempDir dir_;
   std::string kubeconfig_;
+  int simPort_ = 0;
   std::unique_ptr<ChildProcess> sim_;
   std::unique_ptr<PrometheusServer> prometheus_;
 };

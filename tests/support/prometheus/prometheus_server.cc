@@ -1,5 +1,7 @@
 #include "support/prometheus/prometheus_server.h"
 
+#include <crypt.h>
+
 #include <fstream>
 #include <sstream>
 
@@ -24,6 +26,20 @@ bool writeFile(const std::filesystem::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
   return out.good();
+}
+
+// A bcrypt hash of `password` ("$2b$..."), as Prometheus's basic_auth_users wants it.
+Result<std::string> bcryptHash(const std::string& password) {
+  char setting[CRYPT_GENSALT_OUTPUT_SIZE];
+  if (crypt_gensalt_rn("$2b$", 10, nullptr, 0, setting, sizeof setting) == nullptr) {
+    return fail(ErrorCode::kInternal, "crypt_gensalt_rn cannot make a bcrypt salt");
+  }
+  crypt_data data{};
+  const char* hash = crypt_r(password.c_str(), setting, &data);
+  if (hash == nullptr || hash[0] == '*') {
+    return fail(ErrorCode::kInternal, "crypt_r cannot make a bcrypt hash");
+  }
+  return std::string(hash);
 }
 
 }  // namespace
@@ -51,27 +67,49 @@ Result<std::unique_ptr<PrometheusServer>> PrometheusServer::start(const std::str
     return fail(ErrorCode::kInternal, "promtool backfill failed:\n" + tail(log));
   }
   std::vector<std::string> extraArgs;
-  if (tls) {
-    const auto key = dir / "key.pem";
-    const auto webConfig = dir / "web.yml";
-    if (runToCompletion({"openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-                         "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-                         "-keyout", key.string(), "-out", server->caFile().string()},
-                        log) != 0 ||
-        !writeFile(webConfig, "tls_server_config:\n  cert_file: " + server->caFile().string() +
-                                  "\n  key_file: " + key.string() + "\n")) {
-      return fail(ErrorCode::kInternal, "cannot make a test certificate:\n" + tail(log));
-    }
-    extraArgs.push_back("--web.config.file=" + webConfig.string());
-  }
+  auto webConfig = server->writeWebConfig({.tls = tls, .username = {}, .password = {}});
+  if (!webConfig) return std::unexpected(webConfig.error());
+  if (!webConfig->empty()) extraArgs.push_back(*webConfig);
   return launch(std::move(server), tsdb, config, std::move(extraArgs));
 }
 
+Result<std::string> PrometheusServer::writeWebConfig(const WebServing& web) {
+  tls_ = web.tls;
+  web_ = web;
+  if (!web.tls && web.username.empty()) return std::string();
+  const auto& dir = dir_.path();
+  const auto log = dir / "prometheus.log";
+  std::string config;
+  if (web.tls) {
+    const auto key = dir / "key.pem";
+    if (runToCompletion({"openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                         "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                         "-keyout", key.string(), "-out", caFile().string()},
+                        log) != 0) {
+      return fail(ErrorCode::kInternal, "cannot make a test certificate:\n" + tail(log));
+    }
+    config += "tls_server_config:\n  cert_file: " + caFile().string() +
+              "\n  key_file: " + key.string() + "\n";
+  }
+  if (!web.username.empty()) {
+    auto hash = bcryptHash(web.password);
+    if (!hash) return std::unexpected(hash.error());
+    config += "basic_auth_users:\n  " + web.username + ": '" + *hash + "'\n";
+  }
+  if (!writeFile(dir / "web.yml", config)) {
+    return fail(ErrorCode::kInternal, "cannot write test files in " + dir.string());
+  }
+  return "--web.config.file=" + (dir / "web.yml").string();
+}
+
 Result<std::unique_ptr<PrometheusServer>> PrometheusServer::startScraping(
-    const std::string& target, Duration interval, const std::filesystem::path& targetCa) {
+    const std::string& target, Duration interval, const std::filesystem::path& targetCa,
+    const WebServing& web) {
   std::unique_ptr<PrometheusServer> server(new PrometheusServer());
   const auto& dir = server->dir_.path();
   if (dir.empty()) return fail(ErrorCode::kInternal, "cannot create a temporary directory");
+  auto webConfig = server->writeWebConfig(web);
+  if (!webConfig) return std::unexpected(webConfig.error());
   const std::string every = formatDuration(interval);
   std::string config = "global:\n  scrape_interval: " + every +
                        "\n  evaluation_interval: " + every +
@@ -83,7 +121,9 @@ Result<std::unique_ptr<PrometheusServer>> PrometheusServer::startScraping(
   if (!writeFile(dir / "prometheus.yml", config)) {
     return fail(ErrorCode::kInternal, "cannot write test files in " + dir.string());
   }
-  return launch(std::move(server), dir / "tsdb", dir / "prometheus.yml", {});
+  std::vector<std::string> extraArgs;
+  if (!webConfig->empty()) extraArgs.push_back(*webConfig);
+  return launch(std::move(server), dir / "tsdb", dir / "prometheus.yml", std::move(extraArgs));
 }
 
 Result<std::unique_ptr<PrometheusServer>> PrometheusServer::launch(
@@ -100,6 +140,9 @@ Result<std::unique_ptr<PrometheusServer>> PrometheusServer::launch(
   http::HttpClientOptions options;
   options.timeout = std::chrono::seconds(2);
   options.caFile = server->tls_ ? server->caFile() : std::filesystem::path();
+  if (!server->web_.username.empty()) {
+    options.basicAuth = http::BasicAuth{server->web_.username, server->web_.password};
+  }
   http::CurlHttpClient http(options);
   SystemClock clock;
   for (int attempt = 0; attempt < kReadyAttempts; ++attempt) {

@@ -3,6 +3,7 @@
 // kills the server and removes the directory.
 #pragma once
 
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +19,15 @@ inline constexpr const char* kPrometheusMissing =
     "prometheus and promtool are not on PATH (scripts/setup.sh installs the Debian prometheus "
     "package)";
 
+// How a server serves its own API, through Prometheus's --web.config.file: HTTPS with a fresh
+// self-signed certificate for 127.0.0.1 (its PEM is caFile()), and basic authentication of one
+// user (the password stored as a bcrypt hash, made with libcrypt).
+struct WebServing {
+  bool tls = false;
+  std::string username;  // empty: no authentication
+  std::string password;
+};
+
 class PrometheusServer {
  public:
   // True when both `prometheus` and `promtool` are on PATH.
@@ -31,8 +41,10 @@ class PrometheusServer {
   // every `interval` (honouring the target's labels, as for kube-state-metrics), waiting until
   // /-/ready answers 200. With `targetCa` set the target is scraped over HTTPS, trusting that CA
   // file.
+  // `web`: how the server serves its own API (plain HTTP without authentication by default).
   static Result<std::unique_ptr<PrometheusServer>> startScraping(
-      const std::string& target, Duration interval, const std::filesystem::path& targetCa = {});
+      const std::string& target, Duration interval, const std::filesystem::path& targetCa = {},
+      const WebServing& web = {});
 
   // For a test suite's SetUpTestSuite: start(openMetrics), or nullptr with the reason in `error`
   // (nullptr and no error when the binaries are missing).
@@ -53,10 +65,15 @@ class PrometheusServer {
                                                           const std::filesystem::path& config,
                                                           std::vector<std::string> extraArgs);
 
+  // Writes the web config of `web` (and the certificate when it asks for TLS) into the
+  // directory; the --web.config.file argument to pass, or "" when `web` asks for nothing.
+  Result<std::string> writeWebConfig(const WebServing& web);
+
   TempDir dir_;
   std::unique_ptr<ChildProcess> process_;
   int port_ = 0;
   bool tls_ = false;
+  WebServing web_;
 };
 
 }  // namespace attune::testing

@@ -347,6 +347,21 @@ TEST_F(ApiTest, CreatesAndUpdatesEventsAndLeases) {
   EXPECT_EQ(last().method, "GET");
 }
 
+TEST_F(ApiTest, ReadsASecretByNameWithItsDataDecoded) {
+  start([](const RawRequest&) {
+    return Reply{200,
+                 R"({"kind":"Secret","apiVersion":"v1","type":"Opaque",)"
+                 R"("metadata":{"name":"prom-token","namespace":"a","resourceVersion":"9"},)"
+                 R"("data":{"token":"czNjcmV0LXRva2Vu"}})",
+                 {}};
+  });
+  auto secret = api_->getSecret("a", "prom-token");
+  ASSERT_TRUE(secret.has_value()) << secret.error().toString();
+  EXPECT_EQ(secret->data.at("token"), "s3cret-token");
+  EXPECT_EQ(last().method, "GET");
+  EXPECT_EQ(last().target, "/api/v1/namespaces/a/secrets/prom-token");
+}
+
 TEST_F(ApiTest, WritesAttunePoliciesAndTheirStatus) {
   api::AttunePolicy policy;
   policy.metadata.name = "p";

@@ -98,6 +98,17 @@ TEST_F(PolicyValidationTest, PrometheusHeaderNamesMustBeTokens) {
              "must be a valid HTTP header name");
 }
 
+TEST_F(PolicyValidationTest, QueryParametersMayNotSetTheQueryItself) {
+  p.spec.metricsSource.prometheus->queryParameters = {{"dedup", "true"}};
+  EXPECT_TRUE(errors().empty());
+  for (const char* reserved : {"query", "start", "end", "step", "time", "timeout"}) {
+    p.spec.metricsSource.prometheus->queryParameters = {{"dedup", "true"}, {reserved, "1"}};
+    expectOnly(errors(),
+               std::string("spec.metricsSource.prometheus.queryParameters[") + reserved + "]",
+               "is set by the operator for every query and cannot be overridden");
+  }
+}
+
 TEST_F(PolicyValidationTest, BearerTokenSecretNeedsNameAndKey) {
   p.spec.metricsSource.prometheus->bearerTokenSecret = SecretKeyRef{"prom-token", ""};
   expectOnly(errors(), "spec.metricsSource.prometheus.bearerTokenSecret.key", "required");
@@ -327,6 +338,15 @@ TEST(PolicyWarningsTest, DisabledTlsVerificationIsFlagged) {
   p.spec.metricsSource.prometheus->insecureSkipVerify = true;
   expectOnly(policyWarnings(p), "spec.metricsSource.prometheus.tls.insecureSkipVerify",
              "TLS certificate verification of the Prometheus server is disabled");
+}
+
+TEST(PolicyWarningsTest, CredentialInAHeaderIsFlagged) {
+  AttunePolicy p = testing::defaultedMinimalPolicy();
+  p.spec.metricsSource.prometheus->headers = {{"X-Scope-OrgID", "team-a"},
+                                              {"authorization", "Basic YTpi"}};
+  expectOnly(policyWarnings(p), "spec.metricsSource.prometheus.headers[authorization]",
+             "a credential in the policy is readable by anyone who can read the policy; prefer "
+             "bearerTokenSecret where the server accepts a bearer token");
 }
 
 }  // namespace
