@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stop_token>
 #include <string>
 #include <thread>
@@ -365,6 +366,21 @@ int runController(const ControllerFlags& f) {
     if (!listed) return std::unexpected(listed.error());
     return {};
   };
+  // The check of the operator's own metrics backend (--prometheus-url): one query, exported as
+  // attune_metrics_backend_up, and logged when its outcome changes.
+  std::optional<bool> backendWasUp;
+  auto checkBackend = [&] {
+    auto probe = source.nodeCapacity(clock.now());
+    backendUp.set({}, probe ? 1 : 0);
+    if (backendWasUp == probe.has_value()) return;
+    backendWasUp = probe.has_value();
+    if (probe) {
+      log->info("metrics backend reachable", {{"url", f.process.prometheusUrl}});
+    } else {
+      log->warn("metrics backend check failed; no resizes until it answers",
+                {{"url", f.process.prometheusUrl}, {"error", probe.error().toString()}});
+    }
+  };
   auto readiness = [&]() -> Result<void> {
     if (auto ok = reachable(); !ok) return ok;
     if (auto synced = api.sync(); !synced) return synced;
@@ -373,22 +389,16 @@ int runController(const ControllerFlags& f) {
         return std::unexpected(listed.error());
       }
     }
-    // The metrics check is made once at start; its outcome is logged and exported, and does
-    // not hold readiness back (passes fail closed while the backend is down).
-    auto probe = source.nodeCapacity(clock.now());
-    backendUp.set({}, probe ? 1 : 0);
-    if (probe) {
-      log->info("metrics backend reachable", {{"url", f.process.prometheusUrl}});
-    } else {
-      log->warn("metrics backend check failed; no resizes until it answers",
-                {{"url", f.process.prometheusUrl}, {"error", probe.error().toString()}});
-    }
+    // The metrics check does not hold readiness back (passes fail closed while the backend is
+    // down); it is made again before every pass.
+    checkBackend();
     return {};
   };
   auto pass = [&]() -> Result<PassSummary> {
     if (guard) guard->runDue();
     monitorNodeLoad();
     if (auto ok = reachable(); !ok) return std::unexpected(ok.error());
+    checkBackend();
     if (auto synced = api.sync(); !synced) return std::unexpected(synced.error());
     Counter counter;
     ctl.setObserver([&counter](const controller::ActionRecord& a) { counter(a); });

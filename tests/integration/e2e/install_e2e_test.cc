@@ -296,6 +296,21 @@ TEST_F(InstallEndToEnd, TheReadmeStepsInstallAndEveryDashboardQueryAndAlertRetur
 
   const auto table = kubectl("get attunepolicies -A");
   EXPECT_EQ(table.out.find("<none>"), std::string::npos) << table.out;
+  // The plugin, as the README runs it (the symlink its first step made, on PATH).
+  // kubectl takes no flag before a plugin's name: the kubeconfig comes from $KUBECONFIG.
+  const std::string plugin =
+      "KUBECONFIG=" + dir() + "/kubeconfig PATH=" + dir() + "/bin:$PATH kubectl attune ";
+  const auto status = testing::runCommand(plugin + "status -A");
+  ASSERT_EQ(status.exitCode, 0) << status.err;
+  EXPECT_TRUE(std::regex_search(status.out, std::regex(R"(apps +web +Auto +Deployment/web +True)")))
+      << status.out;
+  EXPECT_TRUE(std::regex_search(status.out, std::regex(R"(apps +leaky +Auto +Deployment/leaky)")))
+      << status.out;
+  const auto explain = testing::runCommand(plugin + "explain leaky -n apps");
+  ASSERT_EQ(explain.exitCode, 0) << explain.err;
+  EXPECT_TRUE(std::regex_search(explain.out, std::regex(R"(leaky +leaky-\S+ +Reverted)")))
+      << explain.out;
+  EXPECT_NE(explain.out.find("oomkill"), std::string::npos) << explain.out;
 
   // A request the webhook cannot decode.
   for (int i = 0; i < 3; ++i) {
