@@ -352,24 +352,6 @@ std::string encodeDefaultsJson(const AttuneDefaults& defaults) {
          "\n";
 }
 
-const AttuneDefaults* selectDefaults(const std::vector<AttuneDefaults>& candidates) {
-  const AttuneDefaults* best = nullptr;
-  for (const AttuneDefaults& d : candidates) {
-    if (best == nullptr || d.metadata.name < best->metadata.name) best = &d;
-  }
-  return best;
-}
-
-const AttuneDefaults* selectNamespaceDefaults(const std::vector<AttuneDefaults>& candidates,
-                                              std::string_view namespace_) {
-  const AttuneDefaults* best = nullptr;
-  for (const AttuneDefaults& d : candidates) {
-    if (d.metadata.namespace_ != namespace_) continue;
-    if (best == nullptr || d.metadata.name < best->metadata.name) best = &d;
-  }
-  return best;
-}
-
 AttunePolicy mergeDefaults(const AttunePolicy& policy, const AttuneDefaults* namespaceDefaults,
                            const AttuneDefaults* clusterDefaults) {
   AttunePolicy out = policy;

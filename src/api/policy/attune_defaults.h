@@ -53,6 +53,15 @@ struct AttuneDefaults {
   bool operator==(const AttuneDefaults&) const = default;
 };
 
+// An AttuneNamespaceDefaults object: the same data, a distinct type for the typed APIs (lists,
+// stores, encoders); scope is always kNamespace.
+struct AttuneNamespaceDefaults : AttuneDefaults {
+  AttuneNamespaceDefaults() { scope = DefaultsScope::kNamespace; }
+  explicit AttuneNamespaceDefaults(AttuneDefaults d) : AttuneDefaults(std::move(d)) {
+    scope = DefaultsScope::kNamespace;
+  }
+};
+
 std::string_view kindOf(DefaultsScope scope);
 
 // ---- Codec
@@ -86,13 +95,26 @@ std::string encodeDefaultsJson(const AttuneDefaults& defaults);
 
 // ---- Merge
 
-// Of several defaults objects of one scope (and, for namespace defaults, one namespace), the one
-// that applies: the lexicographically smallest metadata.name (the public operator's rule).
-// nullptr when `candidates` is empty.
-const AttuneDefaults* selectDefaults(const std::vector<AttuneDefaults>& candidates);
-// The same among the namespace defaults in `namespace_` (others are ignored).
-const AttuneDefaults* selectNamespaceDefaults(const std::vector<AttuneDefaults>& candidates,
-                                              std::string_view namespace_);
+// Of several defaults objects of one scope, the one that applies: the lexicographically
+// smallest metadata.name (the public operator's rule). nullptr when `candidates` is empty.
+template <typename D>
+const D* selectDefaults(const std::vector<D>& candidates) {
+  const D* best = nullptr;
+  for (const D& d : candidates) {
+    if (best == nullptr || d.metadata.name < best->metadata.name) best = &d;
+  }
+  return best;
+}
+// The same among the objects in namespace `namespace_` (others are ignored).
+template <typename D>
+const D* selectNamespaceDefaults(const std::vector<D>& candidates, std::string_view namespace_) {
+  const D* best = nullptr;
+  for (const D& d : candidates) {
+    if (d.metadata.namespace_ != namespace_) continue;
+    if (best == nullptr || d.metadata.name < best->metadata.name) best = &d;
+  }
+  return best;
+}
 
 // The policy with every field it leaves unset taken from `namespaceDefaults`, then from
 // `clusterDefaults` (either may be null); built-in defaults are left to applyDefaults(). Pure.

@@ -109,6 +109,9 @@ class ClusterState {
   ObjectStore<api::Event> events{"events", versioner_};
   ObjectStore<api::Lease> leases{"leases.coordination.k8s.io", versioner_};
   ObjectStore<api::AttunePolicy> attunePolicies{"attunepolicies.attune.io", versioner_};
+  ObjectStore<api::AttuneDefaults> attuneDefaults{"attunedefaults.attune.io", versioner_};
+  ObjectStore<api::AttuneNamespaceDefaults> attuneNamespaceDefaults{
+      "attunenamespacedefaults.attune.io", versioner_};
   // Admission webhook registrations (cluster-scoped; an object's kind matches its store).
   ObjectStore<api::WebhookConfiguration> mutatingWebhooks{
       "mutatingwebhookconfigurations.admissionregistration.k8s.io", versioner_};
