@@ -243,6 +243,25 @@ TEST_F(SimServeKubectl, ApplyBothDefaultsKindsThenGetThem) {
   EXPECT_NE(refused.exitCode, 0);
   EXPECT_NE(refused.err.find("spec.cpu.percentile"), std::string::npos) << refused.err;
 
+  // `attune policy validate --effective --kubeconfig` reads both tiers from the cluster.
+  const std::string policy = file("workers.yaml", kPolicy);
+  auto effective =
+      runCommand(std::string(ATTUNE_BINARY) + " policy validate --effective --kubeconfig " +
+                 kubeconfig_ + " " + policy);
+  ASSERT_EQ(effective.exitCode, 0) << effective.out << effective.err;
+  EXPECT_EQ(effective.out.rfind("# effective: AttuneNamespaceDefaults data/data-defaults, "
+                                "AttuneDefaults cluster-defaults\n",
+                                0),
+            0u)
+      << effective.out;
+  EXPECT_NE(effective.out.find("address: http://prometheus.monitoring:9090"), std::string::npos)
+      << effective.out;
+  EXPECT_NE(effective.out.find("    percentile: 99\n    overhead: \"20\""), std::string::npos)
+      << effective.out;  // cpu.percentile from the namespace's defaults
+  EXPECT_NE(effective.out.find("    cooldown: 30m\n"), std::string::npos) << effective.out;
+  // The policy's own type wins over the namespace's Auto.
+  EXPECT_NE(effective.out.find("    type: Recommend\n"), std::string::npos) << effective.out;
+
   auto deleted = kubectl("delete attunedefaults cluster-defaults");
   ASSERT_EQ(deleted.exitCode, 0) << deleted.err;
   EXPECT_NE(kubectl("get attunedefaults cluster-defaults").exitCode, 0);
