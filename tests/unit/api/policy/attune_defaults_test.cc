@@ -191,7 +191,7 @@ TEST(AttuneDefaultsSelectTest, SmallestNameWinsPerScope) {
   EXPECT_EQ(selectDefaults(all), &all[1]);
   EXPECT_EQ(selectNamespaceDefaults(all, "shop"), &all[2]);
   EXPECT_EQ(selectNamespaceDefaults(all, "none"), nullptr);
-  EXPECT_EQ(selectDefaults({}), nullptr);
+  EXPECT_EQ(selectDefaults(std::vector<AttuneDefaults>{}), nullptr);
 }
 
 class MergeDefaultsTest : public ::testing::Test {
