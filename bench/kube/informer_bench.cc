@@ -107,6 +107,13 @@ class ListOnlyApi final : public api::ClusterApi {
   ATTUNE_UNSUPPORTED(Result<api::AttunePolicy>, getAttunePolicy, std::string_view, std::string_view)
   ATTUNE_UNSUPPORTED(Result<api::List<api::AttunePolicy>>, listAttunePolicies,
                      const api::ListOptions&)
+  ATTUNE_UNSUPPORTED(Result<api::AttuneDefaults>, getAttuneDefaults, std::string_view)
+  ATTUNE_UNSUPPORTED(Result<api::List<api::AttuneDefaults>>, listAttuneDefaults,
+                     const api::ListOptions&)
+  ATTUNE_UNSUPPORTED(Result<api::AttuneNamespaceDefaults>, getAttuneNamespaceDefaults,
+                     std::string_view, std::string_view)
+  ATTUNE_UNSUPPORTED(Result<api::List<api::AttuneNamespaceDefaults>>, listAttuneNamespaceDefaults,
+                     const api::ListOptions&)
   ATTUNE_UNSUPPORTED(Result<api::ObjectMeta>, patchPodAnnotations, std::string_view,
                      std::string_view, const api::AnnotationChanges&, std::string_view)
   ATTUNE_UNSUPPORTED(Result<api::ObjectMeta>, patchWorkloadAnnotations, api::WorkloadKind,

@@ -36,6 +36,7 @@
 #include "api/k8s/secret.h"
 #include "api/k8s/workload_ref.h"
 #include "api/k8s/workloads.h"
+#include "api/policy/attune_defaults.h"
 #include "api/policy/attune_policy.h"
 #include "core/error.h"
 
@@ -95,6 +96,15 @@ class ClusterApi {
   // attune.io/v1alpha1 AttunePolicies, with their status.
   virtual Result<AttunePolicy> getAttunePolicy(std::string_view ns, std::string_view name) = 0;
   virtual Result<List<AttunePolicy>> listAttunePolicies(const ListOptions& options) = 0;
+  // attune.io/v1alpha1 AttuneDefaults (cluster-scoped; options.namespace_ is ignored) and
+  // AttuneNamespaceDefaults: the defaults tiers of a policy (api/policy/attune_defaults.h).
+  // Listing either kind where its CRD is not installed is kNotFound.
+  virtual Result<AttuneDefaults> getAttuneDefaults(std::string_view name) = 0;
+  virtual Result<List<AttuneDefaults>> listAttuneDefaults(const ListOptions& options) = 0;
+  virtual Result<AttuneNamespaceDefaults> getAttuneNamespaceDefaults(std::string_view ns,
+                                                                     std::string_view name) = 0;
+  virtual Result<List<AttuneNamespaceDefaults>> listAttuneNamespaceDefaults(
+      const ListOptions& options) = 0;
   // An admissionregistration.k8s.io/v1 Mutating- or ValidatingWebhookConfiguration
   // (cluster-scoped). kNotFound when absent.
   virtual Result<WebhookConfiguration> getWebhookConfiguration(WebhookConfigurationKind kind,

@@ -154,6 +154,28 @@ Result<List<AttunePolicy>> ForwardingClusterApi::listAttunePolicies(const ListOp
                  [&] { return inner_.listAttunePolicies(options); });
 }
 
+Result<AttuneDefaults> ForwardingClusterApi::getAttuneDefaults(std::string_view name) {
+  return forward(readCall("getAttuneDefaults", {}, name),
+                 [&] { return inner_.getAttuneDefaults(name); });
+}
+
+Result<List<AttuneDefaults>> ForwardingClusterApi::listAttuneDefaults(const ListOptions& options) {
+  return forward(readCall("listAttuneDefaults"),
+                 [&] { return inner_.listAttuneDefaults(options); });
+}
+
+Result<AttuneNamespaceDefaults> ForwardingClusterApi::getAttuneNamespaceDefaults(
+    std::string_view ns, std::string_view name) {
+  return forward(readCall("getAttuneNamespaceDefaults", ns, name),
+                 [&] { return inner_.getAttuneNamespaceDefaults(ns, name); });
+}
+
+Result<List<AttuneNamespaceDefaults>> ForwardingClusterApi::listAttuneNamespaceDefaults(
+    const ListOptions& options) {
+  return forward(readCall("listAttuneNamespaceDefaults"),
+                 [&] { return inner_.listAttuneNamespaceDefaults(options); });
+}
+
 Result<Lease> ForwardingClusterApi::getLease(std::string_view ns, std::string_view name) {
   return forward(readCall("getLease", ns, name), [&] { return inner_.getLease(ns, name); });
 }

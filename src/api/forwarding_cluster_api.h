@@ -68,6 +68,12 @@ class ForwardingClusterApi : public ClusterApi {
   Result<List<Event>> listEvents(const ListOptions& options) override;
   Result<AttunePolicy> getAttunePolicy(std::string_view ns, std::string_view name) override;
   Result<List<AttunePolicy>> listAttunePolicies(const ListOptions& options) override;
+  Result<AttuneDefaults> getAttuneDefaults(std::string_view name) override;
+  Result<List<AttuneDefaults>> listAttuneDefaults(const ListOptions& options) override;
+  Result<AttuneNamespaceDefaults> getAttuneNamespaceDefaults(std::string_view ns,
+                                                             std::string_view name) override;
+  Result<List<AttuneNamespaceDefaults>> listAttuneNamespaceDefaults(
+      const ListOptions& options) override;
 
   Result<WatchBatch<Pod>> watchPods(const ListOptions& options,
                                     std::string_view resourceVersion) override;

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "api/policy/policy_defaults.h"
+#include "api/policy/policy_validation.h"
 #include "controller/action_recorder.h"
 #include "controller/actuator.h"
 #include "controller/admission_sizing.h"
@@ -102,6 +103,35 @@ Result<std::vector<api::AttunePolicy>> Controller::listPolicies() {
   return policies;
 }
 
+Result<Controller::DefaultsTiers> Controller::listDefaults() {
+  DefaultsTiers tiers;
+  const auto absent = [](const Error& e) { return e.code == ErrorCode::kNotFound; };
+  auto cluster = api_.listAttuneDefaults({});
+  if (cluster) {
+    tiers.cluster = std::move(cluster->items);
+  } else if (!absent(cluster.error())) {
+    return std::unexpected(cluster.error());
+  }
+  const std::vector<std::string> scopes =
+      options_.watchNamespaces.empty() ? std::vector<std::string>{""} : options_.watchNamespaces;
+  for (const std::string& ns : scopes) {
+    auto list = api_.listAttuneNamespaceDefaults({.namespace_ = ns, .labelSelector = {}});
+    if (!list) {
+      if (absent(list.error())) continue;
+      return std::unexpected(list.error());
+    }
+    for (auto& d : list->items) tiers.namespaced.push_back(std::move(d));
+  }
+  for (const api::AttuneDefaults& d : tiers.cluster) {
+    tiers.digest += "/" + d.metadata.name + "@" + d.metadata.resourceVersion;
+  }
+  for (const api::AttuneDefaults& d : tiers.namespaced) {
+    tiers.digest +=
+        " " + d.metadata.namespace_ + "/" + d.metadata.name + "@" + d.metadata.resourceVersion;
+  }
+  return tiers;
+}
+
 void Controller::notePolicies(const std::vector<api::AttunePolicy>& policies, Time now) {
   std::set<std::string, std::less<>> present;
   bool membership = false;  // a policy came or went: the namespace index is rebuilt
@@ -183,8 +213,15 @@ Result<void> Controller::reconcile(bool everything) {
   reconciledLastCall_ = 0;
   auto policies = listPolicies();
   if (!policies) return std::unexpected(policies.error());
+  auto defaults = listDefaults();
+  if (!defaults) return std::unexpected(defaults.error());
   const Time now = clock_.now();
   notePolicies(*policies, now);
+  // Changed defaults may change every policy's effective spec.
+  if (defaults->digest != defaults_.digest) {
+    for (const api::AttunePolicy& p : *policies) queue_.add(keyOf(p.metadata), now);
+  }
+  defaults_ = std::move(*defaults);
   // A full resync also finds HPAs of policies deleted while no controller ran.
   if (orphanCheck_ || everything) orphanCheck_ = !restoreOrphanedHpas(now);
   if (everything) {
@@ -296,9 +333,36 @@ std::unique_ptr<PreparedPass> Controller::preparePass(const api::AttunePolicy& s
   auto prepared = std::make_unique<PreparedPass>();
   prepared->key = keyOf(stored.metadata);
   prepared->started = options_.durationClock ? options_.durationClock->now() : Time{};
-  prepared->policy = stored;
+  // The effective policy: the policy's own fields, then its namespace's defaults, the cluster's
+  // defaults and the built-in ones.
+  const api::AttuneDefaults* namespaceDefaults =
+      api::selectNamespaceDefaults(defaults_.namespaced, stored.metadata.namespace_);
+  const api::AttuneDefaults* clusterDefaults = api::selectDefaults(defaults_.cluster);
+  prepared->policy = api::mergeDefaults(stored, namespaceDefaults, clusterDefaults);
   api::AttunePolicy& policy = prepared->policy;
+  const bool inherited = !(policy.spec == stored.spec) || policy.preserved != stored.preserved;
   api::applyDefaults(policy);
+  if (inherited) {
+    // Each tier was valid on its own; their combination may not be (minAllowed from one,
+    // maxAllowed from another). Nothing is done with an invalid effective policy.
+    const auto problems = api::validatePolicy(policy);
+    if (!problems.empty()) {
+      Error error = problems.front().error;
+      error.message = "the effective policy (with AttuneNamespaceDefaults " +
+                      (namespaceDefaults ? namespaceDefaults->metadata.name : "-") +
+                      ", AttuneDefaults " +
+                      (clusterDefaults ? clusterDefaults->metadata.name : "-") +
+                      "): " + (error.field.empty() ? "" : error.field + ": ") + error.message;
+      PolicyPass::reportInvalid(api_, stored, error, clock_.now());
+      Known& known = policies_[keyOf(stored.metadata)];
+      known.state.reset();
+      known.podSelectors.clear();
+      if (options_.admissionSizing != nullptr) {
+        options_.admissionSizing->withdraw(keyOf(stored.metadata));
+      }
+      return nullptr;
+    }
+  }
   if (options_.modeOverride) policy.spec.updateStrategy.type = options_.modeOverride;
   const std::string strategyName =
       options_.strategyOverride
@@ -308,7 +372,7 @@ std::unique_ptr<PreparedPass> Controller::preparePass(const api::AttunePolicy& s
   Known& known = policies_[keyOf(stored.metadata)];
   auto& state = known.state;
   if (!state || state->generation != stored.metadata.generation ||
-      state->strategyName != strategyName) {
+      state->strategyName != strategyName || !(known.effectiveSpec == policy.spec)) {
     auto fresh = PolicyState::create(policy, strategyName, stored.metadata.generation);
     if (!fresh) {
       // An invalid configuration: report it in the status and touch nothing.
@@ -321,6 +385,7 @@ std::unique_ptr<PreparedPass> Controller::preparePass(const api::AttunePolicy& s
       return nullptr;
     }
     state = std::move(*fresh);
+    known.effectiveSpec = policy.spec;
   }
   prepared->pass =
       std::make_unique<PolicyPass>(PolicyPass::Context{.api = api_,

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "api/cluster_api.h"
+#include "api/policy/attune_defaults.h"
 #include "api/policy/attune_policy.h"
 #include "controller/event_recorder.h"
 #include "controller/operator_metrics.h"
@@ -133,11 +134,23 @@ class Controller {
     std::vector<api::LabelSelector> podSelectors;
     // Usage statistics (a cache of the metrics history); null while the spec is invalid.
     std::unique_ptr<PolicyState> state;
+    // The effective spec `state` was made for (defaults merged and applied): a change of the
+    // defaults tiers makes a new state, as a new generation does.
+    api::AttunePolicySpec effectiveSpec;
+  };
+
+  // The defaults tiers, listed once per reconcile (docs/policy.md, "Defaults in three tiers").
+  struct DefaultsTiers {
+    std::vector<api::AttuneDefaults> cluster;
+    std::vector<api::AttuneNamespaceDefaults> namespaced;
+    std::string digest;  // names and resourceVersions: changes when any object does
   };
 
   // reconcileDue(), with every policy queued for now first when `everything`.
   Result<void> reconcile(bool everything);
   Result<std::vector<api::AttunePolicy>> listPolicies();
+  // Both kinds of defaults in the watched scope; a kind whose CRD is not installed is empty.
+  Result<DefaultsTiers> listDefaults();
   // Queues new and changed policies; forgets those that are gone.
   void notePolicies(const std::vector<api::AttunePolicy>& policies, Time now);
   // Drains the pod watch of every watched scope and queues the policies whose targets select
@@ -175,6 +188,8 @@ class Controller {
   std::map<std::string, std::string, std::less<>> podWatch_;
   // Per "namespace/name": a digest of the pod state whose change is worth a pass.
   std::map<std::string, std::uint64_t, std::less<>> podStates_;
+  // The defaults of the current reconcile; every policy is queued when they change.
+  DefaultsTiers defaults_;
 };
 
 }  // namespace attune::controller

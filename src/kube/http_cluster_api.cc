@@ -172,6 +172,30 @@ Result<api::List<api::AttunePolicy>> HttpClusterApi::listAttunePolicies(
   return listAll<api::AttunePolicy>(kAttunePolicies, options, wire::decodePolicyList);
 }
 
+Result<api::AttuneDefaults> HttpClusterApi::getAttuneDefaults(std::string_view name) {
+  return getOne<api::AttuneDefaults>(objectPath(kAttuneDefaults, "", name),
+                                     wire::decodeDefaults<api::AttuneDefaults>);
+}
+
+Result<api::List<api::AttuneDefaults>> HttpClusterApi::listAttuneDefaults(
+    const api::ListOptions& options) {
+  return listAll<api::AttuneDefaults>(kAttuneDefaults,
+                                      api::ListOptions{.labelSelector = options.labelSelector},
+                                      wire::decodeDefaultsList<api::AttuneDefaults>);
+}
+
+Result<api::AttuneNamespaceDefaults> HttpClusterApi::getAttuneNamespaceDefaults(
+    std::string_view ns, std::string_view name) {
+  return getOne<api::AttuneNamespaceDefaults>(objectPath(kAttuneNamespaceDefaults, ns, name),
+                                              wire::decodeDefaults<api::AttuneNamespaceDefaults>);
+}
+
+Result<api::List<api::AttuneNamespaceDefaults>> HttpClusterApi::listAttuneNamespaceDefaults(
+    const api::ListOptions& options) {
+  return listAll<api::AttuneNamespaceDefaults>(
+      kAttuneNamespaceDefaults, options, wire::decodeDefaultsList<api::AttuneNamespaceDefaults>);
+}
+
 Result<api::WatchBatch<api::Pod>> HttpClusterApi::watchPods(const api::ListOptions& options,
                                                             std::string_view resourceVersion) {
   auto selector = selectorQuery(options.labelSelector);

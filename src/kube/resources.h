@@ -43,6 +43,9 @@ inline constexpr const Resource& webhookConfigurations(api::WebhookConfiguration
                                                           : kValidatingWebhookConfigurations;
 }
 inline constexpr Resource kAttunePolicies{"/apis/attune.io/v1alpha1", "attunepolicies"};
+inline constexpr Resource kAttuneDefaults{"/apis/attune.io/v1alpha1", "attunedefaults", false};
+inline constexpr Resource kAttuneNamespaceDefaults{"/apis/attune.io/v1alpha1",
+                                                   "attunenamespacedefaults"};
 
 // The collection: "/api/v1/namespaces/{ns}/pods", or "/api/v1/pods" for all namespaces (an empty
 // `ns`, and always for cluster-scoped resources). Segments are percent-encoded.

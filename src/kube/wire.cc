@@ -3,7 +3,10 @@
 #include <nlohmann/json.hpp>
 
 #include "api/k8s/encode.h"
+#include "api/policy/attune_defaults.h"
 #include "api/policy/policy_codec.h"
+
+#include <type_traits>
 
 namespace attune::kube::wire {
 
@@ -72,5 +75,78 @@ Result<api::List<api::AttunePolicy>> decodePolicyList(std::string_view json) {
   }
   return list;
 }
+
+namespace {
+
+template <typename D>
+constexpr api::DefaultsScope kScope =
+    std::is_same_v<D, api::AttuneNamespaceDefaults> ? api::DefaultsScope::kNamespace
+                                                    : api::DefaultsScope::kCluster;
+
+template <typename D>
+Result<D> decodeDefaultsObject(nlohmann::json object) {
+  const std::string kind(api::kindOf(kScope<D>));
+  if (!object.is_object()) return fail(ErrorCode::kInternal, kind + " is not a JSON object");
+  if (auto meta = object.find("metadata"); meta != object.end() && meta->is_object()) {
+    meta->erase("managedFields");
+  }
+  if (!object.contains("apiVersion")) object["apiVersion"] = std::string(api::kPolicyApiVersion);
+  if (!object.contains("kind")) object["kind"] = kind;
+  auto decoded = api::decodeDefaults(object.dump());
+  if (decoded.size() != 1 || !decoded[0].defaults || !decoded[0].errors.empty() ||
+      decoded[0].defaults->scope != kScope<D>) {
+    if (!decoded.empty() && !decoded[0].errors.empty()) {
+      Error e = decoded[0].errors[0].error;
+      e.code = ErrorCode::kInternal;
+      e.message = kind + " from the API server does not decode: " + e.message;
+      return std::unexpected(e);
+    }
+    return fail(ErrorCode::kInternal, "the API server did not return one " + kind);
+  }
+  D out;
+  static_cast<api::AttuneDefaults&>(out) = std::move(*decoded[0].defaults);
+  return out;
+}
+
+}  // namespace
+
+template <typename D>
+Result<D> decodeDefaults(std::string_view json) {
+  auto doc = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return fail(ErrorCode::kInternal, "the object is not valid JSON");
+  return decodeDefaultsObject<D>(std::move(doc));
+}
+
+template <typename D>
+Result<api::List<D>> decodeDefaultsList(std::string_view json) {
+  const auto doc = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object()) return fail(ErrorCode::kInternal, "the list is not a JSON object");
+  api::List<D> list;
+  if (auto meta = doc.find("metadata"); meta != doc.end() && meta->is_object()) {
+    if (auto rv = meta->find("resourceVersion"); rv != meta->end() && rv->is_string()) {
+      list.resourceVersion = rv->get<std::string>();
+    }
+    if (auto c = meta->find("continue"); c != meta->end() && c->is_string()) {
+      list.continueToken = c->get<std::string>();
+    }
+  }
+  const auto items = doc.find("items");
+  if (items == doc.end() || items->is_null()) return list;
+  if (!items->is_array()) return fail(ErrorCode::kInternal, "not a list", "items");
+  for (size_t i = 0; i < items->size(); ++i) {
+    auto item = decodeDefaultsObject<D>((*items)[i]);
+    if (!item) return std::unexpected(item.error().under("items[" + std::to_string(i) + "]"));
+    list.items.push_back(std::move(*item));
+  }
+  return list;
+}
+
+template Result<api::AttuneDefaults> decodeDefaults<api::AttuneDefaults>(std::string_view);
+template Result<api::AttuneNamespaceDefaults> decodeDefaults<api::AttuneNamespaceDefaults>(
+    std::string_view);
+template Result<api::List<api::AttuneDefaults>> decodeDefaultsList<api::AttuneDefaults>(
+    std::string_view);
+template Result<api::List<api::AttuneNamespaceDefaults>>
+    decodeDefaultsList<api::AttuneNamespaceDefaults>(std::string_view);
 
 }  // namespace attune::kube::wire

@@ -8,6 +8,7 @@
 #include "api/k8s/event.h"
 #include "api/k8s/eviction.h"
 #include "api/k8s/lease.h"
+#include "api/policy/attune_defaults.h"
 #include "api/policy/attune_policy.h"
 #include "core/error.h"
 
@@ -23,5 +24,11 @@ std::string policyBody(const api::AttunePolicy& policy);
 Result<api::AttunePolicy> decodePolicy(std::string_view json);
 // An AttunePolicyList: items plus metadata.resourceVersion and metadata.continue.
 Result<api::List<api::AttunePolicy>> decodePolicyList(std::string_view json);
+// An AttuneDefaults (D = api::AttuneDefaults) or AttuneNamespaceDefaults object, and lists of
+// them, with the same rules as policies: a field the decoder reports is a kInternal error.
+template <typename D>
+Result<D> decodeDefaults(std::string_view json);
+template <typename D>
+Result<api::List<D>> decodeDefaultsList(std::string_view json);
 
 }  // namespace attune::kube::wire

@@ -4,12 +4,16 @@
 //    that decodes, without errors, to an equal policy, and re-encoding that gives the same text;
 //  - applyDefaults() is idempotent;
 //  - validatePolicy() of the defaulted policy does not crash, and its errors carry field paths.
+// The same input read as AttuneDefaults / AttuneNamespaceDefaults documents: every one that
+// decodes and validates without errors re-encodes (YAML and JSON) to an equal object, and merged
+// into a policy it gives a policy that re-encodes too.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <string_view>
 
+#include "api/policy/attune_defaults.h"
 #include "api/policy/policy_codec.h"
 #include "fuzz_check.h"
 
@@ -35,6 +39,34 @@ void expectRoundTrips(const AttunePolicy& policy) {
   expectRoundTrip(policy, attune::api::encodePolicyJson);
 }
 
+void expectDefaultsRoundTrip(const attune::api::AttuneDefaults& defaults,
+                             std::string (*encode)(const attune::api::AttuneDefaults&)) {
+  const std::string text = encode(defaults);
+  check(!text.empty());
+  const auto again = attune::api::decodeDefaults(text);
+  check(again.size() == 1);
+  check(again[0].errors.empty());
+  check(again[0].defaults.has_value());
+  attune::api::AttuneDefaults decoded = *again[0].defaults;
+  decoded.sources = defaults.sources;
+  check(decoded == defaults);
+}
+
+void checkDefaultsDocuments(std::string_view text) {
+  for (const auto& doc : attune::api::checkDefaults(text)) {
+    for (const auto& e : doc.errors) check(!e.error.message.empty() && e.line >= 0);
+    if (!doc.defaults || !doc.errors.empty()) continue;
+    expectDefaultsRoundTrip(*doc.defaults, attune::api::encodeDefaultsYaml);
+    expectDefaultsRoundTrip(*doc.defaults, attune::api::encodeDefaultsJson);
+    AttunePolicy policy;
+    policy.metadata.name = "p";
+    policy.spec.targetRef.kind = attune::api::TargetKind::kDeployment;
+    policy.spec.targetRef.name = "p";
+    AttunePolicy merged = attune::api::mergeDefaults(policy, &*doc.defaults, &*doc.defaults);
+    expectRoundTrips(merged);
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -57,5 +89,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       check(!e.error.field.empty() && !e.error.message.empty());
     }
   }
+  checkDefaultsDocuments(text);
   return 0;
 }

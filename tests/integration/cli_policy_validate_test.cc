@@ -130,6 +130,127 @@ TEST(CliPolicyValidateTest, InputWithoutDocumentsIsAnError) {
   EXPECT_EQ(mixed.out.find("kind: AttunePolicy"), std::string::npos) << mixed.out;
 }
 
+// ---- --effective: the defaults tiers merged into each policy.
+
+constexpr const char* kShopPolicyAndDefaults = R"(apiVersion: attune.io/v1alpha1
+kind: AttunePolicy
+metadata:
+  name: checkout
+  namespace: shop
+spec:
+  targetRef: {kind: Deployment, name: checkout}
+  cpu:
+    overhead: "10"
+    maxAllowed: "2"
+---
+apiVersion: attune.io/v1alpha1
+kind: AttuneNamespaceDefaults
+metadata: {name: shop-defaults, namespace: shop}
+spec:
+  cpu: {percentile: 90}
+  updateStrategy: {type: Auto}
+---
+apiVersion: attune.io/v1alpha1
+kind: AttuneNamespaceDefaults
+metadata: {name: elsewhere, namespace: other}
+spec:
+  updateStrategy: {type: Observe}
+)";
+
+constexpr const char* kClusterDefaults = R"(apiVersion: attune.io/v1alpha1
+kind: AttuneDefaults
+metadata: {name: cluster-defaults}
+spec:
+  metricsSource:
+    prometheus: {address: "http://prometheus.monitoring:9090"}
+  cpu: {percentile: 95, overhead: "25"}
+  updateStrategy: {type: Recommend, cooldown: 30m}
+)";
+
+class CliPolicyEffectiveTest : public ::testing::Test {
+ protected:
+  std::string write(const std::string& name, const std::string& text) {
+    const auto path = dir_.path() / name;
+    std::ofstream(path) << text;
+    return path.string();
+  }
+  testing::TempDir dir_;
+};
+
+TEST_F(CliPolicyEffectiveTest, PolicyOverNamespaceDefaultsOverClusterDefaultsOverBuiltIn) {
+  const std::string policy = write("policy.yaml", kShopPolicyAndDefaults);
+  const std::string cluster = write("cluster.yaml", kClusterDefaults);
+  CommandRun run = runAttune("policy validate --effective --defaults " + cluster + " " + policy);
+  ASSERT_EQ(run.exitCode, 0) << run.out;
+  EXPECT_EQ(run.out.rfind("# effective: AttuneNamespaceDefaults shop/shop-defaults, "
+                          "AttuneDefaults cluster-defaults\n",
+                          0),
+            0u)
+      << run.out;
+  // Only the policy is printed, not the defaults objects.
+  EXPECT_EQ(run.out.find("kind: AttuneNamespaceDefaults"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("    percentile: 90\n"), std::string::npos) << run.out;     // namespace
+  EXPECT_NE(run.out.find("    overhead: \"10\"\n"), std::string::npos) << run.out;   // policy
+  EXPECT_NE(run.out.find("    maxAllowed: \"2\"\n"), std::string::npos) << run.out;  // policy
+  EXPECT_NE(run.out.find("    type: Auto\n"), std::string::npos) << run.out;         // namespace
+  EXPECT_NE(run.out.find("    cooldown: 30m\n"), std::string::npos) << run.out;      // cluster
+  EXPECT_NE(run.out.find("address: http://prometheus.monitoring:9090"), std::string::npos)
+      << run.out;                                                                   // cluster
+  EXPECT_NE(run.out.find("    autoRevert: true\n"), std::string::npos) << run.out;  // built in
+  EXPECT_NE(run.out.find("    percentile: 99\n"), std::string::npos) << run.out;    // built in
+
+  // Without --effective the defaults documents are validated and printed, the policy is not
+  // merged.
+  CommandRun plain = runAttune("policy validate " + policy);
+  ASSERT_EQ(plain.exitCode, 0) << plain.out;
+  EXPECT_NE(plain.out.find("kind: AttuneNamespaceDefaults"), std::string::npos) << plain.out;
+  EXPECT_NE(plain.out.find("    type: Recommend\n"), std::string::npos) << plain.out;
+  EXPECT_NE(plain.out.find("    percentile: 95\n"), std::string::npos) << plain.out;
+
+  // JSON: one document, no comment.
+  CommandRun json =
+      runAttune("policy validate -o json --effective --defaults " + cluster + " " + policy);
+  ASSERT_EQ(json.exitCode, 0) << json.out;
+  EXPECT_EQ(json.out.front(), '{') << json.out;
+  EXPECT_NE(json.out.find("\"cooldown\": \"30m\""), std::string::npos) << json.out;
+}
+
+TEST_F(CliPolicyEffectiveTest, AnInvalidCombinationIsAnErrorNamingTheTiers) {
+  const std::string policy = write("policy.yaml", kShopPolicyAndDefaults);
+  std::string raised = kClusterDefaults;
+  raised.replace(raised.find("percentile: 95"), 14, "minAllowed: \"3\"");
+  const std::string cluster = write("cluster.yaml", raised);
+  CommandRun run = runAttune("policy validate --effective --defaults " + cluster + " " + policy);
+  EXPECT_EQ(run.exitCode, 1) << run.out;
+  EXPECT_NE(run.out.find("effective policy checkout (with AttuneNamespaceDefaults "
+                         "shop/shop-defaults, AttuneDefaults cluster-defaults): "
+                         "spec.cpu.minAllowed: must be at most maxAllowed"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("no policy printed"), std::string::npos) << run.out;
+}
+
+TEST_F(CliPolicyEffectiveTest, ADefaultsMistakeIsReportedWithFileLineAndPath) {
+  const std::string policy = write("policy.yaml", kShopPolicyAndDefaults);
+  std::string wrong = kClusterDefaults;
+  wrong.replace(wrong.find("percentile: 95"), 14, "percentile: 42");
+  const std::string cluster = write("cluster.yaml", wrong);
+  CommandRun run = runAttune("policy validate --effective --defaults " + cluster + " " + policy);
+  EXPECT_EQ(run.exitCode, 1) << run.out;
+  EXPECT_NE(run.out.find(cluster + ":7: spec.cpu.percentile: "), std::string::npos) << run.out;
+  // A policy field in a defaults object is unknown there.
+  const std::string target =
+      write("target.yaml",
+            "apiVersion: attune.io/v1alpha1\nkind: AttuneDefaults\nmetadata: {name: d}\nspec:\n"
+            "  targetRef: {kind: Deployment, name: x}\n");
+  CommandRun unknown = runAttune("policy validate " + target);
+  EXPECT_EQ(unknown.exitCode, 1) << unknown.out;
+  EXPECT_NE(unknown.out.find(target + ":5: spec.targetRef: unknown field"), std::string::npos)
+      << unknown.out;
+  // --defaults without --effective is a usage error.
+  EXPECT_EQ(runAttune("policy validate --defaults " + cluster + " " + policy).exitCode, 2);
+}
+
 TEST(CliTest, HelpAndVersion) {
   CommandRun help = runAttune("--help");
   EXPECT_EQ(help.exitCode, 0);

@@ -2,6 +2,7 @@
 
 #include "api/k8s/encode.h"
 #include "api/k8s/json_writer.h"
+#include "api/policy/attune_defaults.h"
 #include "api/policy/policy_codec.h"
 
 namespace attune::api {
@@ -266,6 +267,12 @@ TypeMeta typeMetaOf(const Lease&) { return {"coordination.k8s.io/v1", "Lease", "
 TypeMeta typeMetaOf(const AttunePolicy&) {
   return {"attune.io/v1alpha1", "AttunePolicy", "AttunePolicyList"};
 }
+TypeMeta typeMetaOf(const AttuneDefaults&) {
+  return {"attune.io/v1alpha1", "AttuneDefaults", "AttuneDefaultsList"};
+}
+TypeMeta typeMetaOf(const AttuneNamespaceDefaults&) {
+  return {"attune.io/v1alpha1", "AttuneNamespaceDefaults", "AttuneNamespaceDefaultsList"};
+}
 
 std::string encodeObjectJson(const Pod& pod) {
   return object(typeMetaOf(pod), pod.metadata)
@@ -399,6 +406,12 @@ std::string encodeObjectJson(const PodDisruptionBudget& pdb) {
 std::string encodeObjectJson(const Event& event) { return encodeEvent(event); }
 std::string encodeObjectJson(const Lease& lease) { return encodeLease(lease); }
 std::string encodeObjectJson(const AttunePolicy& policy) { return encodePolicyJson(policy); }
+std::string encodeObjectJson(const AttuneDefaults& defaults) {
+  return encodeDefaultsJson(defaults);
+}
+std::string encodeObjectJson(const AttuneNamespaceDefaults& defaults) {
+  return encodeDefaultsJson(defaults);
+}
 
 std::string encodeListJson(std::string_view apiVersion, std::string_view listKind,
                            std::span<const std::string> items, std::string_view resourceVersion,

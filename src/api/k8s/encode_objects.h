@@ -23,6 +23,7 @@
 #include "api/k8s/pod.h"
 #include "api/k8s/quota.h"
 #include "api/k8s/workloads.h"
+#include "api/policy/attune_defaults.h"
 #include "api/policy/attune_policy.h"
 
 namespace attune::api {
@@ -50,7 +51,9 @@ std::string encodeObjectJson(const HorizontalPodAutoscaler& hpa);
 std::string encodeObjectJson(const PodDisruptionBudget& pdb);
 std::string encodeObjectJson(const Event& event);  // core/v1
 std::string encodeObjectJson(const Lease& lease);
-std::string encodeObjectJson(const AttunePolicy& policy);  // encodePolicyJson
+std::string encodeObjectJson(const AttunePolicy& policy);      // encodePolicyJson
+std::string encodeObjectJson(const AttuneDefaults& defaults);  // encodeDefaultsJson
+std::string encodeObjectJson(const AttuneNamespaceDefaults& defaults);
 
 // The TypeMeta of each kind above (the argument only selects the overload).
 TypeMeta typeMetaOf(const Pod&);
@@ -69,6 +72,8 @@ TypeMeta typeMetaOf(const PodDisruptionBudget&);
 TypeMeta typeMetaOf(const Event&);
 TypeMeta typeMetaOf(const Lease&);
 TypeMeta typeMetaOf(const AttunePolicy&);
+TypeMeta typeMetaOf(const AttuneDefaults&);
+TypeMeta typeMetaOf(const AttuneNamespaceDefaults&);
 
 // A LIST body around already-encoded items (each a JSON object):
 // {"apiVersion":..,"kind":..,"metadata":{"resourceVersion":..,"continue":..},"items":[..]}.

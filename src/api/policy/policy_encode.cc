@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/policy/policy_codec.h"
+#include "api/policy/policy_emit.h"
 #include "api/policy/policy_fields.h"
 #include "api/yaml/yaml_scalar.h"
 #include "core/quantity.h"
@@ -196,15 +197,19 @@ void emit(YAML::Emitter& out, const Json& value) {
 
 }  // namespace
 
-std::string encodePolicyYaml(const AttunePolicy& policy) {
+std::string internal::emitYaml(const nlohmann::ordered_json& document) {
   try {
     YAML::Emitter out;
     out.SetOutputCharset(YAML::EscapeNonAscii);  // see needsQuotes()
-    emit(out, encodeDocument(policy));
+    emit(out, document);
     return std::string(out.c_str()) + "\n";
   } catch (const std::exception&) {
     return {};  // unreachable: the tree is built from valid values
   }
+}
+
+std::string encodePolicyYaml(const AttunePolicy& policy) {
+  return internal::emitYaml(encodeDocument(policy));
 }
 
 std::string encodePolicyJson(const AttunePolicy& policy) {

@@ -168,6 +168,22 @@ Result<api::AttunePolicy> Cluster::getAttunePolicy(std::string_view ns, std::str
 Result<api::List<api::AttunePolicy>> Cluster::listAttunePolicies(const api::ListOptions& options) {
   return state_.attunePolicies.listResult(options);
 }
+Result<api::AttuneDefaults> Cluster::getAttuneDefaults(std::string_view name) {
+  return state_.attuneDefaults.get("", name);
+}
+Result<api::List<api::AttuneDefaults>> Cluster::listAttuneDefaults(
+    const api::ListOptions& options) {
+  return state_.attuneDefaults.listResult(
+      {.namespace_ = "", .labelSelector = options.labelSelector});
+}
+Result<api::AttuneNamespaceDefaults> Cluster::getAttuneNamespaceDefaults(std::string_view ns,
+                                                                         std::string_view name) {
+  return state_.attuneNamespaceDefaults.get(ns, name);
+}
+Result<api::List<api::AttuneNamespaceDefaults>> Cluster::listAttuneNamespaceDefaults(
+    const api::ListOptions& options) {
+  return state_.attuneNamespaceDefaults.listResult(options);
+}
 
 Result<api::WatchBatch<api::Pod>> Cluster::watchPods(const api::ListOptions& options,
                                                      std::string_view resourceVersion) {

@@ -41,6 +41,13 @@ class Cluster final : public api::ClusterApi {
   Result<api::List<api::Event>> listEvents(const api::ListOptions& options) override;
   Result<api::AttunePolicy> getAttunePolicy(std::string_view ns, std::string_view name) override;
   Result<api::List<api::AttunePolicy>> listAttunePolicies(const api::ListOptions& options) override;
+  Result<api::AttuneDefaults> getAttuneDefaults(std::string_view name) override;
+  Result<api::List<api::AttuneDefaults>> listAttuneDefaults(
+      const api::ListOptions& options) override;
+  Result<api::AttuneNamespaceDefaults> getAttuneNamespaceDefaults(std::string_view ns,
+                                                                  std::string_view name) override;
+  Result<api::List<api::AttuneNamespaceDefaults>> listAttuneNamespaceDefaults(
+      const api::ListOptions& options) override;
 
   Result<api::WatchBatch<api::Pod>> watchPods(const api::ListOptions& options,
                                               std::string_view resourceVersion) override;

@@ -111,6 +111,9 @@ class ClusterState {
   // Secrets read through ClusterApi::getSecret (written by tests and scenarios directly).
   ObjectStore<api::Secret> secrets{"secrets", versioner_};
   ObjectStore<api::AttunePolicy> attunePolicies{"attunepolicies.attune.io", versioner_};
+  ObjectStore<api::AttuneDefaults> attuneDefaults{"attunedefaults.attune.io", versioner_};
+  ObjectStore<api::AttuneNamespaceDefaults> attuneNamespaceDefaults{
+      "attunenamespacedefaults.attune.io", versioner_};
   // Admission webhook registrations (cluster-scoped; an object's kind matches its store).
   ObjectStore<api::WebhookConfiguration> mutatingWebhooks{
       "mutatingwebhookconfigurations.admissionregistration.k8s.io", versioner_};

@@ -8,6 +8,7 @@
 
 #include "api/k8s/decode.h"
 #include "api/k8s/encode_objects.h"
+#include "api/policy/attune_defaults.h"
 #include "api/policy/policy_codec.h"
 #include "sim/serve/hpa_handlers.h"
 #include "sim/serve/scale_handlers.h"
@@ -38,6 +39,8 @@ Result<Reply> visitStore(ClusterState& s, std::string_view plural, Fn&& fn) {
   if (plural == "events") return fn(s.events);
   if (plural == "leases") return fn(s.leases);
   if (plural == "attunepolicies") return fn(s.attunePolicies);
+  if (plural == "attunedefaults") return fn(s.attuneDefaults);
+  if (plural == "attunenamespacedefaults") return fn(s.attuneNamespaceDefaults);
   return fail(ErrorCode::kNotFound, "the server could not find the requested resource");
 }
 
@@ -144,6 +147,63 @@ Result<api::AttunePolicy> decodePolicy(std::string_view json) {
     return std::unexpected(d.error);
   }
   return std::move(*decoded[0].policy);
+}
+
+// An AttuneDefaults (D = api::AttuneDefaults) or AttuneNamespaceDefaults as written by a user:
+// decoded and validated as a validating webhook would (the first error, with its field path).
+template <typename D>
+Result<D> decodeDefaultsBody(std::string_view json, std::string_view kind) {
+  auto parsed = parseBody(json);
+  if (!parsed) return std::unexpected(parsed.error());
+  Json& meta = (*parsed)["metadata"];
+  for (auto it = meta.begin(); it != meta.end();) {
+    static constexpr std::string_view kKept[] = {
+        "name",           "generateName",      "namespace",         "uid",    "resourceVersion",
+        "generation",     "creationTimestamp", "deletionTimestamp", "labels", "annotations",
+        "ownerReferences"};
+    const bool kept = std::find(std::begin(kKept), std::end(kKept), it.key()) != std::end(kKept);
+    it = kept ? std::next(it) : meta.erase(it);
+  }
+  (*parsed)["kind"] = kind;
+  auto decoded = api::checkDefaults(dump(*parsed));
+  if (decoded.size() != 1 || !decoded[0].defaults) {
+    return fail(ErrorCode::kInvalidArgument, "the body is not one " + std::string(kind));
+  }
+  if (!decoded[0].errors.empty()) return std::unexpected(decoded[0].errors.front().error);
+  D out;
+  static_cast<api::AttuneDefaults&>(out) = std::move(*decoded[0].defaults);
+  out.scope = std::is_same_v<D, api::AttuneNamespaceDefaults> ? api::DefaultsScope::kNamespace
+                                                              : api::DefaultsScope::kCluster;
+  out.sources = {};
+  return out;
+}
+
+// CREATE (`create`) or UPDATE of a defaults object in `store`.
+template <typename D>
+Result<Reply> writeDefaults(ObjectStore<D>& store, const ResourceRequest& r, std::string_view json,
+                            bool create) {
+  auto defaults = decodeDefaultsBody<D>(json, r.info->kind);
+  if (!defaults) return std::unexpected(defaults.error());
+  if (create) {
+    if (defaults->metadata.name.empty() && defaults->metadata.generateName.empty()) {
+      return fail(ErrorCode::kInvalidArgument, "name or generateName is required", "metadata.name");
+    }
+    return encoded(store.create(std::move(*defaults)), 201);
+  }
+  return encoded(store.modify(
+      r.ns, r.name, defaults->metadata.resourceVersion, [&](D& stored) -> Result<Change> {
+        const bool spec =
+            !(stored.spec == defaults->spec) || stored.preserved != defaults->preserved;
+        if (!spec && stored.metadata.labels == defaults->metadata.labels &&
+            stored.metadata.annotations == defaults->metadata.annotations) {
+          return Change::kNone;
+        }
+        stored.spec = std::move(defaults->spec);
+        stored.preserved = std::move(defaults->preserved);
+        stored.metadata.labels = std::move(defaults->metadata.labels);
+        stored.metadata.annotations = std::move(defaults->metadata.annotations);
+        return spec ? Change::kSpec : Change::kMetadata;
+      }));
 }
 
 // A change of the annotations only of a typed object the simulator owns: every other field of
@@ -452,6 +512,10 @@ Result<Reply> createObject(Simulation& sim, OpaqueStore& opaque, const ResourceR
                        [&](const api::AttunePolicy& p) { return sim.api().createAttunePolicy(p); });
   }
   if (plural == "poddisruptionbudgets") return createBudget(sim, *json);
+  if (plural == "attunedefaults") return writeDefaults(sim.state().attuneDefaults, r, *json, true);
+  if (plural == "attunenamespacedefaults") {
+    return writeDefaults(sim.state().attuneNamespaceDefaults, r, *json, true);
+  }
   if (plural == "horizontalpodautoscalers") return encoded(createHpa(sim, *json), 201);
   if (plural == "pods") {
     return fail(ErrorCode::kUnsupported,
@@ -500,6 +564,10 @@ Result<Reply> updateObject(Simulation& sim, OpaqueStore& opaque, const ResourceR
   if (plural == "namespaces") return updateNamespace(sim, *json, r.name);
   if (plural == "nodes") return updateNode(sim, *json, r.name);
   if (plural == "poddisruptionbudgets") return updateBudget(sim, r, *json);
+  if (plural == "attunedefaults") return writeDefaults(sim.state().attuneDefaults, r, *json, false);
+  if (plural == "attunenamespacedefaults") {
+    return writeDefaults(sim.state().attuneNamespaceDefaults, r, *json, false);
+  }
   if (plural == "events") {
     auto event = api::decodeEvent(*json);
     if (!event) return std::unexpected(event.error());
@@ -576,6 +644,10 @@ Result<Reply> deleteObject(Simulation& sim, OpaqueStore& opaque, const ResourceR
   if (plural == "events") return encoded(sim.state().events.erase(r.ns, r.name));
   if (plural == "leases") return encoded(sim.state().leases.erase(r.ns, r.name));
   if (plural == "attunepolicies") return encoded(sim.state().attunePolicies.erase(r.ns, r.name));
+  if (plural == "attunedefaults") return encoded(sim.state().attuneDefaults.erase("", r.name));
+  if (plural == "attunenamespacedefaults") {
+    return encoded(sim.state().attuneNamespaceDefaults.erase(r.ns, r.name));
+  }
   if (plural == "horizontalpodautoscalers") return encoded(deleteHpa(sim, r.ns, r.name));
   if (plural == "namespaces") return encoded(sim.state().namespaces.erase("", r.name));
   if (plural == "poddisruptionbudgets") return encoded(sim.state().pdbs.erase(r.ns, r.name));

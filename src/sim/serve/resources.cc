@@ -41,6 +41,8 @@ constexpr std::array kResources = {
     ResourceInfo{"admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations", "validatingwebhookconfiguration", "ValidatingWebhookConfiguration", false, kOpaque, "", "", ""},
     ResourceInfo{"apiextensions.k8s.io", "v1", "customresourcedefinitions", "customresourcedefinition", "CustomResourceDefinition", false, kOpaque, "crd,crds", "status", ""},
     ResourceInfo{"attune.io", "v1alpha1", "attunepolicies", "attunepolicy", "AttunePolicy", true, kTyped, "ap", "status", "attune"},
+    ResourceInfo{"attune.io", "v1alpha1", "attunedefaults", "attunedefaults", "AttuneDefaults", false, kTyped, "ad", "", "attune"},
+    ResourceInfo{"attune.io", "v1alpha1", "attunenamespacedefaults", "attunenamespacedefaults", "AttuneNamespaceDefaults", true, kTyped, "and", "", "attune"},
 };
 // clang-format on
 

@@ -103,6 +103,17 @@ Json policyCells(const Json& policy, Time now) {
                       saved("memoryRequestReduction")});
 }
 
+// The defaults CRDs' printer columns: Prometheus, Type, Age; an unset field is a null cell (kubectl
+// leaves it blank).
+Json defaultsCells(const Json& defaults, Time now) {
+  const Json& spec = defaults.value("spec", Json::object());
+  const auto orNull = [](std::string text) { return text.empty() ? Json() : Json(text); };
+  return Json::array({str(defaults, {"metadata", "name"}),
+                      orNull(str(spec, {"metricsSource", "prometheus", "address"})),
+                      orNull(str(spec, {"updateStrategy", "type"})),
+                      age(defaults, "creationTimestamp", now)});
+}
+
 // kubectl's printer: an unset budget shows N/A.
 Json pdbCells(const Json& pdb, Time now) {
   auto budget = [&](const char* field) {
@@ -224,6 +235,12 @@ std::optional<std::string> renderTable(const ResourceInfo& resource, std::string
         {"Recs", "integer", ""},    {"Resized", "integer", ""},     {"Ready", "string", ""},
         {"Age", "date", ""},        {"CPU Saved", "string", "", 1}, {"Mem Saved", "string", "", 1}};
     cells = policyCells;
+  } else if (resource.plural == "attunedefaults" || resource.plural == "attunenamespacedefaults") {
+    columns = {{"Name", "string", "name"},
+               {"Prometheus", "string", ""},
+               {"Type", "string", ""},
+               {"Age", "date", ""}};
+    cells = defaultsCells;
   } else if (resource.plural == "poddisruptionbudgets") {
     columns = {{"Name", "string", "name"},
                {"Min Available", "string", ""},

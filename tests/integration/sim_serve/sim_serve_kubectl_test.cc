@@ -157,17 +157,6 @@ TEST_F(SimServeKubectl, ApplyAnAttunePolicyThenGetItAsYaml) {
   EXPECT_NE(table.out.find("Recommend"), std::string::npos) << table.out;
 }
 
-// An HPA on `target` in namespace data, cpu utilization at 60 %.
-std::string hpaYaml(const std::string& name, const std::string& target) {
-  return "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: " + name +
-         "\n  namespace: data\nspec:\n  scaleTargetRef:\n    apiVersion: apps/v1\n"
-         "    kind: Deployment\n    name: " +
-         target +
-         "\n  minReplicas: 1\n  maxReplicas: 6\n  metrics:\n  - type: Resource\n    resource:\n"
-         "      name: cpu\n      target:\n        type: Utilization\n        averageUtilization: "
-         "60\n";
-}
-
 // The cells of the row of `table` whose first cell is `name`, joined by single spaces; "" when
 // there is none.
 std::string rowOf(const std::string& table, const std::string& name) {
@@ -179,6 +168,114 @@ std::string rowOf(const std::string& table, const std::string& name) {
     if (row.starts_with(name + " ")) return row;
   }
   return {};
+}
+
+const char* kDefaults = R"(apiVersion: attune.io/v1alpha1
+kind: AttuneDefaults
+metadata:
+  name: cluster-defaults
+spec:
+  metricsSource:
+    prometheus:
+      address: http://prometheus.monitoring:9090
+  updateStrategy:
+    type: Recommend
+    cooldown: 30m
+  costPricing:
+    cpuPerCoreHour: "0.031"
+---
+apiVersion: attune.io/v1alpha1
+kind: AttuneNamespaceDefaults
+metadata:
+  name: data-defaults
+  namespace: data
+spec:
+  cpu:
+    percentile: 90
+  updateStrategy:
+    type: Auto
+)";
+
+TEST_F(SimServeKubectl, ApplyBothDefaultsKindsThenGetThem) {
+  auto created = apply("-f " + file("defaults.yaml", kDefaults));
+  ASSERT_EQ(created.exitCode, 0) << created.out << created.err;
+  EXPECT_NE(created.out.find("attunedefaults.attune.io/cluster-defaults created"),
+            std::string::npos)
+      << created.out;
+  EXPECT_NE(created.out.find("attunenamespacedefaults.attune.io/data-defaults created"),
+            std::string::npos)
+      << created.out;
+
+  // kubectl get, with the CRDs' printer columns and short names.
+  auto cluster = kubectl("get attunedefaults");
+  ASSERT_EQ(cluster.exitCode, 0) << cluster.err;
+  EXPECT_NE(cluster.out.find("PROMETHEUS"), std::string::npos) << cluster.out;
+  EXPECT_EQ(rowOf(cluster.out, "cluster-defaults")
+                .rfind("cluster-defaults http://prometheus.monitoring:9090 Recommend", 0),
+            0u)
+      << cluster.out;
+  auto namespaced = kubectl("get and -A");
+  ASSERT_EQ(namespaced.exitCode, 0) << namespaced.err;
+  EXPECT_EQ(rowOf(namespaced.out, "data").rfind("data data-defaults Auto", 0), 0u)
+      << namespaced.out;
+  auto fields = kubectl(
+      "get ad cluster-defaults -o "
+      "jsonpath={.kind}/{.spec.updateStrategy.cooldown}/{.spec.costPricing.cpuPerCoreHour}");
+  EXPECT_EQ(fields.out, "AttuneDefaults/30m/0.031") << fields.err;
+
+  // A change is applied in place; the spec's generation moves.
+  std::string changed = kDefaults;
+  changed.replace(changed.find("percentile: 90"), 14, "percentile: 99");
+  auto configured = apply("-f " + file("defaults2.yaml", changed));
+  ASSERT_EQ(configured.exitCode, 0) << configured.err;
+  EXPECT_NE(configured.out.find("attunenamespacedefaults.attune.io/data-defaults configured"),
+            std::string::npos)
+      << configured.out;
+  auto percentile = kubectl(
+      "get attunenamespacedefaults -n data data-defaults -o "
+      "jsonpath={.spec.cpu.percentile}/{.metadata.generation}");
+  EXPECT_EQ(percentile.out, "99/2") << percentile.err;
+
+  // Invalid values are refused with the field path; policy-only fields are unknown.
+  std::string invalid = kDefaults;
+  invalid.replace(invalid.find("percentile: 90"), 14, "percentile: 42");
+  auto refused = apply("-f " + file("defaults3.yaml", invalid));
+  EXPECT_NE(refused.exitCode, 0);
+  EXPECT_NE(refused.err.find("spec.cpu.percentile"), std::string::npos) << refused.err;
+
+  // `attune policy validate --effective --kubeconfig` reads both tiers from the cluster.
+  const std::string policy = file("workers.yaml", kPolicy);
+  auto effective =
+      runCommand(std::string(ATTUNE_BINARY) + " policy validate --effective --kubeconfig " +
+                 kubeconfig_ + " " + policy);
+  ASSERT_EQ(effective.exitCode, 0) << effective.out << effective.err;
+  EXPECT_EQ(effective.out.rfind("# effective: AttuneNamespaceDefaults data/data-defaults, "
+                                "AttuneDefaults cluster-defaults\n",
+                                0),
+            0u)
+      << effective.out;
+  EXPECT_NE(effective.out.find("address: http://prometheus.monitoring:9090"), std::string::npos)
+      << effective.out;
+  EXPECT_NE(effective.out.find("    percentile: 99\n    overhead: \"20\""), std::string::npos)
+      << effective.out;  // cpu.percentile from the namespace's defaults
+  EXPECT_NE(effective.out.find("    cooldown: 30m\n"), std::string::npos) << effective.out;
+  // The policy's own type wins over the namespace's Auto.
+  EXPECT_NE(effective.out.find("    type: Recommend\n"), std::string::npos) << effective.out;
+
+  auto deleted = kubectl("delete attunedefaults cluster-defaults");
+  ASSERT_EQ(deleted.exitCode, 0) << deleted.err;
+  EXPECT_NE(kubectl("get attunedefaults cluster-defaults").exitCode, 0);
+}
+
+// An HPA on `target` in namespace data, cpu utilization at 60 %.
+std::string hpaYaml(const std::string& name, const std::string& target) {
+  return "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: " + name +
+         "\n  namespace: data\nspec:\n  scaleTargetRef:\n    apiVersion: apps/v1\n"
+         "    kind: Deployment\n    name: " +
+         target +
+         "\n  minReplicas: 1\n  maxReplicas: 6\n  metrics:\n  - type: Resource\n    resource:\n"
+         "      name: cpu\n      target:\n        type: Utilization\n        averageUtilization: "
+         "60\n";
 }
 
 TEST_F(SimServeKubectl, HpasAreCreatedAnnotatedPatchedAndDeleted) {
@@ -345,6 +442,11 @@ TEST_F(SimServeKubectl, ApplyTheInstallBundle) {
   EXPECT_NE(run.out.find("namespace/attune-system created"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("customresourcedefinition.apiextensions.k8s.io/attunepolicies.attune.io"),
             std::string::npos);
+  for (const char* crd : {"attunedefaults.attune.io", "attunenamespacedefaults.attune.io"}) {
+    EXPECT_NE(run.out.find(std::string("customresourcedefinition.apiextensions.k8s.io/") + crd),
+              std::string::npos)
+        << crd;
+  }
   EXPECT_NE(run.out.find("poddisruptionbudget.policy/attune-controller created"), std::string::npos)
       << run.out;
   auto again = apply("-k " + deploy);

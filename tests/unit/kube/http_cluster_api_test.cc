@@ -105,12 +105,58 @@ TEST_F(ApiTest, EveryKindHasItsPath) {
        "/apis/attune.io/v1alpha1/attunepolicies"},
       {[&] { return api_->listAttunePolicies(ns).has_value(); },
        "/apis/attune.io/v1alpha1/namespaces/a/attunepolicies"},
+      // Cluster-scoped: the namespace of the options is not part of the path.
+      {[&] { return api_->listAttuneDefaults(ns).has_value(); },
+       "/apis/attune.io/v1alpha1/attunedefaults"},
+      {[&] { return api_->listAttuneNamespaceDefaults({}).has_value(); },
+       "/apis/attune.io/v1alpha1/attunenamespacedefaults"},
+      {[&] { return api_->listAttuneNamespaceDefaults(ns).has_value(); },
+       "/apis/attune.io/v1alpha1/namespaces/a/attunenamespacedefaults"},
   };
   for (const auto& [call, path] : cases) {
     EXPECT_TRUE(call()) << path;
     EXPECT_EQ(last().path(), path);
     EXPECT_EQ(last().query(), "limit=500");
   }
+}
+
+TEST_F(ApiTest, DefaultsObjectsDecodeAndBadOnesAreInternalErrors) {
+  start([](const RawRequest& r) {
+    if (r.path().ends_with("/attunedefaults/bad")) {
+      return Reply{200,
+                   R"({"apiVersion":"attune.io/v1alpha1","kind":"AttuneDefaults",)"
+                   R"("metadata":{"name":"bad"},"spec":{"cpu":{"percentile":"high"}}})",
+                   {}};
+    }
+    if (r.path().ends_with("/attunedefaults/d")) {
+      return Reply{200,
+                   R"({"apiVersion":"attune.io/v1alpha1","kind":"AttuneDefaults",)"
+                   R"("metadata":{"name":"d","managedFields":[{}]},)"
+                   R"("spec":{"updateStrategy":{"type":"Auto"}}})",
+                   {}};
+    }
+    return Reply{200,
+                 R"({"kind":"AttuneNamespaceDefaultsList","metadata":{"resourceVersion":"7"},)"
+                 R"("items":[{"metadata":{"name":"n","namespace":"a"},)"
+                 R"("spec":{"cpu":{"percentile":90}}}]})",
+                 {}};
+  });
+  auto d = api_->getAttuneDefaults("d");
+  ASSERT_TRUE(d) << d.error().toString();
+  EXPECT_EQ(last().path(), "/apis/attune.io/v1alpha1/attunedefaults/d");
+  EXPECT_EQ(d->scope, api::DefaultsScope::kCluster);
+  EXPECT_EQ(d->spec.updateStrategy.type, api::UpdateMode::kAuto);
+  auto bad = api_->getAttuneDefaults("bad");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code, ErrorCode::kInternal);
+  EXPECT_EQ(bad.error().field, "spec.cpu.percentile");
+  auto list = api_->listAttuneNamespaceDefaults({.namespace_ = "a"});
+  ASSERT_TRUE(list) << list.error().toString();
+  ASSERT_EQ(list->items.size(), 1u);
+  EXPECT_EQ(list->items[0].scope, api::DefaultsScope::kNamespace);
+  EXPECT_EQ(list->items[0].metadata.namespace_, "a");
+  EXPECT_EQ(list->items[0].spec.cpu.percentile, 90);
+  EXPECT_EQ(list->resourceVersion, "7");
 }
 
 TEST_F(ApiTest, ListsFollowContinueTokensAndMergePages) {

@@ -300,7 +300,7 @@ TEST_F(PolicyCrdTest, SchemaDefaultsMatchApplyDefaults) {
     EXPECT_EQ(text, c.value.as<std::string>());
     ++checked;
   }
-  EXPECT_EQ(checked, 23);
+  EXPECT_EQ(checked, 3);  // paused, weight, strategy: the inherited fields have none
 }
 
 }  // namespace
