@@ -10,6 +10,7 @@
 #include "controller/policy_status.h"
 #include "rollout/planner.h"
 #include "safety/conditions.h"
+#include "safety/cooldown.h"
 #include "safety/observation.h"
 #include "usage/pod_aggregation.h"
 
@@ -99,7 +100,9 @@ PassResult PolicyPass::finish(const rollout::NodeOptimisation* nodes) {
   settleStatus(status_, stored_, policy_, recommended_,  // status
                {.metricsError = metricsError_,
                 .targets = targets_.size(),
-                .resizeBlocked = plan.resizeBlocked},
+                .resizeBlocked = plan.resizeBlocked,
+                .canaries = plan.canaries,
+                .consecutiveReverts = mostReverts_},
                now_);
   writeStatus(ctx_.api, stored_, status_);
   return {.requeueAfter = plan.requeueAfter};
@@ -209,6 +212,13 @@ rollout::Plan PolicyPass::makePlan(const std::vector<rollout::ObservedPod>& obse
   for (const TargetWorkload& t : targets_) workloads[t.ref] = *t.metadata;
   rollout::Plan observations;
   rollout::planObservations(observed, workloads, now_, observations);
+  // status.cooldown: the backoff of the workloads as the verdicts leave them.
+  mostReverts_ = 0;
+  for (const auto& [ref, meta] : workloads) {
+    if (auto state = safety::decodeCooldownState(meta)) {
+      mostReverts_ = std::max(mostReverts_, state->consecutiveReverts);
+    }
+  }
   if (ctx_.options.oomRecovery) planOomRecovery(observations);
   // Fail closed: without fresh metrics there is no resize this pass.
   rollout::Plan plan =

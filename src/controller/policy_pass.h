@@ -147,6 +147,7 @@ class PolicyPass {
   std::optional<std::string> metricsError_;           // set when the usage read failed
   std::optional<safety::SafetySignals> signals_;      // queried once, when first needed
   const rollout::NodeOptimisation* nodes_ = nullptr;  // set by finish()
+  int mostReverts_ = 0;  // the most consecutive reverts of a target workload (makePlan)
 };
 
 // A pass between its two halves, as the controller keeps it while the nodes are optimised.

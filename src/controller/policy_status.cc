@@ -13,6 +13,7 @@
 #include "api/policy/policy_defaults.h"
 #include "core/quantity.h"
 #include "safety/conditions.h"
+#include "safety/cooldown.h"
 
 namespace attune::controller {
 namespace {
@@ -155,6 +156,68 @@ void publishRecommendations(const std::vector<RecommendedWorkload>& recommended,
   }
 }
 
+std::optional<api::CanaryStatus> summarizeCanary(
+    const std::optional<api::CanaryStatus>& previous,
+    const std::vector<rollout::CanaryProgress>& progress, const api::AttunePolicy& policy,
+    const std::vector<RecommendedWorkload>& recommended, std::int64_t generation, Time now) {
+  if (policy.spec.updateStrategy.type.value_or(api::kDefaultUpdateMode) !=
+      api::UpdateMode::kCanary) {
+    return std::nullopt;
+  }
+  // The previous cycle's entries, unless the spec changed since it started.
+  std::map<std::string, api::CanaryWorkloadStatus> before;
+  const bool sameCycle = previous && previous->observedGeneration == generation;
+  if (sameCycle) {
+    for (const api::CanaryWorkloadStatus& w : previous->workloads) before[w.workload] = w;
+  }
+  std::map<std::string, api::CanaryWorkloadStatus> after;
+  for (const rollout::CanaryProgress& p : progress) {
+    api::CanaryWorkloadStatus w{.workload = p.workload.name,
+                                .phase = std::string(p.phase == rollout::CanaryPhase::kInProgress
+                                                         ? api::kCanaryPhaseInProgress
+                                                         : api::kCanaryPhaseFullRollout),
+                                .pods = p.pods,
+                                .startTime = std::nullopt};
+    auto it = before.find(w.workload);
+    if (it != before.end()) {
+      w.startTime = it->second.startTime;
+      if (w.pods.empty()) w.pods = it->second.pods;  // FullRollout: the canaries were these
+    }
+    if (!w.startTime && !w.pods.empty()) w.startTime = now;
+    after[w.workload] = std::move(w);
+  }
+  for (const RecommendedWorkload& a : recommended) {
+    auto it = before.find(a.ref.name);
+    if (it != before.end() && !after.contains(a.ref.name)) after[a.ref.name] = it->second;
+  }
+  if (after.empty()) return std::nullopt;
+  api::CanaryStatus status{.phase = std::string(api::kCanaryPhaseFullRollout),
+                           .pods = {},
+                           .startTime = std::nullopt,
+                           .observedGeneration = generation,
+                           .workloads = {}};
+  constexpr std::size_t kMaxPods = 100;  // the public CRD's maxItems
+  for (auto& [name, w] : after) {
+    if (w.phase == api::kCanaryPhaseInProgress) status.phase = api::kCanaryPhaseInProgress;
+    for (const std::string& pod : w.pods) {
+      if (status.pods.size() < kMaxPods) status.pods.push_back(pod);
+    }
+    if (w.startTime && (!status.startTime || *w.startTime < *status.startTime)) {
+      status.startTime = w.startTime;
+    }
+    status.workloads.push_back(std::move(w));
+  }
+  return status;
+}
+
+api::CooldownStatus summarizeCooldown(const api::AttunePolicy& policy, int consecutiveReverts) {
+  const Duration base = policy.spec.updateStrategy.cooldown.value_or(api::kDefaultCooldown);
+  return api::CooldownStatus{
+      .backoffMultiplier = safety::cooldownMultiplier(consecutiveReverts),
+      .consecutiveReverts = consecutiveReverts,
+      .effectiveCooldown = formatDuration(safety::effectiveCooldown(base, consecutiveReverts))};
+}
+
 void settleStatus(api::AttunePolicyStatus& status, const api::AttunePolicy& stored,
                   const api::AttunePolicy& policy,
                   const std::vector<RecommendedWorkload>& recommended, const PassOutcome& outcome,
@@ -209,6 +272,9 @@ void settleStatus(api::AttunePolicyStatus& status, const api::AttunePolicy& stor
   status.observedGeneration = generation;
   status.lastReconcileTime = now;
   status.workloads = summarizeWorkloads(status, policy, recommended, outcome.targets);
+  status.canary =
+      summarizeCanary(stored.status.canary, outcome.canaries, policy, recommended, generation, now);
+  status.cooldown = summarizeCooldown(policy, outcome.consecutiveReverts);
   int reverts = 0;
   for (auto it = status.resizeHistory.rbegin(); it != status.resizeHistory.rend(); ++it) {
     if (!safety::isResizeOperation(*it)) continue;

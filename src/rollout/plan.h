@@ -227,6 +227,21 @@ struct EndObservationAction {
   std::string message;
 };
 
+// Where a workload's Canary rollout stands after the plan (status.canary).
+enum class CanaryPhase {
+  kInProgress,   // canary pods are being resized, observed, or wait for promotion
+  kFullRollout,  // past its canaries: the rest follow as in Auto (or every pod is at target)
+};
+
+struct CanaryProgress {
+  api::WorkloadRef workload;
+  CanaryPhase phase = CanaryPhase::kInProgress;
+  // kInProgress: the canary pods (at target, under observation or resized by this plan), in
+  // name order; empty for kFullRollout (which pods were the canaries is no longer visible).
+  std::vector<std::string> pods;
+  bool operator==(const CanaryProgress&) const = default;
+};
+
 using Action = std::variant<RevertAction, RestoreAction, EndObservationAction, ResizeAction,
                             SkipAction, DeferAction, EventAction, HpaRetuneAction, EvictAction>;
 
@@ -237,6 +252,9 @@ struct Plan {
   int underObservation = 0;  // carrying a resize record: resizes in flight
   int waiting = 0;  // need a resize, but the mode or maxConcurrentResizes left no room this pass
   std::optional<Duration> requeueAfter;  // the soonest requeue any action asks for
+  // Canary mode: each workload the planner reached the canary stage for (not one skipped for an
+  // opt-out, a rollout in progress, a cooldown or without a recommendation).
+  std::vector<CanaryProgress> canaries;
   // ResizeBlocked condition (status True, reason PodsDeferred, PodsInfeasible or
   // PodsDeferredAndInfeasible) when pods report a Deferred or Infeasible resize; nullopt means
   // the condition should be removed. lastTransitionTime is left for safety::setCondition.

@@ -258,12 +258,50 @@ struct SavingsStatus {
   bool operator==(const SavingsStatus&) const = default;
 };
 
+// status.canary: the Canary rollout of the policy's workloads, as the planner left it this pass
+// (absent outside Canary mode, or while no workload needs a resize yet).
+inline constexpr std::string_view kCanaryPhaseInProgress = "CanaryInProgress";
+inline constexpr std::string_view kCanaryPhaseFullRollout = "FullRollout";
+
+// One workload's canary (the public operator's later CanaryWorkloadStatus; not in its v0.1.23
+// CRD, so an extension here).
+struct CanaryWorkloadStatus {
+  std::string workload;
+  std::string phase;              // kCanaryPhaseInProgress or kCanaryPhaseFullRollout
+  std::vector<std::string> pods;  // the canary pods, in name order
+  std::optional<Time> startTime;  // when the first canary pod was resized
+  bool operator==(const CanaryWorkloadStatus&) const = default;
+};
+
+struct CanaryStatus {
+  // CanaryInProgress while any workload's canaries are being resized, observed or wait for
+  // promotion; FullRollout once every workload is past its canaries.
+  std::string phase;
+  std::vector<std::string> pods;  // the canary pods of every workload (at most 100)
+  std::optional<Time> startTime;  // the earliest workload startTime
+  // metadata.generation when this canary cycle started; a new generation starts a new cycle.
+  std::optional<std::int64_t> observedGeneration;
+  std::vector<CanaryWorkloadStatus> workloads;  // extension (see CanaryWorkloadStatus)
+  bool operator==(const CanaryStatus&) const = default;
+};
+
+// status.cooldown: the backoff of the policy's workloads (the most consecutive reverts of any
+// target workload, from its attune.io/consecutive-reverts annotation).
+struct CooldownStatus {
+  std::optional<int> backoffMultiplier;  // 1, 2, 4, 8 or 16
+  std::optional<int> consecutiveReverts;
+  std::string effectiveCooldown;  // updateStrategy.cooldown × backoffMultiplier ("2h")
+  bool operator==(const CooldownStatus&) const = default;
+};
+
 struct AttunePolicyStatus {
   std::vector<Condition> conditions;  // api/k8s/meta.h
   std::vector<WorkloadRecommendation> recommendations;
   std::vector<ResizeHistoryEntry> resizeHistory;
   std::optional<PolicyWorkloadCounts> workloads;
   std::optional<SavingsStatus> savings;
+  std::optional<CanaryStatus> canary;
+  std::optional<CooldownStatus> cooldown;
   // The last pass over this policy: a heartbeat, written by every pass.
   std::optional<Time> lastReconcileTime;
   std::optional<int> consecutiveReverts;

@@ -225,6 +225,33 @@ void fields(V& v, SavingsStatus& s) {
 }
 
 template <typename V>
+void fields(V& v, CanaryWorkloadStatus& c) {
+  v.type("CanaryWorkloadStatus");
+  v("workload", c.workload);
+  v("phase", c.phase);
+  v("pods", c.pods);
+  v("startTime", c.startTime);
+}
+
+template <typename V>
+void fields(V& v, CanaryStatus& c) {
+  v.type("CanaryStatus");
+  v("phase", c.phase);
+  v("pods", c.pods);
+  v("startTime", c.startTime);
+  v("observedGeneration", c.observedGeneration);
+  v.list("workloads", c.workloads);
+}
+
+template <typename V>
+void fields(V& v, CooldownStatus& c) {
+  v.type("CooldownStatus");
+  v("backoffMultiplier", c.backoffMultiplier);
+  v("consecutiveReverts", c.consecutiveReverts);
+  v("effectiveCooldown", c.effectiveCooldown);
+}
+
+template <typename V>
 void fields(V& v, AttunePolicyStatus& s) {
   v.type("AttunePolicyStatus");
   v.list("conditions", s.conditions);
@@ -232,6 +259,8 @@ void fields(V& v, AttunePolicyStatus& s) {
   v.list("resizeHistory", s.resizeHistory);
   v.object("workloads", s.workloads);
   v.object("savings", s.savings);
+  v.object("canary", s.canary);
+  v.object("cooldown", s.cooldown);
   v("lastReconcileTime", s.lastReconcileTime);
   v("consecutiveReverts", s.consecutiveReverts);
   v("lastResizeTime", s.lastResizeTime);

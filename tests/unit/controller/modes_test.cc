@@ -129,9 +129,35 @@ TEST(ModesTest, CanaryResizesItsPercentageFirstAndTheRestAfterTheObservationPeri
     resized += near(specResources(pod, "app").cpuRequest, 300_m) ? 1 : 0;
   }
   EXPECT_EQ(resized, 3);
+  // status.canary: the three canaries, in progress since the first resize.
+  {
+    const api::AttunePolicy p = h.policy("apps", "web");
+    ASSERT_TRUE(p.status.canary.has_value());
+    EXPECT_EQ(p.status.canary->phase, "CanaryInProgress");
+    EXPECT_EQ(p.status.canary->pods.size(), 3u);
+    EXPECT_EQ(p.status.canary->startTime, first);
+    EXPECT_EQ(p.status.canary->observedGeneration, p.metadata.generation);
+    ASSERT_EQ(p.status.canary->workloads.size(), 1u);
+    EXPECT_EQ(p.status.canary->workloads[0].workload, "web");
+    std::vector<std::string> resizedPods;
+    for (const api::Pod& pod : h.pods("apps", "web")) {
+      if (near(specResources(pod, "app").cpuRequest, 300_m)) {
+        resizedPods.push_back(pod.metadata.name);
+      }
+    }
+    std::sort(resizedPods.begin(), resizedPods.end());
+    EXPECT_EQ(p.status.canary->pods, resizedPods);
+  }
 
   h.runMinutes(2);
   EXPECT_EQ(h.actions(Kind::kResized).size(), 10u);
+  {
+    const api::AttunePolicy p = h.policy("apps", "web");
+    ASSERT_TRUE(p.status.canary.has_value());
+    EXPECT_EQ(p.status.canary->phase, "FullRollout");
+    EXPECT_EQ(p.status.canary->pods.size(), 3u) << "the canaries stay listed";
+    EXPECT_EQ(p.status.canary->startTime, first);
+  }
   for (const ActionRecord& a : h.actions(Kind::kResized)) {
     EXPECT_TRUE(a.time == first || a.time == first + 20min) << formatRfc3339(a.time);
   }
