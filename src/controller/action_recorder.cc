@@ -60,7 +60,7 @@ void ActionRecorder::record(const rollout::RevertAction& action, const ActionOut
   const std::string reason(safety::toString(action.reason));
   markReverted(action.pod, action.record, reason);
   forgetSkips(action.workload.name, action.pod);
-  event(action.workload, action.pod, "Warning", "Reverted", action.message);
+  event(action.workload, action.pod, "Warning", kRevertedReason, action.message);
   ctx_.metrics.reverts.inc({reason});
   countResize(action.workload, "cpu+memory", "reverted");
   status_.lastResizeTime = ctx_.now;
@@ -78,7 +78,10 @@ void ActionRecorder::record(const rollout::RestoreAction& action, const ActionOu
                         describe(c.target, c.original), api::ResizeResult::kFailed,
                         action.refusal));
   }
-  event(action.workload, action.pod, "Warning", "ResizeFailed",
+  // The public operator's InfeasibleBlocked for a resize the node cannot hold; ResizeFailed for
+  // the kubelet's other refusals.
+  event(action.workload, action.pod, "Warning",
+        action.refusal == "Infeasible" ? kInfeasibleBlockedReason : kResizeFailedReason,
         fmt::format("kubelet reported the resize {}; original resources restored", action.refusal));
   countResize(action.workload, "cpu+memory", "failed");
   notify(ActionRecord::Kind::kResizeFailed, action.workload, action.pod, {}, action.refusal, {});
@@ -94,7 +97,7 @@ void ActionRecorder::record(const rollout::EndObservationAction& action,
       notify(ActionRecord::Kind::kSafe, action.workload, action.pod, {}, {}, action.message);
       return;
     case Outcome::kViolationKept:
-      event(action.workload, action.pod, "Warning", "SafetyViolation",
+      event(action.workload, action.pod, "Warning", kSafetyViolationReason,
             action.message + " (autoRevert is off: resize kept)");
       notify(ActionRecord::Kind::kViolationKept, action.workload, action.pod, action.container,
              action.reason ? std::string(safety::toString(*action.reason)) : std::string(),
@@ -121,13 +124,13 @@ void ActionRecorder::record(const rollout::ResizeAction& action, const ActionOut
     countResize(action.workload, api::toString(change.resource), applied ? "applied" : "failed");
   }
   if (!applied) {
-    event(action.workload, action.pod, "Warning", "ResizeFailed",
+    event(action.workload, action.pod, "Warning", kResizeFailedReason,
           "resize failed: " + outcome.error);
     notify(ActionRecord::Kind::kResizeFailed, action.workload, action.pod, {}, outcome.error,
            action.message);
     return;
   }
-  event(action.workload, action.pod, "Normal", "Resized", action.message);
+  event(action.workload, action.pod, "Normal", kResizedReason, action.message);
   forgetSkips(action.workload.name, action.pod);
   status_.lastResizeTime = ctx_.now;
   notify(ActionRecord::Kind::kResized, action.workload, action.pod, {}, {}, action.message);
@@ -156,7 +159,7 @@ void ActionRecorder::record(const rollout::SkipAction& action, const ActionOutco
               .method = std::nullopt,
               .result = api::ResizeResult::kSkipped,
               .reason = reason});
-  event(action.workload, action.pod, "Warning", "ResizeSkipped",
+  event(action.workload, action.pod, "Warning", kResizeSkippedReason,
         fmt::format("{}: {}", reason, action.message));
   countResize(action.workload, "cpu+memory", "skipped");
   notify(ActionRecord::Kind::kResizeSkipped, action.workload, action.pod, {}, reason,
@@ -185,7 +188,7 @@ void ActionRecorder::record(const rollout::EvictAction& action, const ActionOutc
            action.message);
   } else {
     event(w, action.pod, "Warning",
-          outcome.refusedByBudget ? rollout::kEvictionBlockedReason : "EvictionFailed",
+          outcome.refusedByBudget ? rollout::kEvictionBlockedReason : kEvictionFailedReason,
           fmt::format("{} not evicted: {}", action.pod, outcome.error));
   }
   addHistory({.timestamp = ctx_.now,
@@ -205,7 +208,7 @@ void ActionRecorder::record(const rollout::HpaRetuneAction& action, const Action
   const api::ObjectReference ref = referenceTo("autoscaling/v2", "HorizontalPodAutoscaler", hpa);
   if (!outcome.applied()) {
     (void)ctx_.events.record(
-        ref, "Warning", "HPARetuneFailed",
+        ref, "Warning", kHpaRetuneFailedReason,
         "writing the HPA failed: " + outcome.error + "; the next pass computes its targets again");
     ctx_.metrics.hpaRetunes.inc({hpa.namespace_, hpa.name, "failed"});
     return;
@@ -231,7 +234,7 @@ void ActionRecorder::record(const rollout::HpaRetuneAction& action, const Action
 
 void ActionRecorder::restoreFailed(const api::WorkloadRef& workload, const std::string& pod,
                                    const ActionOutcome& outcome) {
-  event(workload, pod, "Warning", "ResizeFailed",
+  event(workload, pod, "Warning", kResizeFailedReason,
         "restoring the original resources failed: " + outcome.error +
             "; the originals stay in the pod's annotations and the restore is retried");
 }

@@ -102,7 +102,14 @@ PassResult PolicyPass::finish(const rollout::NodeOptimisation* nodes) {
                 .targets = targets_.size(),
                 .resizeBlocked = plan.resizeBlocked,
                 .canaries = plan.canaries,
-                .consecutiveReverts = mostReverts_},
+                .consecutiveReverts = mostReverts_,
+                .resizing = static_cast<int>(plan.all<rollout::ResizeAction>().size()) +
+                            plan.underObservation,
+                .coolingDown = std::ranges::any_of(plan.all<rollout::SkipAction>(),
+                                                   [](const rollout::SkipAction* s) {
+                                                     return s->reason ==
+                                                            rollout::SkipReason::kCooldown;
+                                                   })},
                now_);
   writeStatus(ctx_.api, stored_, status_);
   return {.requeueAfter = plan.requeueAfter};
@@ -338,7 +345,7 @@ void PolicyPass::reportInvalid(api::ClusterApi& api, const api::AttunePolicy& st
   safety::setCondition(update.status.conditions,
                        {.type = std::string(api::kConditionReady),
                         .status = "False",
-                        .reason = "InvalidSpec",
+                        .reason = std::string(api::kReasonInvalidConfig),
                         .message = error.toString(),
                         .lastTransitionTime = std::nullopt,
                         .observedGeneration = stored.metadata.generation},

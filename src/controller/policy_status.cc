@@ -236,20 +236,26 @@ void settleStatus(api::AttunePolicyStatus& status, const api::AttunePolicy& stor
   }
   api::Condition ready{.type = std::string(api::kConditionReady),
                        .status = "True",
-                       .reason = "Reconciled",
+                       .reason = std::string(api::kReasonMonitoring),
                        .message = {},
                        .lastTransitionTime = std::nullopt,
                        .observedGeneration = generation};
-  if (outcome.metricsError) {
+  const auto notReady = [&](std::string_view reason, std::string message) {
     ready.status = "False";
-    ready.reason = "MetricsUnavailable";
-    ready.message = "no resize while metrics are unavailable: " + *outcome.metricsError;
+    ready.reason = std::string(reason);
+    ready.message = std::move(message);
+  };
+  if (policy.spec.paused.value_or(false)) {
+    notReady(api::kReasonPaused,
+             "spec.paused is true: recommendations are kept up to date, no pod is resized");
+  } else if (outcome.metricsError) {
+    notReady(api::kReasonPrometheusUnavailable,
+             "no resize while metrics are unavailable: " + *outcome.metricsError);
   } else if (outcome.targets == 0) {
-    ready.status = "False";
-    ready.reason = "NoTargets";
-    ready.message = "spec.targetRef matches no workload";
+    notReady(api::kReasonNoWorkloadsFound, "spec.targetRef matches no workload");
   } else if (fewest >= 0 && fewest < minimum) {
-    ready.reason = "CollectingData";
+    ready.status = "False";
+    ready.reason = std::string(api::kReasonInsufficientData);
     ready.message = fmt::format("{} of {} data points (fewest over {} containers)", fewest, minimum,
                                 containers);
   } else if (observing(policy) && fewest >= 0) {
@@ -261,6 +267,22 @@ void settleStatus(api::AttunePolicyStatus& status, const api::AttunePolicy& stor
     ready.message = fmt::format("{} workloads, {} containers", outcome.targets, containers);
   }
   safety::setCondition(status.conditions, ready, now);
+  api::Condition resizing{.type = std::string(api::kConditionResizing),
+                          .status = "False",
+                          .reason = std::string(api::kReasonIdle),
+                          .message = "no resize in progress",
+                          .lastTransitionTime = std::nullopt,
+                          .observedGeneration = generation};
+  if (outcome.resizing > 0) {
+    resizing.status = "True";
+    resizing.reason = std::string(api::kReasonInProgress);
+    resizing.message =
+        fmt::format("{} pod(s) resized this pass or under observation", outcome.resizing);
+  } else if (outcome.coolingDown) {
+    resizing.reason = std::string(api::kReasonCooldownActive);
+    resizing.message = "a target workload waits for its cooldown";
+  }
+  safety::setCondition(status.conditions, resizing, now);
   safety::updateDegradedCondition(status.conditions, status.resizeHistory, now, generation);
   if (outcome.resizeBlocked) {
     api::Condition blocked = *outcome.resizeBlocked;

@@ -57,10 +57,14 @@ struct PassOutcome {
   std::optional<api::Condition> resizeBlocked;    // nullopt: the condition is removed
   std::vector<rollout::CanaryProgress> canaries;  // the plan's (rollout::Plan::canaries)
   int consecutiveReverts = 0;  // the most of any target workload after the plan's verdicts
+  int resizing = 0;            // resizes this pass made, and pods still under observation
+  bool coolingDown = false;    // a workload waits for its cooldown (Skip(Cooldown))
 };
 
-// The conditions and counters a pass leaves: Ready, Degraded, ResizeBlocked, observedGeneration,
-// workloads, canary, cooldown, lastReconcileTime and consecutiveReverts.
+// The conditions and counters a pass leaves: Ready (the public reasons: Paused,
+// PrometheusUnavailable, NoWorkloadsFound or InsufficientData as False, else Monitoring),
+// Resizing (InProgress, else CooldownActive or Idle), Degraded, ResizeBlocked,
+// observedGeneration, workloads, canary, cooldown, lastReconcileTime and consecutiveReverts.
 void settleStatus(api::AttunePolicyStatus& status, const api::AttunePolicy& stored,
                   const api::AttunePolicy& policy,
                   const std::vector<RecommendedWorkload>& recommended, const PassOutcome& outcome,

@@ -98,10 +98,24 @@ std::string_view toString(ResizeResult v);
 std::string_view toString(ResizedResource v);
 std::string_view toString(ResizeMethod v);
 
-// Condition types and reasons written to status.conditions.
+// Condition types and reasons written to status.conditions: the public operator's, and
+// ResizeBlocked's reasons, which are ours (docs/parity.md).
 inline constexpr std::string_view kConditionReady = "Ready";
+inline constexpr std::string_view kConditionResizing = "Resizing";
 inline constexpr std::string_view kConditionDegraded = "Degraded";
 inline constexpr std::string_view kConditionResizeBlocked = "ResizeBlocked";
+// Ready
+inline constexpr std::string_view kReasonMonitoring = "Monitoring";              // True: evaluated
+inline constexpr std::string_view kReasonInsufficientData = "InsufficientData";  // False
+inline constexpr std::string_view kReasonPrometheusUnavailable = "PrometheusUnavailable";  // False
+inline constexpr std::string_view kReasonNoWorkloadsFound = "NoWorkloadsFound";            // False
+inline constexpr std::string_view kReasonInvalidConfig = "InvalidConfig";                  // False
+inline constexpr std::string_view kReasonPaused = "Paused";                                // False
+// Resizing
+inline constexpr std::string_view kReasonInProgress = "InProgress";          // True
+inline constexpr std::string_view kReasonIdle = "Idle";                      // False
+inline constexpr std::string_view kReasonCooldownActive = "CooldownActive";  // False
+// Degraded
 inline constexpr std::string_view kReasonHighRevertRate = "HighRevertRate";
 
 // ---- Spec

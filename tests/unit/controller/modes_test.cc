@@ -34,7 +34,7 @@ TEST(ModesTest, ObserveTracksDataPointsButWritesNoRecommendation) {
   const api::AttunePolicy early = h.policy("apps", "web");
   const api::Condition* ready = condition(early, api::kConditionReady);
   ASSERT_NE(ready, nullptr);
-  EXPECT_EQ(ready->reason, "CollectingData");
+  EXPECT_EQ(ready->reason, "InsufficientData");
   EXPECT_NE(ready->message.find("of 10 data points"), std::string::npos) << ready->message;
 
   h.runMinutes(30);
@@ -104,7 +104,7 @@ TEST(ModesTest, AHistoryWindowShorterThanADayIsReadAsGiven) {
   const api::AttunePolicy policy = h.policy("apps", "web");
   const api::Condition* ready = condition(policy, api::kConditionReady);
   ASSERT_NE(ready, nullptr);
-  EXPECT_NE(ready->reason, "InvalidSpec") << ready->message;
+  EXPECT_NE(ready->reason, "InvalidConfig") << ready->message;
 }
 
 TEST(ModesTest, CanaryResizesItsPercentageFirstAndTheRestAfterTheObservationPeriod) {
@@ -241,7 +241,7 @@ TEST(ModesTest, MissingMetricsNeverProduceAResize) {
   const api::Condition* ready = condition(p, api::kConditionReady);
   ASSERT_NE(ready, nullptr);
   EXPECT_EQ(ready->status, "False");
-  EXPECT_EQ(ready->reason, "MetricsUnavailable") << ready->message;
+  EXPECT_EQ(ready->reason, "PrometheusUnavailable") << ready->message;
 }
 
 }  // namespace

@@ -182,5 +182,45 @@ TEST(SummarizeCooldown, BackoffDoublesPerRevertUpToSixteen) {
   EXPECT_EQ(summarizeCooldown(policy, 7).effectiveCooldown, "8h");
 }
 
+const api::Condition* findCondition(const api::AttunePolicyStatus& s, std::string_view type) {
+  for (const api::Condition& c : s.conditions) {
+    if (c.type == type) return &c;
+  }
+  return nullptr;
+}
+
+TEST(SettleStatus, ReadyAndResizingUseThePublicReasons) {
+  const Time now = *parseRfc3339("2026-01-05T10:00:00Z");
+  api::AttunePolicy policy;
+  policy.spec.metricsSource.minimumDataPoints = 12;
+  const std::vector<RecommendedWorkload> recommended{
+      workload("web", {container("app", 1000, 400, kMi, kMi)})};  // 60 data points
+  const auto settle = [&](const PassOutcome& outcome) {
+    api::AttunePolicyStatus status;
+    settleStatus(status, policy, policy, recommended, outcome, now);
+    return status;
+  };
+  const auto reasonOf = [](const api::AttunePolicyStatus& s, std::string_view type) {
+    const api::Condition* c = findCondition(s, type);
+    return c == nullptr ? std::string("(none)") : c->status + "/" + c->reason;
+  };
+  EXPECT_EQ(reasonOf(settle({.targets = 1}), "Ready"), "True/Monitoring");
+  EXPECT_EQ(reasonOf(settle({.targets = 1}), "Resizing"), "False/Idle");
+  EXPECT_EQ(reasonOf(settle({.targets = 1, .resizing = 2}), "Resizing"), "True/InProgress");
+  EXPECT_EQ(reasonOf(settle({.targets = 1, .coolingDown = true}), "Resizing"),
+            "False/CooldownActive");
+  EXPECT_EQ(reasonOf(settle({.metricsError = "timeout", .targets = 1}), "Ready"),
+            "False/PrometheusUnavailable");
+  EXPECT_EQ(reasonOf(settle({.targets = 0}), "Ready"), "False/NoWorkloadsFound");
+  policy.spec.metricsSource.minimumDataPoints = 100;
+  EXPECT_EQ(reasonOf(settle({.targets = 1}), "Ready"), "False/InsufficientData");
+  policy.spec.paused = true;
+  EXPECT_EQ(reasonOf(settle({.metricsError = "timeout", .targets = 1}), "Ready"), "False/Paused");
+  // cooldown is written by every pass.
+  const api::AttunePolicyStatus s = settle({.targets = 1, .consecutiveReverts = 2});
+  ASSERT_TRUE(s.cooldown.has_value());
+  EXPECT_EQ(s.cooldown->backoffMultiplier, 4);
+}
+
 }  // namespace
 }  // namespace attune::controller
