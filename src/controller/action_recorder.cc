@@ -61,7 +61,7 @@ void ActionRecorder::record(const rollout::RevertAction& action, const ActionOut
   markReverted(action.pod, action.record, reason);
   forgetSkips(action.workload.name, action.pod);
   event(action.workload, action.pod, "Warning", kRevertedReason, action.message);
-  ctx_.metrics.reverts.inc({reason});
+  ctx_.metrics.reverts.inc({action.workload.ns, action.workload.name, reason});
   countResize(action.workload, "cpu+memory", "reverted");
   status_.lastResizeTime = ctx_.now;
   notify(ActionRecord::Kind::kReverted, action.workload, action.pod, action.container, reason,
@@ -121,7 +121,7 @@ void ActionRecorder::record(const rollout::ResizeAction& action, const ActionOut
                 .method = api::ResizeMethod::kInPlace,
                 .result = result,
                 .reason = applied ? std::string() : outcome.error});
-    countResize(action.workload, api::toString(change.resource), applied ? "applied" : "failed");
+    countResize(action.workload, api::toString(change.resource), applied ? "success" : "failed");
   }
   if (!applied) {
     event(action.workload, action.pod, "Warning", kResizeFailedReason,
@@ -161,7 +161,7 @@ void ActionRecorder::record(const rollout::SkipAction& action, const ActionOutco
               .reason = reason});
   event(action.workload, action.pod, "Warning", kResizeSkippedReason,
         fmt::format("{}: {}", reason, action.message));
-  countResize(action.workload, "cpu+memory", "skipped");
+  ctx_.metrics.resizeSkips.inc({action.workload.ns, action.workload.name, reason});
   notify(ActionRecord::Kind::kResizeSkipped, action.workload, action.pod, {}, reason,
          action.message);
 }
@@ -180,8 +180,8 @@ void ActionRecorder::record(const rollout::EvictAction& action, const ActionOutc
   const api::WorkloadRef& w = action.workload;
   const bool evicted = outcome.applied();
   const std::string_view result =
-      evicted ? "evicted" : (outcome.refusedByBudget ? "blocked" : "failed");
-  ctx_.metrics.evictions.inc({w.ns, w.name, action.cause, std::string(result)});
+      evicted ? "success" : (outcome.refusedByBudget ? "denied" : "failed");
+  ctx_.metrics.evictions.inc({w.ns, w.name, std::string(result), action.cause});
   if (evicted) {
     event(w, action.pod, "Normal", rollout::kEvictedReason, action.message);
     notify(ActionRecord::Kind::kEvicted, w, action.pod, action.container, action.cause,

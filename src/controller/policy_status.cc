@@ -127,6 +127,13 @@ void publishRecommendations(const std::vector<RecommendedWorkload>& recommended,
   status.savings.reset();
   if (observing(policy)) return;  // Observe tracks data points only; no recommendations
   status.savings = summarizeSavings(recommended, replicas);
+  const std::vector<std::string> policyLabels{policy.metadata.namespace_, policy.metadata.name};
+  if (auto cpu = parseCpu(status.savings->cpuRequestReduction)) {
+    metrics.reclaimedCpu.set(policyLabels, toCores(*cpu));
+  }
+  if (auto memory = parseMemory(status.savings->memoryRequestReduction)) {
+    metrics.reclaimedMemory.set(policyLabels, static_cast<double>(memory->value()));
+  }
   for (const RecommendedWorkload& a : recommended) {
     status.recommendations.push_back(toStatus(a, policy, now));
     double cpuSaved = 0;
@@ -137,6 +144,11 @@ void publishRecommendations(const std::vector<RecommendedWorkload>& recommended,
       const std::vector<std::string> labels{a.ref.ns, a.ref.name, c.name};
       const auto& r = c.recommendation.resources;
       if (!c.recommendation.enoughData) continue;
+      for (const api::ContainerRecommendation& written : status.recommendations.back().containers) {
+        if (written.name == c.name && written.confidence) {
+          metrics.confidence.set(labels, *written.confidence);
+        }
+      }
       if (r.cpuRequest) {
         metrics.recommendationCpu.set(labels, toCores(*r.cpuRequest));
         if (c.current.cpuRequest) {
@@ -151,8 +163,7 @@ void publishRecommendations(const std::vector<RecommendedWorkload>& recommended,
         }
       }
     }
-    metrics.savingsCpu.set({a.ref.ns, a.ref.name}, cpuSaved * pods);
-    metrics.savingsMemory.set({a.ref.ns, a.ref.name}, memorySaved * pods);
+    metrics.setWorkloadSavings(a.ref.ns, a.ref.name, cpuSaved * pods, memorySaved * pods);
   }
 }
 

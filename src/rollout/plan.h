@@ -12,8 +12,9 @@
 //    Warning event, attune_reverts_total and attune_resize_total{result="reverted"}. When the
 //    restore fails the record stays (retried next pass) and a `ResizeFailed` Warning says so.
 //  - RestoreAction (the kubelet answered Infeasible or Error): as a revert, without the workload
-//    annotations: a failed resize, not a revert. Booked: Failed history entries, a
-//    `ResizeFailed` Warning, attune_resize_total{result="failed"}.
+//    annotations: a failed resize, not a revert. Booked: Failed history entries, an
+//    `InfeasibleBlocked` (Infeasible) or `ResizeFailed` Warning,
+//    attune_resize_total{result="failed"}.
 //  - EndObservationAction: remove the record; for a Safe verdict also write
 //    `workloadAnnotations` (the last safe time). Booked: a `SafetyViolation` Warning for a
 //    violation kept (autoRevert off); nothing for a record whose resize never reached the pod.
@@ -22,12 +23,12 @@
 //    since the snapshot is left for the next pass); then ClusterApi::resizePod(pod, containers)
 //    (a transport failure is read back); on success `workloadAnnotations` on the workload
 //    (safety::annotationsAfterResize). Booked: a `Resized` Normal event and one Applied history
-//    entry and attune_resize_total increment per `changes` element; on a refusal the record is
-//    cleared again, a `ResizeFailed` Warning and Failed entries (after a transport failure the
-//    record stays, so the originals are never lost).
+//    entry and attune_resize_total{result="success"} increment per `changes` element; on a refusal
+//    the record is cleared again, a `ResizeFailed` Warning and Failed entries (after a transport
+//    failure the record stays, so the originals are never lost).
 //  - SkipAction: nothing is written to the pod. Booked: a `ResizeSkipped` Warning event (reason
 //    code and message) and a history entry with result Skipped and `reason` = toString(reason),
-//    once while the same skip repeats.
+//    once while the same skip repeats, and attune_resize_skipped_total{reason}.
 //  - DeferAction: nothing is written or booked; the policy is requeued after `requeueAfter`.
 //  - EventAction: the event as given (e.g. the informational HPAConflict warning).
 //  - HpaRetuneAction (hpa/retune.h): ClusterApi::updateHpa(hpa) — its spec targets and the
@@ -47,7 +48,7 @@
 //    pod running; a pod already gone or replaced is left to the next pass. Booked: an `Evicted`
 //    Normal event (or `EvictionBlocked` / `EvictionFailed` Warnings), one history entry
 //    (method Eviction, result Evicted or Failed, reason = cause) and
-//    attune_evictions_total{namespace,workload,cause,result}.
+//    attune_eviction_total{namespace,workload,result,cause}.
 // Plan::requeueAfter is the soonest time any entry asks the policy to be reconciled again;
 // Plan::resizeBlocked is the ResizeBlocked condition to set (nullopt: remove it).
 #pragma once

@@ -48,7 +48,7 @@ TEST(ModesTest, ObserveTracksDataPointsButWritesNoRecommendation) {
   EXPECT_TRUE(p.status.resizeHistory.empty());
   const std::string text = h.metricsText();
   EXPECT_EQ(text.find("attune_recommendation_cpu_cores{"), std::string::npos);
-  EXPECT_EQ(text.find("attune_savings_cpu_cores{"), std::string::npos);
+  EXPECT_EQ(text.find("attune_savings_cpu_cores_total{"), std::string::npos);
 }
 
 TEST(ModesTest, RecommendWritesRecommendationsAndNeverTouchesAPod) {
@@ -73,6 +73,20 @@ TEST(ModesTest, RecommendWritesRecommendationsAndNeverTouchesAPod) {
            R"(attune_recommendation_cpu_cores{namespace="apps",workload="web",container="app"})")
           .value_or(0),
       0.3, 0.006);
+  // The public operator's names and labels.
+  EXPECT_EQ(h.metric(R"(attune_confidence{namespace="apps",workload="web",container="app"})"), 1.0);
+  const double saved = h.metric(R"(attune_savings_cpu_cores_total{namespace="apps"})").value_or(0);
+  EXPECT_GT(saved, 0.1);
+  EXPECT_NEAR(
+      h.metric(R"(attune_reclaimed_request_cpu_cores{namespace="apps",policy="web"})").value_or(0),
+      saved, 0.001);
+  EXPECT_GT(h.metric(R"(attune_reclaimed_request_memory_bytes{namespace="apps",policy="web"})")
+                .value_or(0),
+            0);
+  EXPECT_NE(
+      h.metricsText().find(
+          R"(attune_reconcile_duration_seconds_count{controller="attunepolicy",namespace="apps",policy="web"})"),
+      std::string::npos);
 }
 
 TEST(ModesTest, OneShotResizesOnePodPerCycle) {
@@ -86,6 +100,11 @@ TEST(ModesTest, OneShotResizesOnePodPerCycle) {
   std::map<Time, int> perPass;
   for (const ActionRecord& a : h.actions(Kind::kResized)) ++perPass[a.time];
   EXPECT_EQ(perPass.size(), 3u);
+  EXPECT_GE(
+      h.metric(
+           R"(attune_resize_total{namespace="apps",workload="web",resource="cpu",result="success"})")
+          .value_or(0),
+      3.0);
   for (const auto& [t, n] : perPass) EXPECT_EQ(n, 1) << formatRfc3339(t);
   for (const api::Pod& pod : h.pods("apps", "web")) {
     EXPECT_TRUE(near(specResources(pod, "app").cpuRequest, 300_m)) << pod.metadata.name;
