@@ -116,7 +116,9 @@ api::SavingsStatus summarizeSavings(const std::vector<RecommendedWorkload>& reco
       .memoryRequestTotal = formatMemory(memory.total),
       .memoryRequestReduction = formatMemory(memory.reduction),
       .memoryRequestIncrease =
-          memory.increase.value() > 0 ? formatMemory(memory.increase) : std::string()};
+          memory.increase.value() > 0 ? formatMemory(memory.increase) : std::string(),
+      .reclaimedCpuRequest = formatCpu(cpu.reduction),
+      .reclaimedMemoryRequest = formatMemory(memory.reduction)};
 }
 
 void publishRecommendations(const std::vector<RecommendedWorkload>& recommended,

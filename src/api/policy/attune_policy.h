@@ -260,8 +260,8 @@ struct PolicyWorkloadCounts {
 };
 
 // status.savings: request totals of the last pass over the running pods, as Kubernetes
-// quantities ("200m", "256Mi"); a reduction or increase is left empty when there is none. The
-// cost estimates of the public API are not written.
+// quantities ("200m", "256Mi"); an increase is left empty when there is none. The cost estimates
+// of the public API are not written.
 struct SavingsStatus {
   std::string cpuRequestTotal;
   std::string cpuRequestReduction;
@@ -269,6 +269,9 @@ struct SavingsStatus {
   std::string memoryRequestTotal;
   std::string memoryRequestReduction;
   std::string memoryRequestIncrease;
+  // The same quantities as the reductions, under the public API's names for capacity planning.
+  std::string reclaimedCpuRequest;
+  std::string reclaimedMemoryRequest;
   bool operator==(const SavingsStatus&) const = default;
 };
 

@@ -222,6 +222,8 @@ void fields(V& v, SavingsStatus& s) {
   v("memoryRequestTotal", s.memoryRequestTotal);
   v("memoryRequestReduction", s.memoryRequestReduction);
   v("memoryRequestIncrease", s.memoryRequestIncrease);
+  v("reclaimedCpuRequest", s.reclaimedCpuRequest);
+  v("reclaimedMemoryRequest", s.reclaimedMemoryRequest);
 }
 
 template <typename V>

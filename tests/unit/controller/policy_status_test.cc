@@ -50,6 +50,8 @@ TEST(SummarizeSavings, TotalsReductionsAndIncreasesOverTheRunningPods) {
   EXPECT_EQ(s.memoryRequestTotal, "2368Mi");     // 2 × 1Gi + 256Mi + 64Mi
   EXPECT_EQ(s.memoryRequestReduction, "128Mi");  // api
   EXPECT_EQ(s.memoryRequestIncrease, "1Gi");     // 2 × 512Mi for web
+  EXPECT_EQ(s.reclaimedCpuRequest, s.cpuRequestReduction);
+  EXPECT_EQ(s.reclaimedMemoryRequest, "128Mi");
 }
 
 TEST(SummarizeSavings, NoReductionIsZeroAndNoPodsCountNothing) {
