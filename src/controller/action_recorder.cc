@@ -109,7 +109,7 @@ void ActionRecorder::record(const rollout::EndObservationAction& action,
 void ActionRecorder::record(const rollout::ResizeAction& action, const ActionOutcome& outcome) {
   const bool applied = outcome.applied();
   const api::ResizeResult result =
-      applied ? api::ResizeResult::kApplied : api::ResizeResult::kFailed;
+      applied ? api::ResizeResult::kSuccess : api::ResizeResult::kFailed;
   for (const auto& change : action.changes) {
     addHistory({.timestamp = ctx_.now,
                 .workload = action.workload.name,
@@ -225,7 +225,7 @@ void ActionRecorder::record(const rollout::HpaRetuneAction& action, const Action
                 .from = std::to_string(c.from) + "%",
                 .to = std::to_string(c.to) + "%",
                 .method = std::nullopt,
-                .result = api::ResizeResult::kApplied,
+                .result = api::ResizeResult::kSuccess,
                 .reason = fmt::format("{}: HorizontalPodAutoscaler {} {} utilization target{}",
                                       rollout::kHpaRetunedReason, hpa.name, c.metric,
                                       action.restore ? " restored" : "")});
@@ -244,7 +244,8 @@ void ActionRecorder::markReverted(const std::string& pod, const safety::ResizeRe
   bool marked = false;
   for (auto& entry : status_.resizeHistory) {
     if (entry.pod == pod && entry.timestamp == record.resizedAt &&
-        entry.result == api::ResizeResult::kApplied) {
+        (entry.result == api::ResizeResult::kSuccess ||
+         entry.result == api::ResizeResult::kApplied)) {
       entry.result = api::ResizeResult::kReverted;
       entry.reason = std::string(reason);
       marked = true;

@@ -8,7 +8,7 @@
 //  - RevertAction (a safety verdict): resize the pod back to `restore` (the originals from its
 //    record; a transport failure is read back, the request may have landed), then remove the
 //    record (`clearRecord`) and write `workloadAnnotations` on the workload (the cooldown after a
-//    revert). Booked: the Applied history entries of the resize marked Reverted, a `Reverted`
+//    revert). Booked: the Success history entries of the resize marked Reverted, a `Reverted`
 //    Warning event, attune_reverts_total and attune_resize_total{result="reverted"}. When the
 //    restore fails the record stays (retried next pass) and a `ResizeFailed` Warning says so.
 //  - RestoreAction (the kubelet answered Infeasible or Error): as a revert, without the workload
@@ -22,7 +22,7 @@
 //    BEFORE the pod is touched, with the pod's resourceVersion as precondition: a pod changed
 //    since the snapshot is left for the next pass); then ClusterApi::resizePod(pod, containers)
 //    (a transport failure is read back); on success `workloadAnnotations` on the workload
-//    (safety::annotationsAfterResize). Booked: a `Resized` Normal event and one Applied history
+//    (safety::annotationsAfterResize). Booked: a `Resized` Normal event and one Success history
 //    entry and attune_resize_total{result="success"} increment per `changes` element; on a refusal
 //    the record is cleared again, a `ResizeFailed` Warning and Failed entries (after a transport
 //    failure the record stays, so the originals are never lost).
@@ -39,7 +39,7 @@
 //    safety: the target is a function of the pods' requests and the originals remembered on
 //    the HPA (or, before the first write, in the pods' resize records), so a pass after a crash
 //    between a resize and the HPA write computes the same HPA and writes it. Booked: an
-//    `HPARetuned` event on the HPA (Normal; Warning when a target was clamped), one Applied
+//    `HPARetuned` event on the HPA (Normal; Warning when a target was clamped), one Success
 //    history entry per target moved (from/to in percent), attune_hpa_retunes_total.
 //  - EvictAction: write `workloadAnnotations` on the workload first (what the eviction is
 //    for must outlive the pod, e.g. the memory at an OOM kill that sizes the replacement), then

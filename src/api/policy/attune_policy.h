@@ -65,8 +65,9 @@ enum class EvictionRanking { kLow, kMedium, kHigh, kNoEviction };
 inline constexpr std::array<std::string_view, 4> kEvictionRankingNames = {"Low", "Medium", "High",
                                                                           "NoEviction"};
 
-// Outcome of one resize. Attune writes Applied, Reverted, Failed and Skipped; Success, Evicted
-// and TemplatePatched are written by the public operator and accepted for compatibility.
+// Outcome of one resize. Attune writes Success (a resize that landed; as the public operator),
+// Reverted, Failed, Evicted and Skipped (an extension value); Applied (what earlier versions
+// wrote for Success) and TemplatePatched are accepted.
 enum class ResizeResult {
   kApplied,
   kReverted,

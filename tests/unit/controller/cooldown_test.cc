@@ -117,7 +117,7 @@ TEST(CooldownTest, DegradedWhenThreeOfTheLastFiveResizesAreRevertedAndClearedAft
   const api::AttunePolicy after = h.policy("apps", "hungry");
   EXPECT_EQ(condition(after, api::kConditionDegraded), nullptr);
   EXPECT_EQ(history(after, api::ResizeResult::kReverted).size(), 3u);
-  EXPECT_EQ(history(after, api::ResizeResult::kApplied).size(), 3u);
+  EXPECT_EQ(history(after, api::ResizeResult::kSuccess).size(), 3u);
   EXPECT_EQ(h.actions(Kind::kReverted).size(), 3u);
 }
 

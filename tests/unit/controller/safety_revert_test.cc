@@ -53,7 +53,7 @@ TEST(SafetyRevertTest, OomKillAfterTheResizeRevertsAtOnceToTheRecordedOriginals)
   EXPECT_FALSE(hasAnnotationPrefix(after.metadata, "attune.io/")) << "the record is removed";
   const api::AttunePolicy policy = h.policy("apps", "leaky");
   EXPECT_FALSE(history(policy, api::ResizeResult::kReverted, "oomkill").empty());
-  EXPECT_TRUE(history(policy, api::ResizeResult::kApplied).empty());
+  EXPECT_TRUE(history(policy, api::ResizeResult::kSuccess).empty());
   const auto reverted = h.events("Reverted");
   ASSERT_EQ(reverted.size(), 1u);
   EXPECT_EQ(reverted[0].type, "Warning");
