@@ -1,5 +1,7 @@
 #include "cli/webhook_endpoints.h"
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <string>
 #include <utility>
@@ -39,7 +41,14 @@ WebhookEndpoints::WebhookEndpoints(webhook::SizingLookup lookup, metrics::Regist
                                  {"webhook", "outcome"})),
       duration_(registry.histogram("attune_webhook_request_duration_seconds",
                                    "Time to answer one admission review.", {"webhook"},
-                                   metrics::defaultDurationBuckets())) {
+                                   metrics::defaultDurationBuckets())),
+      decisions_(registry.counter("attune_webhook_validation_total",
+                                  "Admission decisions, by operation and result (allowed, "
+                                  "rejected).",
+                                  {"operation", "result"})),
+      decisionDuration_(registry.histogram("attune_webhook_duration_seconds",
+                                           "Time to decide one admission review, by operation.",
+                                           {"operation"}, metrics::defaultDurationBuckets())) {
   // Every series exists from the start at 0, so that rate() and increase() see the first
   // request of each outcome (a series that appears at 1 has no increase to see).
   using webhook::PodReviewOutcome;
@@ -89,13 +98,24 @@ HttpResponse WebhookEndpoints::review(std::string_view webhook,
   }
   HttpResponse ok;
   ok.contentType = "application/json";
+  // The public operator's decision metrics.
+  auto decide = [&](const std::string& operation, bool allowed) {
+    decisions_.inc({operation, allowed ? "allowed" : "rejected"});
+    decisionDuration_.observe({operation},
+                              std::chrono::duration<double>(clock_.now() - started).count());
+  };
   if (webhook == kMutatePodsPath.substr(1)) {
     const webhook::PodReview review = webhook::reviewPod(*decoded->request, lookup_);
     ok.body = api::encodeAdmissionReviewResponse(review.response);
+    decide("pod-initial-sizing", review.response.allowed);
     return finish(outcomeName(review.outcome), std::move(ok));
   }
   const api::AdmissionResponse response = webhook::reviewPolicy(*decoded->request);
   ok.body = api::encodeAdmissionReviewResponse(response);
+  std::string operation = "validate_" + decoded->request->operation;
+  std::transform(operation.begin(), operation.end(), operation.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  decide(operation, response.allowed);
   return finish(response.allowed ? "allowed" : "denied", std::move(ok));
 }
 

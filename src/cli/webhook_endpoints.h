@@ -8,6 +8,11 @@
 //     outcome: sized, unchanged, not_applicable, no_sizing, undecodable (pods), allowed,
 //     denied (policies), bad_request
 //   attune_webhook_request_duration_seconds{webhook} (histogram)
+// and, for every decoded review, the public operator's:
+//   attune_webhook_validation_total{operation,result}  operation: validate_create,
+//     validate_update (policies; validate_<operation> for others), pod-initial-sizing (pods);
+//     result: allowed, rejected
+//   attune_webhook_duration_seconds{operation} (histogram)
 #pragma once
 
 #include "core/clock.h"
@@ -37,6 +42,8 @@ class WebhookEndpoints {
   const Clock& clock_;
   metrics::MetricFamily& requests_;
   metrics::MetricFamily& duration_;
+  metrics::MetricFamily& decisions_;
+  metrics::MetricFamily& decisionDuration_;
 };
 
 }  // namespace attune::cli

@@ -60,8 +60,8 @@ void ActionRecorder::record(const rollout::RevertAction& action, const ActionOut
   const std::string reason(safety::toString(action.reason));
   markReverted(action.pod, action.record, reason);
   forgetSkips(action.workload.name, action.pod);
-  event(action.workload, action.pod, "Warning", "Reverted", action.message);
-  ctx_.metrics.reverts.inc({reason});
+  event(action.workload, action.pod, "Warning", kRevertedReason, action.message);
+  ctx_.metrics.reverts.inc({action.workload.ns, action.workload.name, reason});
   countResize(action.workload, "cpu+memory", "reverted");
   status_.lastResizeTime = ctx_.now;
   notify(ActionRecord::Kind::kReverted, action.workload, action.pod, action.container, reason,
@@ -78,7 +78,10 @@ void ActionRecorder::record(const rollout::RestoreAction& action, const ActionOu
                         describe(c.target, c.original), api::ResizeResult::kFailed,
                         action.refusal));
   }
-  event(action.workload, action.pod, "Warning", "ResizeFailed",
+  // The public operator's InfeasibleBlocked for a resize the node cannot hold; ResizeFailed for
+  // the kubelet's other refusals.
+  event(action.workload, action.pod, "Warning",
+        action.refusal == "Infeasible" ? kInfeasibleBlockedReason : kResizeFailedReason,
         fmt::format("kubelet reported the resize {}; original resources restored", action.refusal));
   countResize(action.workload, "cpu+memory", "failed");
   notify(ActionRecord::Kind::kResizeFailed, action.workload, action.pod, {}, action.refusal, {});
@@ -94,7 +97,7 @@ void ActionRecorder::record(const rollout::EndObservationAction& action,
       notify(ActionRecord::Kind::kSafe, action.workload, action.pod, {}, {}, action.message);
       return;
     case Outcome::kViolationKept:
-      event(action.workload, action.pod, "Warning", "SafetyViolation",
+      event(action.workload, action.pod, "Warning", kSafetyViolationReason,
             action.message + " (autoRevert is off: resize kept)");
       notify(ActionRecord::Kind::kViolationKept, action.workload, action.pod, action.container,
              action.reason ? std::string(safety::toString(*action.reason)) : std::string(),
@@ -106,7 +109,7 @@ void ActionRecorder::record(const rollout::EndObservationAction& action,
 void ActionRecorder::record(const rollout::ResizeAction& action, const ActionOutcome& outcome) {
   const bool applied = outcome.applied();
   const api::ResizeResult result =
-      applied ? api::ResizeResult::kApplied : api::ResizeResult::kFailed;
+      applied ? api::ResizeResult::kSuccess : api::ResizeResult::kFailed;
   for (const auto& change : action.changes) {
     addHistory({.timestamp = ctx_.now,
                 .workload = action.workload.name,
@@ -118,16 +121,16 @@ void ActionRecorder::record(const rollout::ResizeAction& action, const ActionOut
                 .method = api::ResizeMethod::kInPlace,
                 .result = result,
                 .reason = applied ? std::string() : outcome.error});
-    countResize(action.workload, api::toString(change.resource), applied ? "applied" : "failed");
+    countResize(action.workload, api::toString(change.resource), applied ? "success" : "failed");
   }
   if (!applied) {
-    event(action.workload, action.pod, "Warning", "ResizeFailed",
+    event(action.workload, action.pod, "Warning", kResizeFailedReason,
           "resize failed: " + outcome.error);
     notify(ActionRecord::Kind::kResizeFailed, action.workload, action.pod, {}, outcome.error,
            action.message);
     return;
   }
-  event(action.workload, action.pod, "Normal", "Resized", action.message);
+  event(action.workload, action.pod, "Normal", kResizedReason, action.message);
   forgetSkips(action.workload.name, action.pod);
   status_.lastResizeTime = ctx_.now;
   notify(ActionRecord::Kind::kResized, action.workload, action.pod, {}, {}, action.message);
@@ -156,9 +159,9 @@ void ActionRecorder::record(const rollout::SkipAction& action, const ActionOutco
               .method = std::nullopt,
               .result = api::ResizeResult::kSkipped,
               .reason = reason});
-  event(action.workload, action.pod, "Warning", "ResizeSkipped",
+  event(action.workload, action.pod, "Warning", kResizeSkippedReason,
         fmt::format("{}: {}", reason, action.message));
-  countResize(action.workload, "cpu+memory", "skipped");
+  ctx_.metrics.resizeSkips.inc({action.workload.ns, action.workload.name, reason});
   notify(ActionRecord::Kind::kResizeSkipped, action.workload, action.pod, {}, reason,
          action.message);
 }
@@ -177,15 +180,15 @@ void ActionRecorder::record(const rollout::EvictAction& action, const ActionOutc
   const api::WorkloadRef& w = action.workload;
   const bool evicted = outcome.applied();
   const std::string_view result =
-      evicted ? "evicted" : (outcome.refusedByBudget ? "blocked" : "failed");
-  ctx_.metrics.evictions.inc({w.ns, w.name, action.cause, std::string(result)});
+      evicted ? "success" : (outcome.refusedByBudget ? "denied" : "failed");
+  ctx_.metrics.evictions.inc({w.ns, w.name, std::string(result), action.cause});
   if (evicted) {
     event(w, action.pod, "Normal", rollout::kEvictedReason, action.message);
     notify(ActionRecord::Kind::kEvicted, w, action.pod, action.container, action.cause,
            action.message);
   } else {
     event(w, action.pod, "Warning",
-          outcome.refusedByBudget ? rollout::kEvictionBlockedReason : "EvictionFailed",
+          outcome.refusedByBudget ? rollout::kEvictionBlockedReason : kEvictionFailedReason,
           fmt::format("{} not evicted: {}", action.pod, outcome.error));
   }
   addHistory({.timestamp = ctx_.now,
@@ -205,7 +208,7 @@ void ActionRecorder::record(const rollout::HpaRetuneAction& action, const Action
   const api::ObjectReference ref = referenceTo("autoscaling/v2", "HorizontalPodAutoscaler", hpa);
   if (!outcome.applied()) {
     (void)ctx_.events.record(
-        ref, "Warning", "HPARetuneFailed",
+        ref, "Warning", kHpaRetuneFailedReason,
         "writing the HPA failed: " + outcome.error + "; the next pass computes its targets again");
     ctx_.metrics.hpaRetunes.inc({hpa.namespace_, hpa.name, "failed"});
     return;
@@ -222,7 +225,7 @@ void ActionRecorder::record(const rollout::HpaRetuneAction& action, const Action
                 .from = std::to_string(c.from) + "%",
                 .to = std::to_string(c.to) + "%",
                 .method = std::nullopt,
-                .result = api::ResizeResult::kApplied,
+                .result = api::ResizeResult::kSuccess,
                 .reason = fmt::format("{}: HorizontalPodAutoscaler {} {} utilization target{}",
                                       rollout::kHpaRetunedReason, hpa.name, c.metric,
                                       action.restore ? " restored" : "")});
@@ -231,7 +234,7 @@ void ActionRecorder::record(const rollout::HpaRetuneAction& action, const Action
 
 void ActionRecorder::restoreFailed(const api::WorkloadRef& workload, const std::string& pod,
                                    const ActionOutcome& outcome) {
-  event(workload, pod, "Warning", "ResizeFailed",
+  event(workload, pod, "Warning", kResizeFailedReason,
         "restoring the original resources failed: " + outcome.error +
             "; the originals stay in the pod's annotations and the restore is retried");
 }
@@ -241,7 +244,8 @@ void ActionRecorder::markReverted(const std::string& pod, const safety::ResizeRe
   bool marked = false;
   for (auto& entry : status_.resizeHistory) {
     if (entry.pod == pod && entry.timestamp == record.resizedAt &&
-        entry.result == api::ResizeResult::kApplied) {
+        (entry.result == api::ResizeResult::kSuccess ||
+         entry.result == api::ResizeResult::kApplied)) {
       entry.result = api::ResizeResult::kReverted;
       entry.reason = std::string(reason);
       marked = true;

@@ -58,8 +58,8 @@ class ActionRecorder {
   // A restore of the originals that failed: the record stays and the restore is retried.
   void restoreFailed(const api::WorkloadRef& workload, const std::string& pod,
                      const ActionOutcome& outcome);
-  // The Applied history entries of the record's resize become Reverted (or, when trimmed from
-  // the bounded history, one Reverted entry per recorded container is added).
+  // The Success (or Applied) history entries of the record's resize become Reverted (or, when
+  // trimmed from the bounded history, one Reverted entry per recorded container is added).
   void markReverted(const std::string& pod, const safety::ResizeRecord& record,
                     std::string_view reason);
   void addHistory(api::ResizeHistoryEntry entry);

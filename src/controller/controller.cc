@@ -410,7 +410,9 @@ Time Controller::finishPass(PreparedPass& prepared, const rollout::NodeOptimisat
       options_.durationClock
           ? std::chrono::duration<double>(options_.durationClock->now() - prepared.started).count()
           : 0.0;
-  operatorMetrics_.reconcileDuration.observe({}, seconds);
+  const api::ObjectMeta& meta = prepared.policy.metadata;
+  operatorMetrics_.reconcileDuration.observe(
+      {std::string(kPolicyControllerName), meta.namespace_, meta.name}, seconds);
   if (!result.requeueAfter) return resync;
   return std::min(resync, now + std::max(*result.requeueAfter, kMinimumRequeue));
 }

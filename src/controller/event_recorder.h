@@ -15,6 +15,21 @@ namespace attune::controller {
 
 inline constexpr std::string_view kEventComponent = "attune-controller";
 
+// Event reasons. The public operator's: a pod resized in place (Normal), a resize that failed or
+// was refused by the kubelet, a resize skipped by a pre-check or cooldown, a resize reverted
+// after a safety violation, and a resize the kubelet reports Infeasible on the pod's node.
+inline constexpr std::string_view kResizedReason = "Resized";
+inline constexpr std::string_view kResizeFailedReason = "ResizeFailed";
+inline constexpr std::string_view kResizeSkippedReason = "ResizeSkipped";
+inline constexpr std::string_view kRevertedReason = "Reverted";
+inline constexpr std::string_view kInfeasibleBlockedReason = "InfeasibleBlocked";
+// Ours (docs/parity.md lists them with the rest: rollout/plan.h's HPAConflict, HPARetuned,
+// Evicted, EvictionBlocked; admission_bypass.h's, hpa_guard.h's and node_load_monitor.h's):
+// a violation kept because autoRevert is off, an eviction that failed, an HPA write that failed.
+inline constexpr std::string_view kSafetyViolationReason = "SafetyViolation";
+inline constexpr std::string_view kEvictionFailedReason = "EvictionFailed";
+inline constexpr std::string_view kHpaRetuneFailedReason = "HPARetuneFailed";
+
 class EventRecorder {
  public:
   // `api` and `clock` must outlive the recorder. Not thread-safe.

@@ -4,43 +4,72 @@ namespace attune::controller {
 
 OperatorMetrics::OperatorMetrics(metrics::Registry& registry)
     : resizes(registry.counter("attune_resize_total",
-                               "In-place resizes by outcome (applied, failed, skipped, reverted).",
+                               "In-place resizes by result (success, failed, reverted).",
                                {"namespace", "workload", "resource", "result"})),
+      resizeSkips(registry.counter(
+          "attune_resize_skipped_total",
+          "Resizes a pre-check or the cooldown skipped, by reason (Cooldown, NodeCapacity, ...).",
+          {"namespace", "workload", "reason"})),
       reverts(registry.counter("attune_reverts_total",
                                "Resizes reverted by the safety monitor, by violation.",
-                               {"reason"})),
-      reconcileDuration(registry.histogram("attune_reconcile_duration_seconds",
-                                           "Duration of one policy reconcile.", {},
-                                           metrics::defaultDurationBuckets())),
+                               {"namespace", "workload", "reason"})),
+      reconcileDuration(registry.histogram(
+          "attune_reconcile_duration_seconds", "Duration of one policy reconcile.",
+          {"controller", "namespace", "policy"}, metrics::defaultDurationBuckets())),
       recommendationCpu(registry.gauge("attune_recommendation_cpu_cores",
                                        "Recommended CPU request per container, in cores.",
                                        {"namespace", "workload", "container"})),
       recommendationMemory(registry.gauge("attune_recommendation_memory_bytes",
                                           "Recommended memory request per container, in bytes.",
                                           {"namespace", "workload", "container"})),
+      confidence(registry.gauge("attune_confidence",
+                                "Confidence (0-1) of each container's recommendation.",
+                                {"namespace", "workload", "container"})),
       savingsCpu(registry.gauge(
-          "attune_savings_cpu_cores",
-          "CPU requests the recommendations would free per workload (all replicas), in cores.",
-          {"namespace", "workload"})),
+          "attune_savings_cpu_cores_total",
+          "CPU requests the recommendations would free per namespace (all replicas), in cores.",
+          {"namespace"})),
       savingsMemory(registry.gauge(
-          "attune_savings_memory_bytes",
-          "Memory requests the recommendations would free per workload (all replicas), in bytes.",
-          {"namespace", "workload"})),
+          "attune_savings_memory_bytes_total",
+          "Memory requests the recommendations would free per namespace (all replicas), in bytes.",
+          {"namespace"})),
+      reclaimedCpu(registry.gauge("attune_reclaimed_request_cpu_cores",
+                                  "CPU requests a policy's recommended decreases would free "
+                                  "(status.savings.cpuRequestReduction), in cores.",
+                                  {"namespace", "policy"})),
+      reclaimedMemory(registry.gauge("attune_reclaimed_request_memory_bytes",
+                                     "Memory requests a policy's recommended decreases would free "
+                                     "(status.savings.memoryRequestReduction), in bytes.",
+                                     {"namespace", "policy"})),
       hpaRetunes(registry.counter(
           "attune_hpa_retunes_total",
           "HPA utilization targets written to follow the pods' requests (retuned), put back "
           "to their originals (restored), or failed writes.",
           {"namespace", "hpa", "result"})),
       evictions(registry.counter(
-          "attune_evictions_total",
-          "Pods evicted through the Eviction API for recreation, by cause (e.g. OOMKilled) and "
-          "result (evicted; blocked by a PodDisruptionBudget; failed).",
-          {"namespace", "workload", "cause", "result"})),
+          "attune_eviction_total",
+          "Pods evicted through the Eviction API for recreation, by result (success; denied by a "
+          "PodDisruptionBudget; failed) and cause (e.g. OOMKilled).",
+          {"namespace", "workload", "result", "cause"})),
       admissionBypasses(registry.counter(
           "attune_admission_webhook_bypassed_pods_total",
           "Pods of workloads with admission sizing that were created without the pod admission "
           "webhook (not called or failed; admitted by failurePolicy Ignore).",
           {"namespace", "workload"})) {}
+
+void OperatorMetrics::setWorkloadSavings(const std::string& ns, const std::string& workload,
+                                         double cpuCores, double memoryBytes) {
+  workloadSavings_[{ns, workload}] = {cpuCores, memoryBytes};
+  double cpu = 0;
+  double memory = 0;
+  for (auto it = workloadSavings_.lower_bound({ns, std::string()});
+       it != workloadSavings_.end() && it->first.first == ns; ++it) {
+    cpu += it->second.first;
+    memory += it->second.second;
+  }
+  savingsCpu.set({ns}, cpu);
+  savingsMemory.set({ns}, memory);
+}
 
 HpaGuardMetrics::HpaGuardMetrics(metrics::Registry& registry)
     : minReplicas(registry.gauge("attune_hpa_guard_min_replicas",

@@ -1,13 +1,21 @@
-// The operator's own metrics (issue-facing names are part of the public interface):
-//   attune_resize_total{namespace,workload,resource,result}
-//   attune_reverts_total{reason}
-//   attune_reconcile_duration_seconds (histogram)
+// The operator's own metrics. Names and labels follow the public operator's metrics reference
+// where it has the metric (docs/parity.md lists each one):
+//   attune_resize_total{namespace,workload,resource,result}   result: success, failed, reverted
+//   attune_reverts_total{namespace,workload,reason}           reason: oomkill, restart, throttle,
+//                                                              notready
+//   attune_reconcile_duration_seconds{controller,namespace,policy} (histogram)
 //   attune_recommendation_cpu_cores{namespace,workload,container}
 //   attune_recommendation_memory_bytes{namespace,workload,container}
-//   attune_savings_cpu_cores{namespace,workload}
-//   attune_savings_memory_bytes{namespace,workload}
+//   attune_confidence{namespace,workload,container}
+//   attune_savings_cpu_cores_total{namespace}       (gauge: requests the recommendations free)
+//   attune_savings_memory_bytes_total{namespace}    (gauge)
+//   attune_reclaimed_request_cpu_cores{namespace,policy}
+//   attune_reclaimed_request_memory_bytes{namespace,policy}
+//   attune_eviction_total{namespace,workload,result,cause}  result: success, denied, failed;
+//                                                            cause is ours
+// and ours, without a public counterpart:
+//   attune_resize_skipped_total{namespace,workload,reason}
 //   attune_hpa_retunes_total{namespace,hpa,result}
-//   attune_evictions_total{namespace,workload,cause,result}
 //   attune_admission_webhook_bypassed_pods_total{namespace,workload}
 // and the HPA guard's:
 //   attune_hpa_guard_min_replicas{namespace,hpa}
@@ -15,23 +23,45 @@
 //   attune_hpa_guard_query_failures_total{namespace,hpa}
 #pragma once
 
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+
 #include "metrics/exposition/registry.h"
 
 namespace attune::controller {
 
+// The `controller` label of attune_reconcile_duration_seconds.
+inline constexpr std::string_view kPolicyControllerName = "attunepolicy";
+
 struct OperatorMetrics {
   explicit OperatorMetrics(metrics::Registry& registry);
 
+  // attune_savings_{cpu_cores,memory_bytes}_total of the workload's namespace, summed over its
+  // workloads: `cpuCores` and `memoryBytes` are what the recommendations would free for the
+  // workload (all replicas). Not thread-safe: called from the controller's passes only.
+  void setWorkloadSavings(const std::string& ns, const std::string& workload, double cpuCores,
+                          double memoryBytes);
+
   metrics::MetricFamily& resizes;
+  metrics::MetricFamily& resizeSkips;
   metrics::MetricFamily& reverts;
   metrics::MetricFamily& reconcileDuration;
   metrics::MetricFamily& recommendationCpu;
   metrics::MetricFamily& recommendationMemory;
+  metrics::MetricFamily& confidence;
   metrics::MetricFamily& savingsCpu;
   metrics::MetricFamily& savingsMemory;
+  metrics::MetricFamily& reclaimedCpu;
+  metrics::MetricFamily& reclaimedMemory;
   metrics::MetricFamily& hpaRetunes;
   metrics::MetricFamily& evictions;
   metrics::MetricFamily& admissionBypasses;
+
+ private:
+  // (namespace, workload) -> (cores, bytes) behind the namespace sums.
+  std::map<std::pair<std::string, std::string>, std::pair<double, double>> workloadSavings_;
 };
 
 struct HpaGuardMetrics {

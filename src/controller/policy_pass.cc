@@ -10,6 +10,7 @@
 #include "controller/policy_status.h"
 #include "rollout/planner.h"
 #include "safety/conditions.h"
+#include "safety/cooldown.h"
 #include "safety/observation.h"
 #include "usage/pod_aggregation.h"
 
@@ -103,7 +104,16 @@ PassResult PolicyPass::finish(const rollout::NodeOptimisation* nodes) {
   settleStatus(status_, stored_, policy_, recommended_,  // status
                {.metricsError = metricsError_,
                 .targets = targets_.size(),
-                .resizeBlocked = plan.resizeBlocked},
+                .resizeBlocked = plan.resizeBlocked,
+                .canaries = plan.canaries,
+                .consecutiveReverts = mostReverts_,
+                .resizing = static_cast<int>(plan.all<rollout::ResizeAction>().size()) +
+                            plan.underObservation,
+                .coolingDown = std::ranges::any_of(plan.all<rollout::SkipAction>(),
+                                                   [](const rollout::SkipAction* s) {
+                                                     return s->reason ==
+                                                            rollout::SkipReason::kCooldown;
+                                                   })},
                now_);
   writeStatus(ctx_.api, stored_, status_);
   return {.requeueAfter = plan.requeueAfter};
@@ -213,6 +223,13 @@ rollout::Plan PolicyPass::makePlan(const std::vector<rollout::ObservedPod>& obse
   for (const TargetWorkload& t : targets_) workloads[t.ref] = *t.metadata;
   rollout::Plan observations;
   rollout::planObservations(observed, workloads, now_, observations);
+  // status.cooldown: the backoff of the workloads as the verdicts leave them.
+  mostReverts_ = 0;
+  for (const auto& [ref, meta] : workloads) {
+    if (auto state = safety::decodeCooldownState(meta)) {
+      mostReverts_ = std::max(mostReverts_, state->consecutiveReverts);
+    }
+  }
   if (ctx_.options.oomRecovery) planOomRecovery(observations);
   // Fail closed: without fresh metrics there is no resize this pass.
   rollout::Plan plan =
@@ -332,7 +349,7 @@ void PolicyPass::reportInvalid(api::ClusterApi& api, const api::AttunePolicy& st
   safety::setCondition(update.status.conditions,
                        {.type = std::string(api::kConditionReady),
                         .status = "False",
-                        .reason = "InvalidSpec",
+                        .reason = std::string(api::kReasonInvalidConfig),
                         .message = error.toString(),
                         .lastTransitionTime = std::nullopt,
                         .observedGeneration = stored.metadata.generation},

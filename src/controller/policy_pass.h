@@ -109,7 +109,7 @@ class PolicyPass {
   // After run(): the pod selectors of the policy's targets (a pod they match concerns it).
   std::vector<api::LabelSelector> podSelectors() const;
 
-  // Writes a Ready=False condition (reason InvalidSpec) for a policy that cannot be reconciled.
+  // Writes a Ready=False condition (reason InvalidConfig) for a policy that cannot be reconciled.
   static void reportInvalid(api::ClusterApi& api, const api::AttunePolicy& stored,
                             const Error& error, Time now);
 
@@ -152,6 +152,7 @@ class PolicyPass {
   std::optional<std::string> metricsError_;           // set when the usage read failed
   std::optional<safety::SafetySignals> signals_;      // queried once, when first needed
   const rollout::NodeOptimisation* nodes_ = nullptr;  // set by finish()
+  int mostReverts_ = 0;  // the most consecutive reverts of a target workload (makePlan)
 };
 
 // A pass between its two halves, as the controller keeps it while the nodes are optimised.

@@ -13,6 +13,7 @@
 #include "api/policy/policy_defaults.h"
 #include "core/quantity.h"
 #include "safety/conditions.h"
+#include "safety/cooldown.h"
 
 namespace attune::controller {
 namespace {
@@ -115,7 +116,9 @@ api::SavingsStatus summarizeSavings(const std::vector<RecommendedWorkload>& reco
       .memoryRequestTotal = formatMemory(memory.total),
       .memoryRequestReduction = formatMemory(memory.reduction),
       .memoryRequestIncrease =
-          memory.increase.value() > 0 ? formatMemory(memory.increase) : std::string()};
+          memory.increase.value() > 0 ? formatMemory(memory.increase) : std::string(),
+      .reclaimedCpuRequest = formatCpu(cpu.reduction),
+      .reclaimedMemoryRequest = formatMemory(memory.reduction)};
 }
 
 void publishRecommendations(const std::vector<RecommendedWorkload>& recommended,
@@ -126,6 +129,13 @@ void publishRecommendations(const std::vector<RecommendedWorkload>& recommended,
   status.savings.reset();
   if (observing(policy)) return;  // Observe tracks data points only; no recommendations
   status.savings = summarizeSavings(recommended, replicas);
+  const std::vector<std::string> policyLabels{policy.metadata.namespace_, policy.metadata.name};
+  if (auto cpu = parseCpu(status.savings->cpuRequestReduction)) {
+    metrics.reclaimedCpu.set(policyLabels, toCores(*cpu));
+  }
+  if (auto memory = parseMemory(status.savings->memoryRequestReduction)) {
+    metrics.reclaimedMemory.set(policyLabels, static_cast<double>(memory->value()));
+  }
   for (const RecommendedWorkload& a : recommended) {
     status.recommendations.push_back(toStatus(a, policy, now));
     double cpuSaved = 0;
@@ -136,6 +146,11 @@ void publishRecommendations(const std::vector<RecommendedWorkload>& recommended,
       const std::vector<std::string> labels{a.ref.ns, a.ref.name, c.name};
       const auto& r = c.recommendation.resources;
       if (!c.recommendation.enoughData) continue;
+      for (const api::ContainerRecommendation& written : status.recommendations.back().containers) {
+        if (written.name == c.name && written.confidence) {
+          metrics.confidence.set(labels, *written.confidence);
+        }
+      }
       if (r.cpuRequest) {
         metrics.recommendationCpu.set(labels, toCores(*r.cpuRequest));
         if (c.current.cpuRequest) {
@@ -150,9 +165,70 @@ void publishRecommendations(const std::vector<RecommendedWorkload>& recommended,
         }
       }
     }
-    metrics.savingsCpu.set({a.ref.ns, a.ref.name}, cpuSaved * pods);
-    metrics.savingsMemory.set({a.ref.ns, a.ref.name}, memorySaved * pods);
+    metrics.setWorkloadSavings(a.ref.ns, a.ref.name, cpuSaved * pods, memorySaved * pods);
   }
+}
+
+std::optional<api::CanaryStatus> summarizeCanary(
+    const std::optional<api::CanaryStatus>& previous,
+    const std::vector<rollout::CanaryProgress>& progress, const api::AttunePolicy& policy,
+    const std::vector<RecommendedWorkload>& recommended, std::int64_t generation, Time now) {
+  if (policy.spec.updateStrategy.type.value_or(api::kDefaultUpdateMode) !=
+      api::UpdateMode::kCanary) {
+    return std::nullopt;
+  }
+  // The previous cycle's entries, unless the spec changed since it started.
+  std::map<std::string, api::CanaryWorkloadStatus> before;
+  const bool sameCycle = previous && previous->observedGeneration == generation;
+  if (sameCycle) {
+    for (const api::CanaryWorkloadStatus& w : previous->workloads) before[w.workload] = w;
+  }
+  std::map<std::string, api::CanaryWorkloadStatus> after;
+  for (const rollout::CanaryProgress& p : progress) {
+    api::CanaryWorkloadStatus w{.workload = p.workload.name,
+                                .phase = std::string(p.phase == rollout::CanaryPhase::kInProgress
+                                                         ? api::kCanaryPhaseInProgress
+                                                         : api::kCanaryPhaseFullRollout),
+                                .pods = p.pods,
+                                .startTime = std::nullopt};
+    auto it = before.find(w.workload);
+    if (it != before.end()) {
+      w.startTime = it->second.startTime;
+      if (w.pods.empty()) w.pods = it->second.pods;  // FullRollout: the canaries were these
+    }
+    if (!w.startTime && !w.pods.empty()) w.startTime = now;
+    after[w.workload] = std::move(w);
+  }
+  for (const RecommendedWorkload& a : recommended) {
+    auto it = before.find(a.ref.name);
+    if (it != before.end() && !after.contains(a.ref.name)) after[a.ref.name] = it->second;
+  }
+  if (after.empty()) return std::nullopt;
+  api::CanaryStatus status{.phase = std::string(api::kCanaryPhaseFullRollout),
+                           .pods = {},
+                           .startTime = std::nullopt,
+                           .observedGeneration = generation,
+                           .workloads = {}};
+  constexpr std::size_t kMaxPods = 100;  // the public CRD's maxItems
+  for (auto& [name, w] : after) {
+    if (w.phase == api::kCanaryPhaseInProgress) status.phase = api::kCanaryPhaseInProgress;
+    for (const std::string& pod : w.pods) {
+      if (status.pods.size() < kMaxPods) status.pods.push_back(pod);
+    }
+    if (w.startTime && (!status.startTime || *w.startTime < *status.startTime)) {
+      status.startTime = w.startTime;
+    }
+    status.workloads.push_back(std::move(w));
+  }
+  return status;
+}
+
+api::CooldownStatus summarizeCooldown(const api::AttunePolicy& policy, int consecutiveReverts) {
+  const Duration base = policy.spec.updateStrategy.cooldown.value_or(api::kDefaultCooldown);
+  return api::CooldownStatus{
+      .backoffMultiplier = safety::cooldownMultiplier(consecutiveReverts),
+      .consecutiveReverts = consecutiveReverts,
+      .effectiveCooldown = formatDuration(safety::effectiveCooldown(base, consecutiveReverts))};
 }
 
 void settleStatus(api::AttunePolicyStatus& status, const api::AttunePolicy& stored,
@@ -173,20 +249,26 @@ void settleStatus(api::AttunePolicyStatus& status, const api::AttunePolicy& stor
   }
   api::Condition ready{.type = std::string(api::kConditionReady),
                        .status = "True",
-                       .reason = "Reconciled",
+                       .reason = std::string(api::kReasonMonitoring),
                        .message = {},
                        .lastTransitionTime = std::nullopt,
                        .observedGeneration = generation};
-  if (outcome.metricsError) {
+  const auto notReady = [&](std::string_view reason, std::string message) {
     ready.status = "False";
-    ready.reason = "MetricsUnavailable";
-    ready.message = "no resize while metrics are unavailable: " + *outcome.metricsError;
+    ready.reason = std::string(reason);
+    ready.message = std::move(message);
+  };
+  if (policy.spec.paused.value_or(false)) {
+    notReady(api::kReasonPaused,
+             "spec.paused is true: recommendations are kept up to date, no pod is resized");
+  } else if (outcome.metricsError) {
+    notReady(api::kReasonPrometheusUnavailable,
+             "no resize while metrics are unavailable: " + *outcome.metricsError);
   } else if (outcome.targets == 0) {
-    ready.status = "False";
-    ready.reason = "NoTargets";
-    ready.message = "spec.targetRef matches no workload";
+    notReady(api::kReasonNoWorkloadsFound, "spec.targetRef matches no workload");
   } else if (fewest >= 0 && fewest < minimum) {
-    ready.reason = "CollectingData";
+    ready.status = "False";
+    ready.reason = std::string(api::kReasonInsufficientData);
     ready.message = fmt::format("{} of {} data points (fewest over {} containers)", fewest, minimum,
                                 containers);
   } else if (observing(policy) && fewest >= 0) {
@@ -198,6 +280,22 @@ void settleStatus(api::AttunePolicyStatus& status, const api::AttunePolicy& stor
     ready.message = fmt::format("{} workloads, {} containers", outcome.targets, containers);
   }
   safety::setCondition(status.conditions, ready, now);
+  api::Condition resizing{.type = std::string(api::kConditionResizing),
+                          .status = "False",
+                          .reason = std::string(api::kReasonIdle),
+                          .message = "no resize in progress",
+                          .lastTransitionTime = std::nullopt,
+                          .observedGeneration = generation};
+  if (outcome.resizing > 0) {
+    resizing.status = "True";
+    resizing.reason = std::string(api::kReasonInProgress);
+    resizing.message =
+        fmt::format("{} pod(s) resized this pass or under observation", outcome.resizing);
+  } else if (outcome.coolingDown) {
+    resizing.reason = std::string(api::kReasonCooldownActive);
+    resizing.message = "a target workload waits for its cooldown";
+  }
+  safety::setCondition(status.conditions, resizing, now);
   safety::updateDegradedCondition(status.conditions, status.resizeHistory, now, generation);
   if (outcome.resizeBlocked) {
     api::Condition blocked = *outcome.resizeBlocked;
@@ -209,6 +307,9 @@ void settleStatus(api::AttunePolicyStatus& status, const api::AttunePolicy& stor
   status.observedGeneration = generation;
   status.lastReconcileTime = now;
   status.workloads = summarizeWorkloads(status, policy, recommended, outcome.targets);
+  status.canary =
+      summarizeCanary(stored.status.canary, outcome.canaries, policy, recommended, generation, now);
+  status.cooldown = summarizeCooldown(policy, outcome.consecutiveReverts);
   int reverts = 0;
   for (auto it = status.resizeHistory.rbegin(); it != status.resizeHistory.rend(); ++it) {
     if (!safety::isResizeOperation(*it)) continue;

@@ -12,6 +12,7 @@
 #include "controller/operator_metrics.h"
 #include "controller/workload_recommendations.h"
 #include "core/time.h"
+#include "rollout/plan.h"
 
 namespace attune::controller {
 
@@ -35,15 +36,35 @@ api::PolicyWorkloadCounts summarizeWorkloads(const api::AttunePolicyStatus& stat
                                              const std::vector<RecommendedWorkload>& recommended,
                                              std::size_t targets);
 
+// status.canary under Canary mode (nullopt otherwise): each workload's progress from this
+// pass's plan; a workload the plan did not reach (cooldown, opt-out, failed metrics read) keeps
+// its previous entry while it is still in `recommended`. A workload's startTime is kept from the
+// previous entry, or is `now` when its canary starts. A new `generation` starts a new cycle
+// (previous entries dropped). The policy's phase is CanaryInProgress while any workload's is;
+// pods are every workload's canaries (at most 100); startTime the earliest.
+std::optional<api::CanaryStatus> summarizeCanary(
+    const std::optional<api::CanaryStatus>& previous,
+    const std::vector<rollout::CanaryProgress>& progress, const api::AttunePolicy& policy,
+    const std::vector<RecommendedWorkload>& recommended, std::int64_t generation, Time now);
+
+// status.cooldown: the backoff of `consecutiveReverts` (the most of any target workload) over
+// updateStrategy.cooldown.
+api::CooldownStatus summarizeCooldown(const api::AttunePolicy& policy, int consecutiveReverts);
+
 struct PassOutcome {
-  std::optional<std::string> metricsError;      // the usage read failed
-  std::size_t targets = 0;                      // workloads the policy resolved to
-  std::optional<api::Condition> resizeBlocked;  // nullopt: the condition is removed
+  std::optional<std::string> metricsError;        // the usage read failed
+  std::size_t targets = 0;                        // workloads the policy resolved to
+  std::optional<api::Condition> resizeBlocked;    // nullopt: the condition is removed
+  std::vector<rollout::CanaryProgress> canaries;  // the plan's (rollout::Plan::canaries)
+  int consecutiveReverts = 0;  // the most of any target workload after the plan's verdicts
+  int resizing = 0;            // resizes this pass made, and pods still under observation
+  bool coolingDown = false;    // a workload waits for its cooldown (Skip(Cooldown))
 };
 
-// The conditions and counters a pass leaves: Ready (MetricsUnavailable, NoTargets,
-// CollectingData or Reconciled), Degraded, ResizeBlocked, observedGeneration, workloads,
-// lastReconcileTime and consecutiveReverts.
+// The conditions and counters a pass leaves: Ready (the public reasons: Paused,
+// PrometheusUnavailable, NoWorkloadsFound or InsufficientData as False, else Monitoring),
+// Resizing (InProgress, else CooldownActive or Idle), Degraded, ResizeBlocked,
+// observedGeneration, workloads, canary, cooldown, lastReconcileTime and consecutiveReverts.
 void settleStatus(api::AttunePolicyStatus& status, const api::AttunePolicy& stored,
                   const api::AttunePolicy& policy,
                   const std::vector<RecommendedWorkload>& recommended, const PassOutcome& outcome,

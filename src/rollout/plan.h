@@ -8,12 +8,13 @@
 //  - RevertAction (a safety verdict): resize the pod back to `restore` (the originals from its
 //    record; a transport failure is read back, the request may have landed), then remove the
 //    record (`clearRecord`) and write `workloadAnnotations` on the workload (the cooldown after a
-//    revert). Booked: the Applied history entries of the resize marked Reverted, a `Reverted`
+//    revert). Booked: the Success history entries of the resize marked Reverted, a `Reverted`
 //    Warning event, attune_reverts_total and attune_resize_total{result="reverted"}. When the
 //    restore fails the record stays (retried next pass) and a `ResizeFailed` Warning says so.
 //  - RestoreAction (the kubelet answered Infeasible or Error): as a revert, without the workload
-//    annotations: a failed resize, not a revert. Booked: Failed history entries, a
-//    `ResizeFailed` Warning, attune_resize_total{result="failed"}.
+//    annotations: a failed resize, not a revert. Booked: Failed history entries, an
+//    `InfeasibleBlocked` (Infeasible) or `ResizeFailed` Warning,
+//    attune_resize_total{result="failed"}.
 //  - EndObservationAction: remove the record; for a Safe verdict also write
 //    `workloadAnnotations` (the last safe time). Booked: a `SafetyViolation` Warning for a
 //    violation kept (autoRevert off); nothing for a record whose resize never reached the pod.
@@ -21,13 +22,13 @@
 //    BEFORE the pod is touched, with the pod's resourceVersion as precondition: a pod changed
 //    since the snapshot is left for the next pass); then ClusterApi::resizePod(pod, containers)
 //    (a transport failure is read back); on success `workloadAnnotations` on the workload
-//    (safety::annotationsAfterResize). Booked: a `Resized` Normal event and one Applied history
-//    entry and attune_resize_total increment per `changes` element; on a refusal the record is
-//    cleared again, a `ResizeFailed` Warning and Failed entries (after a transport failure the
-//    record stays, so the originals are never lost).
+//    (safety::annotationsAfterResize). Booked: a `Resized` Normal event and one Success history
+//    entry and attune_resize_total{result="success"} increment per `changes` element; on a refusal
+//    the record is cleared again, a `ResizeFailed` Warning and Failed entries (after a transport
+//    failure the record stays, so the originals are never lost).
 //  - SkipAction: nothing is written to the pod. Booked: a `ResizeSkipped` Warning event (reason
 //    code and message) and a history entry with result Skipped and `reason` = toString(reason),
-//    once while the same skip repeats.
+//    once while the same skip repeats, and attune_resize_skipped_total{reason}.
 //  - DeferAction: nothing is written or booked; the policy is requeued after `requeueAfter`.
 //  - EventAction: the event as given (e.g. the informational HPAConflict warning).
 //  - HpaRetuneAction (hpa/retune.h): ClusterApi::updateHpa(hpa) — its spec targets and the
@@ -38,7 +39,7 @@
 //    safety: the target is a function of the pods' requests and the originals remembered on
 //    the HPA (or, before the first write, in the pods' resize records), so a pass after a crash
 //    between a resize and the HPA write computes the same HPA and writes it. Booked: an
-//    `HPARetuned` event on the HPA (Normal; Warning when a target was clamped), one Applied
+//    `HPARetuned` event on the HPA (Normal; Warning when a target was clamped), one Success
 //    history entry per target moved (from/to in percent), attune_hpa_retunes_total.
 //  - EvictAction: write `workloadAnnotations` on the workload first (what the eviction is
 //    for must outlive the pod, e.g. the memory at an OOM kill that sizes the replacement), then
@@ -47,7 +48,7 @@
 //    pod running; a pod already gone or replaced is left to the next pass. Booked: an `Evicted`
 //    Normal event (or `EvictionBlocked` / `EvictionFailed` Warnings), one history entry
 //    (method Eviction, result Evicted or Failed, reason = cause) and
-//    attune_evictions_total{namespace,workload,cause,result}.
+//    attune_eviction_total{namespace,workload,result,cause}.
 // Plan::requeueAfter is the soonest time any entry asks the policy to be reconciled again;
 // Plan::resizeBlocked is the ResizeBlocked condition to set (nullopt: remove it).
 #pragma once
@@ -227,6 +228,21 @@ struct EndObservationAction {
   std::string message;
 };
 
+// Where a workload's Canary rollout stands after the plan (status.canary).
+enum class CanaryPhase {
+  kInProgress,   // canary pods are being resized, observed, or wait for promotion
+  kFullRollout,  // past its canaries: the rest follow as in Auto (or every pod is at target)
+};
+
+struct CanaryProgress {
+  api::WorkloadRef workload;
+  CanaryPhase phase = CanaryPhase::kInProgress;
+  // kInProgress: the canary pods (at target, under observation or resized by this plan), in
+  // name order; empty for kFullRollout (which pods were the canaries is no longer visible).
+  std::vector<std::string> pods;
+  bool operator==(const CanaryProgress&) const = default;
+};
+
 using Action = std::variant<RevertAction, RestoreAction, EndObservationAction, ResizeAction,
                             SkipAction, DeferAction, EventAction, HpaRetuneAction, EvictAction>;
 
@@ -237,6 +253,9 @@ struct Plan {
   int underObservation = 0;  // carrying a resize record: resizes in flight
   int waiting = 0;  // need a resize, but the mode or maxConcurrentResizes left no room this pass
   std::optional<Duration> requeueAfter;  // the soonest requeue any action asks for
+  // Canary mode: each workload the planner reached the canary stage for (not one skipped for an
+  // opt-out, a rollout in progress, a cooldown or without a recommendation).
+  std::vector<CanaryProgress> canaries;
   // ResizeBlocked condition (status True, reason PodsDeferred, PodsInfeasible or
   // PodsDeferredAndInfeasible) when pods report a Deferred or Infeasible resize; nullopt means
   // the condition should be removed. lastTransitionTime is left for safety::setCondition.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string>
 
 #include "api/policy/policy_defaults.h"
@@ -228,12 +229,33 @@ class Pass {
     // The number of resizes this workload may still get in this pass (beyond the slots).
     int budget = static_cast<int>(pods.size());
     bool canary = false;
-    if (mode_ == api::UpdateMode::kCanary && needing > 0) {
-      const auto& c = policy_.spec.updateStrategy.canary;
-      const int pct =
-          std::clamp(c && c->percentage ? *c->percentage : api::kDefaultCanaryPercentage, 0, 100);
-      const int n = static_cast<int>(pods.size());
-      const int canaries = std::max(1, (pct * n + 99) / 100);
+    const auto& c = policy_.spec.updateStrategy.canary;
+    const int pct =
+        std::clamp(c && c->percentage ? *c->percentage : api::kDefaultCanaryPercentage, 0, 100);
+    const int canaries = std::max(1, (pct * static_cast<int>(pods.size()) + 99) / 100);
+    // Canary mode: how far the workload's canary got, once this workload's actions are planned.
+    const auto reportCanary = [&](CanaryPhase phase) {
+      if (mode_ != api::UpdateMode::kCanary) return;
+      CanaryProgress progress{.workload = w.id(), .phase = phase, .pods = {}};
+      if (phase == CanaryPhase::kInProgress) {
+        std::set<std::string> resized;
+        for (const ResizeAction* r : plan_.all<ResizeAction>()) {
+          if (r->workload == w.id() && r->canary) resized.insert(r->pod);
+        }
+        for (const PodView& p : pods) {
+          const std::string& name = p.pod->metadata.name;
+          if (std::ssize(progress.pods) == canaries) break;
+          if (p.changes.empty() || safety::hasResizeRecord(*p.pod) || resized.contains(name)) {
+            progress.pods.push_back(name);
+          }
+        }
+      }
+      plan_.canaries.push_back(std::move(progress));
+    };
+    if (mode_ == api::UpdateMode::kCanary && needing == 0) {
+      reportCanary(atTarget > canaries || observing == 0 ? CanaryPhase::kFullRollout
+                                                         : CanaryPhase::kInProgress);
+    } else if (mode_ == api::UpdateMode::kCanary) {
       if (atTarget < canaries) {
         budget = canaries - atTarget;
         canary = true;
@@ -246,12 +268,14 @@ class Pass {
               std::to_string(observing) + " canary pod(s) of " + w.metadata.name +
                   " are still under observation",
               after);
+        reportCanary(CanaryPhase::kInProgress);
         return;
       } else if (!(c && c->autoPromote.value_or(false))) {
         defer(w, "", DeferReason::kCanaryNotPromoted,
               "the canary pods of " + w.metadata.name +
                   " were declared safe; canary.autoPromote is false, so the remaining " +
                   std::to_string(needing) + " pod(s) wait for promotion");
+        reportCanary(CanaryPhase::kInProgress);
         return;
       } else {
         std::optional<Time> safeAt = state->lastSafeTime;
@@ -262,12 +286,16 @@ class Pass {
                 "the canary pods of " + w.metadata.name + " were declared safe at " +
                     formatRfc3339(*safeAt) + "; the rest follow after " + formatDuration(wait),
                 *safeAt + wait - now_);
+          reportCanary(CanaryPhase::kInProgress);
           return;
         }
       }
     }
 
     for (const PodView& p : pods) planPod(w, p, budget, canary);
+    if (mode_ == api::UpdateMode::kCanary && needing > 0) {
+      reportCanary(canary ? CanaryPhase::kInProgress : CanaryPhase::kFullRollout);
+    }
   }
 
   void planPod(const WorkloadInput& w, const PodView& p, int& budget, bool canary) {

@@ -65,8 +65,9 @@ enum class EvictionRanking { kLow, kMedium, kHigh, kNoEviction };
 inline constexpr std::array<std::string_view, 4> kEvictionRankingNames = {"Low", "Medium", "High",
                                                                           "NoEviction"};
 
-// Outcome of one resize. Attune writes Applied, Reverted, Failed and Skipped; Success, Evicted
-// and TemplatePatched are written by the public operator and accepted for compatibility.
+// Outcome of one resize. Attune writes Success (a resize that landed; as the public operator),
+// Reverted, Failed, Evicted and Skipped (an extension value); Applied (what earlier versions
+// wrote for Success) and TemplatePatched are accepted.
 enum class ResizeResult {
   kApplied,
   kReverted,
@@ -98,10 +99,24 @@ std::string_view toString(ResizeResult v);
 std::string_view toString(ResizedResource v);
 std::string_view toString(ResizeMethod v);
 
-// Condition types and reasons written to status.conditions.
+// Condition types and reasons written to status.conditions: the public operator's, and
+// ResizeBlocked's reasons, which are ours (docs/parity.md).
 inline constexpr std::string_view kConditionReady = "Ready";
+inline constexpr std::string_view kConditionResizing = "Resizing";
 inline constexpr std::string_view kConditionDegraded = "Degraded";
 inline constexpr std::string_view kConditionResizeBlocked = "ResizeBlocked";
+// Ready
+inline constexpr std::string_view kReasonMonitoring = "Monitoring";              // True: evaluated
+inline constexpr std::string_view kReasonInsufficientData = "InsufficientData";  // False
+inline constexpr std::string_view kReasonPrometheusUnavailable = "PrometheusUnavailable";  // False
+inline constexpr std::string_view kReasonNoWorkloadsFound = "NoWorkloadsFound";            // False
+inline constexpr std::string_view kReasonInvalidConfig = "InvalidConfig";                  // False
+inline constexpr std::string_view kReasonPaused = "Paused";                                // False
+// Resizing
+inline constexpr std::string_view kReasonInProgress = "InProgress";          // True
+inline constexpr std::string_view kReasonIdle = "Idle";                      // False
+inline constexpr std::string_view kReasonCooldownActive = "CooldownActive";  // False
+// Degraded
 inline constexpr std::string_view kReasonHighRevertRate = "HighRevertRate";
 
 // ---- Spec
@@ -254,8 +269,8 @@ struct PolicyWorkloadCounts {
 };
 
 // status.savings: request totals of the last pass over the running pods, as Kubernetes
-// quantities ("200m", "256Mi"); a reduction or increase is left empty when there is none. The
-// cost estimates of the public API are not written.
+// quantities ("200m", "256Mi"); an increase is left empty when there is none. The cost estimates
+// of the public API are not written.
 struct SavingsStatus {
   std::string cpuRequestTotal;
   std::string cpuRequestReduction;
@@ -263,7 +278,46 @@ struct SavingsStatus {
   std::string memoryRequestTotal;
   std::string memoryRequestReduction;
   std::string memoryRequestIncrease;
+  // The same quantities as the reductions, under the public API's names for capacity planning.
+  std::string reclaimedCpuRequest;
+  std::string reclaimedMemoryRequest;
   bool operator==(const SavingsStatus&) const = default;
+};
+
+// status.canary: the Canary rollout of the policy's workloads, as the planner left it this pass
+// (absent outside Canary mode, or while no workload needs a resize yet).
+inline constexpr std::string_view kCanaryPhaseInProgress = "CanaryInProgress";
+inline constexpr std::string_view kCanaryPhaseFullRollout = "FullRollout";
+
+// One workload's canary (the public operator's later CanaryWorkloadStatus; not in its v0.1.23
+// CRD, so an extension here).
+struct CanaryWorkloadStatus {
+  std::string workload;
+  std::string phase;              // kCanaryPhaseInProgress or kCanaryPhaseFullRollout
+  std::vector<std::string> pods;  // the canary pods, in name order
+  std::optional<Time> startTime;  // when the first canary pod was resized
+  bool operator==(const CanaryWorkloadStatus&) const = default;
+};
+
+struct CanaryStatus {
+  // CanaryInProgress while any workload's canaries are being resized, observed or wait for
+  // promotion; FullRollout once every workload is past its canaries.
+  std::string phase;
+  std::vector<std::string> pods;  // the canary pods of every workload (at most 100)
+  std::optional<Time> startTime;  // the earliest workload startTime
+  // metadata.generation when this canary cycle started; a new generation starts a new cycle.
+  std::optional<std::int64_t> observedGeneration;
+  std::vector<CanaryWorkloadStatus> workloads;  // extension (see CanaryWorkloadStatus)
+  bool operator==(const CanaryStatus&) const = default;
+};
+
+// status.cooldown: the backoff of the policy's workloads (the most consecutive reverts of any
+// target workload, from its attune.io/consecutive-reverts annotation).
+struct CooldownStatus {
+  std::optional<int> backoffMultiplier;  // 1, 2, 4, 8 or 16
+  std::optional<int> consecutiveReverts;
+  std::string effectiveCooldown;  // updateStrategy.cooldown × backoffMultiplier ("2h")
+  bool operator==(const CooldownStatus&) const = default;
 };
 
 struct AttunePolicyStatus {
@@ -272,6 +326,8 @@ struct AttunePolicyStatus {
   std::vector<ResizeHistoryEntry> resizeHistory;
   std::optional<PolicyWorkloadCounts> workloads;
   std::optional<SavingsStatus> savings;
+  std::optional<CanaryStatus> canary;
+  std::optional<CooldownStatus> cooldown;
   // The last pass over this policy: a heartbeat, written by every pass.
   std::optional<Time> lastReconcileTime;
   std::optional<int> consecutiveReverts;

@@ -16,13 +16,13 @@ constexpr SchemaField kExtensionFields[] = {
     {"AttunePolicySpec", "strategy", ""},                          // modeled
     {"AttunePolicyStatus", "consecutiveReverts", ""},              // modeled
     {"AttunePolicyStatus", "gitopsPR", "GitOpsPRStatus"},
-    {"AttunePolicyStatus", "lastResizeTime", ""},      // modeled
-    {"AttunePolicyStatus", "observedGeneration", ""},  // modeled
-    {"CanaryStatus", "workloads", "[]CanaryWorkloadStatus"},
-    {"CanaryWorkloadStatus", "phase", ""},
-    {"CanaryWorkloadStatus", "pods", ""},
-    {"CanaryWorkloadStatus", "startTime", ""},
-    {"CanaryWorkloadStatus", "workload", ""},
+    {"AttunePolicyStatus", "lastResizeTime", ""},             // modeled
+    {"AttunePolicyStatus", "observedGeneration", ""},         // modeled
+    {"CanaryStatus", "workloads", "[]CanaryWorkloadStatus"},  // modeled
+    {"CanaryWorkloadStatus", "phase", ""},                    // modeled
+    {"CanaryWorkloadStatus", "pods", ""},                     // modeled
+    {"CanaryWorkloadStatus", "startTime", ""},                // modeled
+    {"CanaryWorkloadStatus", "workload", ""},                 // modeled
     {"CloudWatchConfig", "cpuUnit", ""},
     {"ContainerRecommendation", "rationale", ""},  // modeled
     {"ContainerResourcePolicy", "containerName", ""},

@@ -13,7 +13,7 @@ namespace attune::api::internal {
 // Every extension field, by owner type, sorted by fieldOrder. Two kinds:
 //   - modeled by Attune (policy_fields.h reads and writes them): spec.strategy,
 //     spec.nodeOptimization, status bookkeeping (observedGeneration, consecutiveReverts,
-//     lastResizeTime), a resize's pod and a recommendation's rationale;
+//     lastResizeTime), a resize's pod, a recommendation's rationale and status.canary.workloads;
 //   - accepted but not implemented (kept verbatim, with a warning under spec): containerPolicies,
 //     limitMultiplier, oomBump, surge, hpaTargetBounds, per-minute increase budgets and a few
 //     more, so that policies already using them still decode.

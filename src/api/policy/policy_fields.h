@@ -223,6 +223,35 @@ void fields(V& v, SavingsStatus& s) {
   v("memoryRequestTotal", s.memoryRequestTotal);
   v("memoryRequestReduction", s.memoryRequestReduction);
   v("memoryRequestIncrease", s.memoryRequestIncrease);
+  v("reclaimedCpuRequest", s.reclaimedCpuRequest);
+  v("reclaimedMemoryRequest", s.reclaimedMemoryRequest);
+}
+
+template <typename V>
+void fields(V& v, CanaryWorkloadStatus& c) {
+  v.type("CanaryWorkloadStatus");
+  v("workload", c.workload);
+  v("phase", c.phase);
+  v("pods", c.pods);
+  v("startTime", c.startTime);
+}
+
+template <typename V>
+void fields(V& v, CanaryStatus& c) {
+  v.type("CanaryStatus");
+  v("phase", c.phase);
+  v("pods", c.pods);
+  v("startTime", c.startTime);
+  v("observedGeneration", c.observedGeneration);
+  v.list("workloads", c.workloads);
+}
+
+template <typename V>
+void fields(V& v, CooldownStatus& c) {
+  v.type("CooldownStatus");
+  v("backoffMultiplier", c.backoffMultiplier);
+  v("consecutiveReverts", c.consecutiveReverts);
+  v("effectiveCooldown", c.effectiveCooldown);
 }
 
 template <typename V>
@@ -233,6 +262,8 @@ void fields(V& v, AttunePolicyStatus& s) {
   v.list("resizeHistory", s.resizeHistory);
   v.object("workloads", s.workloads);
   v.object("savings", s.savings);
+  v.object("canary", s.canary);
+  v.object("cooldown", s.cooldown);
   v("lastReconcileTime", s.lastReconcileTime);
   v("consecutiveReverts", s.consecutiveReverts);
   v("lastResizeTime", s.lastResizeTime);

@@ -37,6 +37,12 @@ std::optional<std::int64_t> workloadCount(const AttunePolicy& p,
   return p.status.workloads ? widen((*p.status.workloads).*count) : std::nullopt;
 }
 
+// One field of status.cooldown, when the status has it.
+std::optional<std::int64_t> cooldownField(const AttunePolicy& p,
+                                          std::optional<int> CooldownStatus::*field) {
+  return p.status.cooldown ? widen((*p.status.cooldown).*field) : std::nullopt;
+}
+
 // Integer fields with inclusive bounds (kNoLimit: unbounded above).
 struct IntegerBound {
   const char* path;
@@ -67,6 +73,17 @@ constexpr IntegerBound kIntegerBounds[] = {
      [](const AttunePolicy& p) { return widen(p.status.consecutiveReverts); }, 0, kNoLimit},
     {"status.observedGeneration",
      [](const AttunePolicy& p) { return widen(p.status.observedGeneration); }, 0, kNoLimit},
+    {"status.cooldown.backoffMultiplier",
+     [](const AttunePolicy& p) { return cooldownField(p, &CooldownStatus::backoffMultiplier); }, 1,
+     kNoLimit},
+    {"status.cooldown.consecutiveReverts",
+     [](const AttunePolicy& p) { return cooldownField(p, &CooldownStatus::consecutiveReverts); }, 0,
+     kNoLimit},
+    {"status.canary.observedGeneration",
+     [](const AttunePolicy& p) {
+       return p.status.canary ? widen(p.status.canary->observedGeneration) : std::nullopt;
+     },
+     0, kNoLimit},
     {"status.workloads.discovered",
      [](const AttunePolicy& p) { return workloadCount(p, &PolicyWorkloadCounts::discovered); }, 0,
      kNoLimit},

@@ -367,7 +367,7 @@ TEST_F(OperatorEndToEnd, ResizesInPlaceAndARestartedControllerStillRevertsAnOomK
 
   // `web` stayed resized: its observation ended without a violation.
   const json web = getJson("attunepolicy -n apps web");
-  EXPECT_FALSE(history(web, "Applied").empty()) << web.dump(2);
+  EXPECT_FALSE(history(web, "Success").empty()) << web.dump(2);
   EXPECT_TRUE(history(web, "Reverted").empty()) << web.dump(2);
 }
 
@@ -408,7 +408,7 @@ TEST_F(OperatorUnderFaults, KeepsWorkingAndNeverLosesOrDoublesAResize) {
   // Every entry of the resize (one per resource, all marked Reverted now) carries its time.
   std::set<std::string> resizeTimes;
   const json leaky = getJson("attunepolicy -n apps leaky");
-  for (const std::string result : {"Applied", "Reverted"}) {
+  for (const std::string result : {"Success", "Reverted"}) {
     for (const json& e : history(leaky, result)) resizeTimes.insert(e.value("timestamp", ""));
   }
   EXPECT_EQ(resizeTimes.size(), 1u) << "the leaky pod was resized once";

@@ -219,7 +219,7 @@ TEST_F(OperatorLoopTest, ReadyAfterTheFirstSuccessfulCheckAndAliveWhileLooping) 
 
 TEST_F(OperatorLoopTest, EndpointsServeMetricsAndProbes) {
   metrics::Registry registry;
-  registry.counter("attune_resize_total", "resizes", {"result"}).inc({"applied"});
+  registry.counter("attune_resize_total", "resizes", {"result"}).inc({"success"});
   OperatorHealth health;
   OperatorEndpoints endpoints{registry, health, clock_, minutes(2)};
   auto get = [&](std::string path) {
@@ -230,7 +230,7 @@ TEST_F(OperatorLoopTest, EndpointsServeMetricsAndProbes) {
   };
   auto metrics = get("/metrics");
   EXPECT_EQ(metrics.status, 200);
-  EXPECT_NE(metrics.body.find("attune_resize_total{result=\"applied\"} 1"), std::string::npos)
+  EXPECT_NE(metrics.body.find("attune_resize_total{result=\"success\"} 1"), std::string::npos)
       << metrics.body;
   EXPECT_EQ(metrics.contentType, "text/plain; version=0.0.4; charset=utf-8");
   EXPECT_EQ(get("/healthz").status, 500);

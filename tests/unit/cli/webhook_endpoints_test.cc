@@ -120,6 +120,15 @@ TEST_F(WebhookEndpointsTest, MutatePodsAnswersWithTheSizingPatch) {
                 R"(attune_webhook_requests_total{webhook="mutate-pods",outcome="sized"} 1)"),
             std::string::npos)
       << registry_.render();
+  EXPECT_NE(
+      registry_.render().find(
+          R"(attune_webhook_validation_total{operation="pod-initial-sizing",result="allowed"} 1)"),
+      std::string::npos)
+      << registry_.render();
+  EXPECT_NE(registry_.render().find(
+                R"(attune_webhook_duration_seconds_count{operation="pod-initial-sizing"} 1)"),
+            std::string::npos)
+      << registry_.render();
 }
 
 TEST_F(WebhookEndpointsTest, APodWithoutSizingIsAllowedUnchanged) {
@@ -155,6 +164,11 @@ TEST_F(WebhookEndpointsTest, AnInvalidPolicyIsDeniedWithItsFieldPaths) {
             std::string::npos);
   EXPECT_NE(registry_.render().find(R"(webhook="validate-attunepolicies",outcome="denied"} 1)"),
             std::string::npos);
+  EXPECT_NE(
+      registry_.render().find(
+          R"(attune_webhook_validation_total{operation="validate_create",result="rejected"} 1)"),
+      std::string::npos)
+      << registry_.render();
 }
 
 TEST_F(WebhookEndpointsTest, ABodyThatIsNotAReviewIs400WithTheReason) {

@@ -84,6 +84,12 @@ TEST(CooldownTest, ConsecutiveRevertsDoubleTheCooldownUpToSixteenTimes) {
   const api::Deployment* d = h.sim().state().deployments.find("apps", "hungry");
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->metadata.annotations.at("attune.io/consecutive-reverts"), "5");
+  // status.cooldown follows the workload's backoff.
+  const api::AttunePolicy p = h.policy("apps", "hungry");
+  ASSERT_TRUE(p.status.cooldown.has_value());
+  EXPECT_EQ(p.status.cooldown->consecutiveReverts, 5);
+  EXPECT_EQ(p.status.cooldown->backoffMultiplier, 16);
+  EXPECT_EQ(p.status.cooldown->effectiveCooldown, "1h20m");
 }
 
 TEST(CooldownTest, DegradedWhenThreeOfTheLastFiveResizesAreRevertedAndClearedAfter) {
@@ -111,7 +117,7 @@ TEST(CooldownTest, DegradedWhenThreeOfTheLastFiveResizesAreRevertedAndClearedAft
   const api::AttunePolicy after = h.policy("apps", "hungry");
   EXPECT_EQ(condition(after, api::kConditionDegraded), nullptr);
   EXPECT_EQ(history(after, api::ResizeResult::kReverted).size(), 3u);
-  EXPECT_EQ(history(after, api::ResizeResult::kApplied).size(), 3u);
+  EXPECT_EQ(history(after, api::ResizeResult::kSuccess).size(), 3u);
   EXPECT_EQ(h.actions(Kind::kReverted).size(), 3u);
 }
 

@@ -106,7 +106,7 @@ TEST(HpaRetuneTest, TheTargetFollowsTheResizeInTheSamePass) {
   EXPECT_TRUE(h.events("HPAConflict").empty()) << "a retuned HPA is no conflict";
   EXPECT_EQ(h.metric(R"(attune_hpa_retunes_total{namespace="apps",hpa="web",result="retuned"})"),
             1.0);
-  const auto entries = history(h.policy("apps", "web"), api::ResizeResult::kApplied);
+  const auto entries = history(h.policy("apps", "web"), api::ResizeResult::kSuccess);
   EXPECT_TRUE(std::any_of(entries.begin(), entries.end(), [](const auto& e) {
     return e.from == "60%" && e.reason.starts_with("HPARetuned");
   }));

@@ -34,7 +34,7 @@ TEST(ModesTest, ObserveTracksDataPointsButWritesNoRecommendation) {
   const api::AttunePolicy early = h.policy("apps", "web");
   const api::Condition* ready = condition(early, api::kConditionReady);
   ASSERT_NE(ready, nullptr);
-  EXPECT_EQ(ready->reason, "CollectingData");
+  EXPECT_EQ(ready->reason, "InsufficientData");
   EXPECT_NE(ready->message.find("of 10 data points"), std::string::npos) << ready->message;
 
   h.runMinutes(30);
@@ -48,7 +48,7 @@ TEST(ModesTest, ObserveTracksDataPointsButWritesNoRecommendation) {
   EXPECT_TRUE(p.status.resizeHistory.empty());
   const std::string text = h.metricsText();
   EXPECT_EQ(text.find("attune_recommendation_cpu_cores{"), std::string::npos);
-  EXPECT_EQ(text.find("attune_savings_cpu_cores{"), std::string::npos);
+  EXPECT_EQ(text.find("attune_savings_cpu_cores_total{"), std::string::npos);
 }
 
 TEST(ModesTest, RecommendWritesRecommendationsAndNeverTouchesAPod) {
@@ -73,6 +73,20 @@ TEST(ModesTest, RecommendWritesRecommendationsAndNeverTouchesAPod) {
            R"(attune_recommendation_cpu_cores{namespace="apps",workload="web",container="app"})")
           .value_or(0),
       0.3, 0.006);
+  // The public operator's names and labels.
+  EXPECT_EQ(h.metric(R"(attune_confidence{namespace="apps",workload="web",container="app"})"), 1.0);
+  const double saved = h.metric(R"(attune_savings_cpu_cores_total{namespace="apps"})").value_or(0);
+  EXPECT_GT(saved, 0.1);
+  EXPECT_NEAR(
+      h.metric(R"(attune_reclaimed_request_cpu_cores{namespace="apps",policy="web"})").value_or(0),
+      saved, 0.001);
+  EXPECT_GT(h.metric(R"(attune_reclaimed_request_memory_bytes{namespace="apps",policy="web"})")
+                .value_or(0),
+            0);
+  EXPECT_NE(
+      h.metricsText().find(
+          R"(attune_reconcile_duration_seconds_count{controller="attunepolicy",namespace="apps",policy="web"})"),
+      std::string::npos);
 }
 
 TEST(ModesTest, OneShotResizesOnePodPerCycle) {
@@ -86,6 +100,11 @@ TEST(ModesTest, OneShotResizesOnePodPerCycle) {
   std::map<Time, int> perPass;
   for (const ActionRecord& a : h.actions(Kind::kResized)) ++perPass[a.time];
   EXPECT_EQ(perPass.size(), 3u);
+  EXPECT_GE(
+      h.metric(
+           R"(attune_resize_total{namespace="apps",workload="web",resource="cpu",result="success"})")
+          .value_or(0),
+      3.0);
   for (const auto& [t, n] : perPass) EXPECT_EQ(n, 1) << formatRfc3339(t);
   for (const api::Pod& pod : h.pods("apps", "web")) {
     EXPECT_TRUE(near(specResources(pod, "app").cpuRequest, 300_m)) << pod.metadata.name;
@@ -104,7 +123,7 @@ TEST(ModesTest, AHistoryWindowShorterThanADayIsReadAsGiven) {
   const api::AttunePolicy policy = h.policy("apps", "web");
   const api::Condition* ready = condition(policy, api::kConditionReady);
   ASSERT_NE(ready, nullptr);
-  EXPECT_NE(ready->reason, "InvalidSpec") << ready->message;
+  EXPECT_NE(ready->reason, "InvalidConfig") << ready->message;
 }
 
 TEST(ModesTest, CanaryResizesItsPercentageFirstAndTheRestAfterTheObservationPeriod) {
@@ -129,9 +148,35 @@ TEST(ModesTest, CanaryResizesItsPercentageFirstAndTheRestAfterTheObservationPeri
     resized += near(specResources(pod, "app").cpuRequest, 300_m) ? 1 : 0;
   }
   EXPECT_EQ(resized, 3);
+  // status.canary: the three canaries, in progress since the first resize.
+  {
+    const api::AttunePolicy p = h.policy("apps", "web");
+    ASSERT_TRUE(p.status.canary.has_value());
+    EXPECT_EQ(p.status.canary->phase, "CanaryInProgress");
+    EXPECT_EQ(p.status.canary->pods.size(), 3u);
+    EXPECT_EQ(p.status.canary->startTime, first);
+    EXPECT_EQ(p.status.canary->observedGeneration, p.metadata.generation);
+    ASSERT_EQ(p.status.canary->workloads.size(), 1u);
+    EXPECT_EQ(p.status.canary->workloads[0].workload, "web");
+    std::vector<std::string> resizedPods;
+    for (const api::Pod& pod : h.pods("apps", "web")) {
+      if (near(specResources(pod, "app").cpuRequest, 300_m)) {
+        resizedPods.push_back(pod.metadata.name);
+      }
+    }
+    std::sort(resizedPods.begin(), resizedPods.end());
+    EXPECT_EQ(p.status.canary->pods, resizedPods);
+  }
 
   h.runMinutes(2);
   EXPECT_EQ(h.actions(Kind::kResized).size(), 10u);
+  {
+    const api::AttunePolicy p = h.policy("apps", "web");
+    ASSERT_TRUE(p.status.canary.has_value());
+    EXPECT_EQ(p.status.canary->phase, "FullRollout");
+    EXPECT_EQ(p.status.canary->pods.size(), 3u) << "the canaries stay listed";
+    EXPECT_EQ(p.status.canary->startTime, first);
+  }
   for (const ActionRecord& a : h.actions(Kind::kResized)) {
     EXPECT_TRUE(a.time == first || a.time == first + 20min) << formatRfc3339(a.time);
   }
@@ -215,7 +260,7 @@ TEST(ModesTest, MissingMetricsNeverProduceAResize) {
   const api::Condition* ready = condition(p, api::kConditionReady);
   ASSERT_NE(ready, nullptr);
   EXPECT_EQ(ready->status, "False");
-  EXPECT_EQ(ready->reason, "MetricsUnavailable") << ready->message;
+  EXPECT_EQ(ready->reason, "PrometheusUnavailable") << ready->message;
 }
 
 }  // namespace

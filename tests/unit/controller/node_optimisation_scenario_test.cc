@@ -96,7 +96,7 @@ std::string crowdedNode(std::string_view webKind, std::string_view extra = {},
 }
 
 constexpr std::string_view kCpuShortEvicted =
-    R"(attune_evictions_total{namespace="apps",workload="web",cause="NodeCPUShortage",result="evicted"})";
+    R"(attune_eviction_total{namespace="apps",workload="web",result="success",cause="NodeCPUShortage"})";
 
 TEST(NodeOptimisationScenarioTest, APodTheNodeCannotHoldIsEvictedThroughTheEvictionApi) {
   ScenarioHarness h(crowdedNode("Deployment"));

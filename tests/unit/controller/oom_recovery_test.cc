@@ -41,9 +41,9 @@ HarnessOptions withOomRecovery() {
 }
 
 constexpr std::string_view kEvicted =
-    R"(attune_evictions_total{namespace="apps",workload="leaky",cause="OOMKilled",result="evicted"})";
+    R"(attune_eviction_total{namespace="apps",workload="leaky",result="success",cause="OOMKilled"})";
 constexpr std::string_view kBlocked =
-    R"(attune_evictions_total{namespace="apps",workload="leaky",cause="OOMKilled",result="blocked"})";
+    R"(attune_eviction_total{namespace="apps",workload="leaky",result="denied",cause="OOMKilled"})";
 
 TEST(OomRecoveryTest, AnOomKilledPodIsEvictedWithinOnePassAndItsMemoryRecorded) {
   ScenarioHarness h(leakingScenario(), withOomRecovery());

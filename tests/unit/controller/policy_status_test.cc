@@ -1,6 +1,7 @@
 // status.savings and status.workloads (the public API's summary, shown by the printer columns):
 // request totals, reductions and increases over the running pods; discovered, recommended,
-// resized and pending workloads from the recommendations and the resize history.
+// resized and pending workloads from the recommendations and the resize history; status.canary
+// and status.cooldown.
 #include "controller/policy_status.h"
 
 #include <gtest/gtest.h>
@@ -49,6 +50,8 @@ TEST(SummarizeSavings, TotalsReductionsAndIncreasesOverTheRunningPods) {
   EXPECT_EQ(s.memoryRequestTotal, "2368Mi");     // 2 × 1Gi + 256Mi + 64Mi
   EXPECT_EQ(s.memoryRequestReduction, "128Mi");  // api
   EXPECT_EQ(s.memoryRequestIncrease, "1Gi");     // 2 × 512Mi for web
+  EXPECT_EQ(s.reclaimedCpuRequest, s.cpuRequestReduction);
+  EXPECT_EQ(s.reclaimedMemoryRequest, "128Mi");
 }
 
 TEST(SummarizeSavings, NoReductionIsZeroAndNoPodsCountNothing) {
@@ -97,6 +100,128 @@ TEST(SummarizeWorkloads, CountsDiscoveredRecommendedResizedAndPending) {
   const api::PolicyWorkloadCounts observed = summarizeWorkloads(status, policy, recommended, 4);
   EXPECT_EQ(observed.withRecommendations, 0);
   EXPECT_EQ(observed.resized, 0);
+}
+
+rollout::CanaryProgress progress(std::string name, rollout::CanaryPhase phase,
+                                 std::vector<std::string> pods) {
+  return {.workload = api::workloadRef(api::WorkloadKind::kDeployment, "apps", name),
+          .phase = phase,
+          .pods = std::move(pods)};
+}
+
+TEST(SummarizeCanary, OnlyInCanaryModeAndStartedWhenTheFirstCanaryIsResized) {
+  api::AttunePolicy policy;
+  const Time t0 = *parseRfc3339("2026-01-05T10:00:00Z");
+  const std::vector<RecommendedWorkload> recommended{
+      workload("web", {container("app", 1000, 400, kMi, kMi)})};
+  const std::vector<rollout::CanaryProgress> web{
+      progress("web", rollout::CanaryPhase::kInProgress, {"web-0"})};
+  policy.spec.updateStrategy.type = api::UpdateMode::kAuto;
+  EXPECT_FALSE(summarizeCanary(std::nullopt, web, policy, recommended, 1, t0).has_value());
+
+  policy.spec.updateStrategy.type = api::UpdateMode::kCanary;
+  EXPECT_FALSE(summarizeCanary(std::nullopt, {}, policy, recommended, 1, t0).has_value())
+      << "no canary before the planner reaches one";
+  const auto started = summarizeCanary(std::nullopt, web, policy, recommended, 1, t0);
+  ASSERT_TRUE(started.has_value());
+  EXPECT_EQ(started->phase, "CanaryInProgress");
+  EXPECT_EQ(started->pods, std::vector<std::string>{"web-0"});
+  EXPECT_EQ(started->startTime, t0);
+  EXPECT_EQ(started->observedGeneration, 1);
+
+  // Later passes keep the start; once promoted, the canaries stay listed.
+  const std::vector<rollout::CanaryProgress> promoted{
+      progress("web", rollout::CanaryPhase::kFullRollout, {})};
+  const auto later = summarizeCanary(started, promoted, policy, recommended, 1, t0 + 30min);
+  ASSERT_TRUE(later.has_value());
+  EXPECT_EQ(later->phase, "FullRollout");
+  EXPECT_EQ(later->pods, std::vector<std::string>{"web-0"});
+  EXPECT_EQ(later->startTime, t0);
+
+  // A pass the planner did not reach the workload in (cooldown, failed read) keeps its entry.
+  const auto kept = summarizeCanary(started, {}, policy, recommended, 1, t0 + 30min);
+  EXPECT_EQ(kept, started);
+
+  // A new generation starts a new cycle.
+  const auto restarted = summarizeCanary(started, web, policy, recommended, 2, t0 + 1h);
+  ASSERT_TRUE(restarted.has_value());
+  EXPECT_EQ(restarted->startTime, t0 + 1h);
+  EXPECT_EQ(restarted->observedGeneration, 2);
+}
+
+TEST(SummarizeCanary, InProgressWhileAnyWorkloadIsAndTheEarliestStart) {
+  api::AttunePolicy policy;
+  policy.spec.updateStrategy.type = api::UpdateMode::kCanary;
+  const Time t0 = *parseRfc3339("2026-01-05T10:00:00Z");
+  const std::vector<RecommendedWorkload> recommended{
+      workload("api", {container("app", 1000, 400, kMi, kMi)}),
+      workload("web", {container("app", 1000, 400, kMi, kMi)})};
+  const auto first = summarizeCanary(
+      std::nullopt, {progress("web", rollout::CanaryPhase::kFullRollout, {"web-0"})}, policy,
+      recommended, 3, t0);
+  const auto both = summarizeCanary(
+      first, {progress("api", rollout::CanaryPhase::kInProgress, {"api-1", "api-2"})}, policy,
+      recommended, 3, t0 + 1h);
+  ASSERT_TRUE(both.has_value());
+  EXPECT_EQ(both->phase, "CanaryInProgress");
+  EXPECT_EQ(both->pods, (std::vector<std::string>{"api-1", "api-2", "web-0"}));
+  EXPECT_EQ(both->startTime, t0);
+  ASSERT_EQ(both->workloads.size(), 2u);
+  EXPECT_EQ(both->workloads[0].startTime, t0 + 1h);
+  EXPECT_EQ(both->workloads[1].phase, "FullRollout");
+}
+
+TEST(SummarizeCooldown, BackoffDoublesPerRevertUpToSixteen) {
+  api::AttunePolicy policy;
+  const api::CooldownStatus base = summarizeCooldown(policy, 0);
+  EXPECT_EQ(base.backoffMultiplier, 1);
+  EXPECT_EQ(base.consecutiveReverts, 0);
+  EXPECT_EQ(base.effectiveCooldown, "1h");  // the default cooldown
+  policy.spec.updateStrategy.cooldown = 30min;
+  EXPECT_EQ(summarizeCooldown(policy, 3).effectiveCooldown, "4h");
+  EXPECT_EQ(summarizeCooldown(policy, 3).backoffMultiplier, 8);
+  EXPECT_EQ(summarizeCooldown(policy, 7).backoffMultiplier, 16);
+  EXPECT_EQ(summarizeCooldown(policy, 7).effectiveCooldown, "8h");
+}
+
+const api::Condition* findCondition(const api::AttunePolicyStatus& s, std::string_view type) {
+  for (const api::Condition& c : s.conditions) {
+    if (c.type == type) return &c;
+  }
+  return nullptr;
+}
+
+TEST(SettleStatus, ReadyAndResizingUseThePublicReasons) {
+  const Time now = *parseRfc3339("2026-01-05T10:00:00Z");
+  api::AttunePolicy policy;
+  policy.spec.metricsSource.minimumDataPoints = 12;
+  const std::vector<RecommendedWorkload> recommended{
+      workload("web", {container("app", 1000, 400, kMi, kMi)})};  // 60 data points
+  const auto settle = [&](const PassOutcome& outcome) {
+    api::AttunePolicyStatus status;
+    settleStatus(status, policy, policy, recommended, outcome, now);
+    return status;
+  };
+  const auto reasonOf = [](const api::AttunePolicyStatus& s, std::string_view type) {
+    const api::Condition* c = findCondition(s, type);
+    return c == nullptr ? std::string("(none)") : c->status + "/" + c->reason;
+  };
+  EXPECT_EQ(reasonOf(settle({.targets = 1}), "Ready"), "True/Monitoring");
+  EXPECT_EQ(reasonOf(settle({.targets = 1}), "Resizing"), "False/Idle");
+  EXPECT_EQ(reasonOf(settle({.targets = 1, .resizing = 2}), "Resizing"), "True/InProgress");
+  EXPECT_EQ(reasonOf(settle({.targets = 1, .coolingDown = true}), "Resizing"),
+            "False/CooldownActive");
+  EXPECT_EQ(reasonOf(settle({.metricsError = "timeout", .targets = 1}), "Ready"),
+            "False/PrometheusUnavailable");
+  EXPECT_EQ(reasonOf(settle({.targets = 0}), "Ready"), "False/NoWorkloadsFound");
+  policy.spec.metricsSource.minimumDataPoints = 100;
+  EXPECT_EQ(reasonOf(settle({.targets = 1}), "Ready"), "False/InsufficientData");
+  policy.spec.paused = true;
+  EXPECT_EQ(reasonOf(settle({.metricsError = "timeout", .targets = 1}), "Ready"), "False/Paused");
+  // cooldown is written by every pass.
+  const api::AttunePolicyStatus s = settle({.targets = 1, .consecutiveReverts = 2});
+  ASSERT_TRUE(s.cooldown.has_value());
+  EXPECT_EQ(s.cooldown->backoffMultiplier, 4);
 }
 
 }  // namespace

@@ -53,12 +53,13 @@ TEST(SafetyRevertTest, OomKillAfterTheResizeRevertsAtOnceToTheRecordedOriginals)
   EXPECT_FALSE(hasAnnotationPrefix(after.metadata, "attune.io/")) << "the record is removed";
   const api::AttunePolicy policy = h.policy("apps", "leaky");
   EXPECT_FALSE(history(policy, api::ResizeResult::kReverted, "oomkill").empty());
-  EXPECT_TRUE(history(policy, api::ResizeResult::kApplied).empty());
+  EXPECT_TRUE(history(policy, api::ResizeResult::kSuccess).empty());
   const auto reverted = h.events("Reverted");
   ASSERT_EQ(reverted.size(), 1u);
   EXPECT_EQ(reverted[0].type, "Warning");
   EXPECT_EQ(reverted[0].involvedObject.name, after.metadata.name);
-  EXPECT_EQ(h.metric(R"(attune_reverts_total{reason="oomkill"})"), 1.0);
+  EXPECT_EQ(h.metric(R"(attune_reverts_total{namespace="apps",workload="leaky",reason="oomkill"})"),
+            1.0);
   const api::Deployment* d = h.sim().state().deployments.find("apps", "leaky");
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->metadata.annotations.at("attune.io/consecutive-reverts"), "1");
@@ -100,7 +101,8 @@ TEST(SafetyRevertTest, TwoRestartsSinceTheResizeRevertBeforeThePeriodEnds) {
   const api::Pod after = h.pod("apps", "flaky");
   EXPECT_EQ(specResources(after, "app"), original);
   EXPECT_FALSE(history(h.policy("apps", "flaky"), api::ResizeResult::kReverted, "restart").empty());
-  EXPECT_EQ(h.metric(R"(attune_reverts_total{reason="restart"})"), 1.0);
+  EXPECT_EQ(h.metric(R"(attune_reverts_total{namespace="apps",workload="flaky",reason="restart"})"),
+            1.0);
 }
 
 // Resizing memory restarts the container once (resizePolicy RestartContainer): one restart since
@@ -171,7 +173,8 @@ TEST(SafetyRevertTest, ThrottlingIsRevertedOnlyOnceTheObservationPeriodEnds) {
   h.runMinutes(1);
   EXPECT_EQ(specResources(h.pod("apps", "busy"), "app"), original);
   EXPECT_FALSE(history(h.policy("apps", "busy"), api::ResizeResult::kReverted, "throttle").empty());
-  EXPECT_EQ(h.metric(R"(attune_reverts_total{reason="throttle"})"), 1.0);
+  EXPECT_EQ(h.metric(R"(attune_reverts_total{namespace="apps",workload="busy",reason="throttle"})"),
+            1.0);
 }
 
 // The kubelet reports the starved pod NotReady; the throttle threshold is set out of reach so
@@ -199,7 +202,8 @@ TEST(SafetyRevertTest, NotReadyIsRevertedOnlyAtThePeriodEnd) {
   EXPECT_EQ(revert.time, resizedAt + 10min);
   h.runMinutes(1);
   EXPECT_EQ(specResources(h.pod("apps", "busy"), "app"), original);
-  EXPECT_EQ(h.metric(R"(attune_reverts_total{reason="notready"})"), 1.0);
+  EXPECT_EQ(h.metric(R"(attune_reverts_total{namespace="apps",workload="busy",reason="notready"})"),
+            1.0);
 }
 
 TEST(SafetyRevertTest, ARestartedControllerRevertsFromTheClusterStateAlone) {

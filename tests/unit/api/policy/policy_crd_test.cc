@@ -259,7 +259,7 @@ TEST_F(PolicyCrdTest, BoundsAgreeWithTheValidator) {
       checked += expectBoundary(c.path, number(c.value), number(c.value, +1));
     }
   }
-  EXPECT_EQ(checked, 23);
+  EXPECT_EQ(checked, 26);
 }
 
 TEST_F(PolicyCrdTest, RequiredFieldsAreRequired) {

@@ -199,6 +199,9 @@ TEST(PolicyDecodeTest, PublicStatusFieldsAreAcceptedSilently) {
   workloads: {discovered: 2, withRecommendations: 1, resized: 0, pending: 1}
   savings: {cpuRequestReduction: 200m}
   lastReconcileTime: "2025-01-02T03:04:05Z"
+  canary: {phase: CanaryInProgress, pods: [checkout-0], startTime: "2025-01-02T03:00:00Z",
+           observedGeneration: 4}
+  cooldown: {backoffMultiplier: 8, consecutiveReverts: 3, effectiveCooldown: 8h0m0s}
   recommendations:
     - workload: checkout
       kind: Deployment
@@ -217,6 +220,14 @@ TEST(PolicyDecodeTest, PublicStatusFieldsAreAcceptedSilently) {
   ASSERT_TRUE(doc.policy->status.savings.has_value());
   EXPECT_EQ(doc.policy->status.savings->cpuRequestReduction, "200m");
   EXPECT_TRUE(doc.policy->status.lastReconcileTime.has_value());
+  ASSERT_TRUE(doc.policy->status.canary.has_value());
+  EXPECT_EQ(doc.policy->status.canary->phase, "CanaryInProgress");
+  EXPECT_EQ(doc.policy->status.canary->pods, std::vector<std::string>{"checkout-0"});
+  EXPECT_EQ(doc.policy->status.canary->observedGeneration, 4);
+  ASSERT_TRUE(doc.policy->status.cooldown.has_value());
+  EXPECT_EQ(doc.policy->status.cooldown->backoffMultiplier, 8);
+  EXPECT_EQ(doc.policy->status.cooldown->consecutiveReverts, 3);
+  EXPECT_EQ(doc.policy->status.cooldown->effectiveCooldown, "8h0m0s");
 }
 
 TEST(PolicyDecodeTest, MetadataFieldsBeyondObjectMetaArePreserved) {

@@ -147,7 +147,12 @@ TEST(PolicySchemaTest, EveryModeledFieldIsPublicKubernetesOrAnExtension) {
                                                    {"AttunePolicyStatus", "lastResizeTime"},
                                                    {"AttunePolicyStatus", "observedGeneration"},
                                                    {"ContainerRecommendation", "rationale"},
-                                                   {"ResizeHistoryEntry", "pod"}}));
+                                                   {"ResizeHistoryEntry", "pod"},
+                                                   {"CanaryStatus", "workloads"},
+                                                   {"CanaryWorkloadStatus", "workload"},
+                                                   {"CanaryWorkloadStatus", "phase"},
+                                                   {"CanaryWorkloadStatus", "pods"},
+                                                   {"CanaryWorkloadStatus", "startTime"}}));
 }
 
 // The public CRD's metadata is a free-form object standing for Kubernetes' ObjectMeta.
