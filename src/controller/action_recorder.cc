@@ -62,7 +62,7 @@ void ActionRecorder::record(const rollout::RevertAction& action, const ActionOut
   forgetSkips(action.workload.name, action.pod);
   event(action.workload, action.pod, "Warning", kRevertedReason, action.message);
   ctx_.metrics.reverts.inc({action.workload.ns, action.workload.name, reason});
-  countResize(action.workload, "cpu+memory", "reverted");
+  countRecordedResources(action.workload, action.record, "reverted");
   status_.lastResizeTime = ctx_.now;
   notify(ActionRecord::Kind::kReverted, action.workload, action.pod, action.container, reason,
          action.message);
@@ -83,7 +83,7 @@ void ActionRecorder::record(const rollout::RestoreAction& action, const ActionOu
   event(action.workload, action.pod, "Warning",
         action.refusal == "Infeasible" ? kInfeasibleBlockedReason : kResizeFailedReason,
         fmt::format("kubelet reported the resize {}; original resources restored", action.refusal));
-  countResize(action.workload, "cpu+memory", "failed");
+  countRecordedResources(action.workload, action.record, "failed");
   notify(ActionRecord::Kind::kResizeFailed, action.workload, action.pod, {}, action.refusal, {});
 }
 
@@ -273,6 +273,22 @@ void ActionRecorder::countResize(const api::WorkloadRef& workload, std::string_v
                                  std::string_view result) {
   ctx_.metrics.resizes.inc(
       {workload.ns, workload.name, std::string(resource), std::string(result)});
+}
+
+void ActionRecorder::countRecordedResources(const api::WorkloadRef& workload,
+                                            const safety::ResizeRecord& record,
+                                            std::string_view result) {
+  // attune_resize_total counts container resources, as a resize does (one per container and
+  // resource changed), so that reverted / success and failed / success are shares of like units.
+  for (const safety::ContainerRecord& c : record.containers) {
+    if (c.original.cpuRequest != c.target.cpuRequest || c.original.cpuLimit != c.target.cpuLimit) {
+      countResize(workload, "cpu", result);
+    }
+    if (c.original.memoryRequest != c.target.memoryRequest ||
+        c.original.memoryLimit != c.target.memoryLimit) {
+      countResize(workload, "memory", result);
+    }
+  }
 }
 
 void ActionRecorder::event(const api::WorkloadRef& workload, const std::string& pod,

@@ -17,6 +17,7 @@
 #include "controller/operator_metrics.h"
 #include "controller/target_resolution.h"
 #include "rollout/plan.h"
+#include "safety/resize_record.h"
 
 namespace attune::controller {
 
@@ -65,6 +66,9 @@ class ActionRecorder {
   void addHistory(api::ResizeHistoryEntry entry);
   void countResize(const api::WorkloadRef& workload, std::string_view resource,
                    std::string_view result);
+  // One count of `result` per container and resource that `record`'s resize changed.
+  void countRecordedResources(const api::WorkloadRef& workload, const safety::ResizeRecord& record,
+                              std::string_view result);
   // An event about the pod (or, when it is not in the snapshot or `pod` is empty, about the
   // workload).
   void event(const api::WorkloadRef& workload, const std::string& pod, std::string_view type,

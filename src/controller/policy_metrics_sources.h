@@ -3,7 +3,7 @@
 // bearerTokenSecret names, in the policy's namespace), through a PrometheusPool; otherwise the
 // operator's own source (--prometheus-url). A policy whose Secret cannot be read gets a source
 // that fails every read with the reason, so its pass fails closed (Ready=False,
-// MetricsUnavailable) while the other policies go on (docs/prometheus.md).
+// PrometheusUnavailable) while the other policies go on (docs/prometheus.md).
 #pragma once
 
 #include <functional>

@@ -23,6 +23,12 @@ bool observing(const api::AttunePolicy& policy) {
          api::UpdateMode::kObserve;
 }
 
+// True when the policy's mode resizes pods (OneShot, Canary, Auto).
+bool resizing(const api::AttunePolicy& policy) {
+  const api::UpdateMode mode = policy.spec.updateStrategy.type.value_or(api::kDefaultUpdateMode);
+  return mode != api::UpdateMode::kObserve && mode != api::UpdateMode::kRecommend;
+}
+
 }  // namespace
 
 api::PolicyWorkloadCounts summarizeWorkloads(const api::AttunePolicyStatus& status,
@@ -137,6 +143,16 @@ void publishRecommendations(const std::vector<RecommendedWorkload>& recommended,
     metrics.reclaimedMemory.set(policyLabels, static_cast<double>(memory->value()));
   }
   for (const RecommendedWorkload& a : recommended) {
+    if (resizing(policy)) {
+      // The workload's resize series exist at 0 from its first pass under a resizing mode, so
+      // that increase() in the alerts sees its first success, failure or revert (a series that
+      // appears at 1 has no increase to see).
+      for (const char* resource : {"cpu", "memory"}) {
+        for (const char* result : {"success", "failed", "reverted"}) {
+          metrics.resizes.inc({a.ref.ns, a.ref.name, resource, result}, 0);
+        }
+      }
+    }
     status.recommendations.push_back(toStatus(a, policy, now));
     double cpuSaved = 0;
     double memorySaved = 0;

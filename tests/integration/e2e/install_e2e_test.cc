@@ -12,7 +12,8 @@
 // webhook's Service is unreachable (bypassed pods), the metrics backend is stopped, and last the
 // operator. Every query of the shipped dashboard and every alert expression is evaluated over
 // the run against the monitoring Prometheus and must return series; the alerts whose thresholds
-// a healthy operator cannot reach here (kSignalOnly) are evaluated without their comparison.
+// a healthy operator cannot reach here (kSignalOnly) are evaluated without their comparison, and
+// the panels of features the install leaves off (kFeatureOffPanels) need only be valid.
 //
 // Takes about eight minutes of wall time: it waits on real processes, polling with deadlines.
 #include <gtest/gtest.h>
@@ -50,6 +51,11 @@ using testing::at;
 // `promtool test rules` (tests/integration/monitoring/alerts_test.yaml) covers when they fire.
 const std::set<std::string> kSignalOnly = {"AttuneWebhookSlow", "AttuneReconcileSlow",
                                            "AttuneResizeFailures"};
+
+// Dashboard panels about features the README's install leaves off: evictions for recreation
+// come from node optimisation (spec.nodeOptimization) and --oom-recovery only. Their queries are
+// still evaluated (a malformed query fails), but may return no series.
+const std::set<std::string> kFeatureOffPanels = {"Evictions for recreation"};
 
 // The README's install steps: the command lines of the marked block, without comments.
 std::vector<std::string> readmeSteps() {
@@ -357,7 +363,9 @@ TEST_F(InstallEndToEnd, TheReadmeStepsInstallAndEveryDashboardQueryAndAlertRetur
       expr = std::regex_replace(expr, std::regex(R"(\$__rate_interval)"), "1m");
       expr = std::regex_replace(expr, std::regex(R"(\$namespace)"), ".*");
       ++queries;
-      EXPECT_FALSE(seriesOver(expr, start).empty())
+      const json series = seriesOver(expr, start);
+      if (kFeatureOffPanels.contains(panel.value("title", ""))) continue;
+      EXPECT_FALSE(series.empty())
           << "dashboard panel \"" << panel.value("title", "") << "\": " << expr;
     }
   }

@@ -7,7 +7,7 @@
 //    "Authorization: Basic ..." header;
 //  - a third behind TLS with a certificate no configured CA signs.
 // Both healthy policies get recommendations; the policy with a wrong password and the one
-// whose server's certificate is not trusted fail closed (Ready=False, MetricsUnavailable, the
+// whose server's certificate is not trusted fail closed (Ready=False, PrometheusUnavailable, the
 // reason in the message; no resize although they run in Auto mode); a policy whose
 // bearerTokenSecret does not exist yet fails closed the same way, recovers once the Secret is
 // created, and moves to a new pooled client when the token is rotated (the old one dropped).
@@ -184,7 +184,7 @@ TEST(MetricsSourcesEndToEnd, EachPolicyReadsItsOwnPrometheus) {
     EXPECT_TRUE(cluster.waitFor(1min,
                                 [&] {
                                   const std::string r = reasonOf(name);
-                                  return r.starts_with("MetricsUnavailable: ") &&
+                                  return r.starts_with("PrometheusUnavailable: ") &&
                                          r.find(why) != std::string::npos;
                                 }))
         << name << ": " << reasonOf(name);
@@ -211,7 +211,7 @@ TEST(MetricsSourcesEndToEnd, EachPolicyReadsItsOwnPrometheus) {
   EXPECT_TRUE(cluster.waitFor(2min, [&] {
     return hasRecommendations(cluster.getJson("attunepolicy -n apps token"));
   })) << reasonOf("token");
-  EXPECT_EQ(reasonOf("secure").rfind("MetricsUnavailable", 0), std::string::npos)
+  EXPECT_EQ(reasonOf("secure").rfind("PrometheusUnavailable", 0), std::string::npos)
       << reasonOf("secure");
 
   // A rotated token: the next pass reads it and uses a new client; the old token's client is
@@ -231,7 +231,7 @@ TEST(MetricsSourcesEndToEnd, EachPolicyReadsItsOwnPrometheus) {
       << passLines(cluster.log("controller.log"))
       << cluster.kubectl("get secret -n apps prom-token -o json").out;
   EXPECT_TRUE(hasRecommendations(cluster.getJson("attunepolicy -n apps token")));
-  EXPECT_EQ(reasonOf("token").rfind("MetricsUnavailable", 0), std::string::npos)
+  EXPECT_EQ(reasonOf("token").rfind("PrometheusUnavailable", 0), std::string::npos)
       << reasonOf("token");
 
   int exitCode = -1;

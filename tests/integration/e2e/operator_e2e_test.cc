@@ -282,7 +282,8 @@ class OperatorEndToEnd : public ::testing::Test {
     bool applied = false;
     bool event = false;
     for (const json& row : rowsOf(hist, "policy", "web")) {
-      applied = applied || (row["source"] == "status" && row["result"] == "Applied");
+      applied = applied || (row["source"] == "status" &&
+                            (row["result"] == "Success" || row["result"] == "Applied"));
       event = event || row["source"] == "event";
     }
     EXPECT_TRUE(applied) << hist.dump(2);
