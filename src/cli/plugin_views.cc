@@ -1,7 +1,6 @@
 #include "cli/plugin_views.h"
 
 #include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cmath>
@@ -12,6 +11,7 @@
 #include "api/policy/policy_defaults.h"
 #include "controller/event_recorder.h"
 #include "core/quantity.h"
+#include "report/recommend_render.h"
 #include "report/text_columns.h"
 #include "safety/annotations.h"
 #include "safety/cooldown.h"
@@ -34,27 +34,6 @@ std::string cell(const Document& v) {
     return s.empty() ? "-" : s;
   }
   return v.dump();
-}
-
-void emit(YAML::Emitter& out, const Document& j) {
-  if (j.is_object()) {
-    out << YAML::BeginMap;
-    for (const auto& [key, value] : j.items()) {
-      out << YAML::Key << key << YAML::Value;
-      emit(out, value);
-    }
-    out << YAML::EndMap;
-  } else if (j.is_array()) {
-    out << YAML::BeginSeq;
-    for (const Document& value : j) emit(out, value);
-    out << YAML::EndSeq;
-  } else if (j.is_string()) {
-    out << YAML::DoubleQuoted << j.get<std::string>();  // "1" or "null" stay strings
-  } else if (j.is_null()) {
-    out << YAML::Null;
-  } else {
-    out << j.dump();
-  }
 }
 
 Document optionalInt(const std::optional<int>& v) { return v ? Document(*v) : Document(); }
@@ -177,9 +156,7 @@ std::string render(const Document& rows, std::string_view kind, const std::vecto
     doc["kind"] = kind;
     doc["items"] = rows.is_array() ? rows : Document::array();
     if (format == OutputFormat::kJson) return doc.dump(2) + "\n";
-    YAML::Emitter out;
-    emit(out, doc);
-    return std::string(out.c_str()) + "\n";
+    return report::renderDocumentYaml(doc);
   }
   if (!rows.is_array() || rows.empty()) return std::string(empty) + "\n";
   std::vector<report::TextRow> lines;

@@ -129,9 +129,11 @@ void emit(YAML::Emitter& out, const Json& j) {
 
 std::string renderJson(const RecommendReport& r) { return document(r).dump(2) + "\n"; }
 
-std::string renderYaml(const RecommendReport& r) {
+std::string renderYaml(const RecommendReport& r) { return renderDocumentYaml(document(r)); }
+
+std::string renderDocumentYaml(const nlohmann::ordered_json& document) {
   YAML::Emitter out;
-  emit(out, document(r));
+  emit(out, document);
   return std::string(out.c_str()) + "\n";
 }
 

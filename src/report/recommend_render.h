@@ -3,6 +3,7 @@
 // in docs/recommend.md and is stable (field order and names do not change between runs).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "report/recommend_report.h"
@@ -18,5 +19,9 @@ std::string renderJson(const RecommendReport& r);
 std::string renderYaml(const RecommendReport& r);
 // One row per (workload, container, strategy); amounts in millicores and bytes.
 std::string renderCsv(const RecommendReport& r);
+
+// A JSON document as block YAML, keys in the document's order; strings are double-quoted so
+// that "1" or "null" keep their type, numbers and booleans are spelled as in JSON.
+std::string renderDocumentYaml(const nlohmann::ordered_json& document);
 
 }  // namespace attune::report

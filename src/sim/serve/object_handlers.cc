@@ -125,11 +125,10 @@ Result<std::string> withIdentity(const ResourceRequest& r, std::string_view body
   return dump(*parsed);
 }
 
-Result<api::AttunePolicy> decodePolicy(std::string_view json) {
-  // Metadata the policy decoder does not know is not part of what Attune keeps.
-  auto parsed = parseBody(json);
-  if (!parsed) return std::unexpected(parsed.error());
-  Json& meta = (*parsed)["metadata"];
+// Drops the metadata fields the policy and defaults decoders do not know: they are not part of
+// what Attune keeps.
+void dropUnknownMetadata(Json& object) {
+  Json& meta = object["metadata"];
   for (auto it = meta.begin(); it != meta.end();) {
     static constexpr std::string_view kKept[] = {
         "name",           "generateName",      "namespace",         "uid",    "resourceVersion",
@@ -138,6 +137,12 @@ Result<api::AttunePolicy> decodePolicy(std::string_view json) {
     const bool kept = std::find(std::begin(kKept), std::end(kKept), it.key()) != std::end(kKept);
     it = kept ? std::next(it) : meta.erase(it);
   }
+}
+
+Result<api::AttunePolicy> decodePolicy(std::string_view json) {
+  auto parsed = parseBody(json);
+  if (!parsed) return std::unexpected(parsed.error());
+  dropUnknownMetadata(*parsed);
   auto decoded = api::decodePolicies(dump(*parsed));
   if (decoded.size() != 1 || !decoded[0].policy) {
     return fail(ErrorCode::kInvalidArgument, "the body is not one AttunePolicy");
@@ -155,15 +160,7 @@ template <typename D>
 Result<D> decodeDefaultsBody(std::string_view json, std::string_view kind) {
   auto parsed = parseBody(json);
   if (!parsed) return std::unexpected(parsed.error());
-  Json& meta = (*parsed)["metadata"];
-  for (auto it = meta.begin(); it != meta.end();) {
-    static constexpr std::string_view kKept[] = {
-        "name",           "generateName",      "namespace",         "uid",    "resourceVersion",
-        "generation",     "creationTimestamp", "deletionTimestamp", "labels", "annotations",
-        "ownerReferences"};
-    const bool kept = std::find(std::begin(kKept), std::end(kKept), it.key()) != std::end(kKept);
-    it = kept ? std::next(it) : meta.erase(it);
-  }
+  dropUnknownMetadata(*parsed);
   (*parsed)["kind"] = kind;
   auto decoded = api::checkDefaults(dump(*parsed));
   if (decoded.size() != 1 || !decoded[0].defaults) {
