@@ -103,7 +103,8 @@ TEST(DefaultsTiersTest, AnInvalidCombinationIsReportedAndNothingIsResized) {
   ASSERT_TRUE(h.sim().state().attuneNamespaceDefaults.create(std::move(d)));
   h.runMinutes(20);
   EXPECT_FALSE(resized(h, "inherits"));
-  const api::Condition* ready = condition(h.policy("apps", "inherits"), api::kConditionReady);
+  const api::AttunePolicy inherits = h.policy("apps", "inherits");
+  const api::Condition* ready = condition(inherits, api::kConditionReady);
   ASSERT_NE(ready, nullptr);
   EXPECT_FALSE(ready->isTrue());
   EXPECT_NE(ready->message.find("AttuneNamespaceDefaults apps"), std::string::npos)
