@@ -45,18 +45,16 @@ Result<api::AttunePolicy> decodePolicyObject(nlohmann::json object) {
   return std::move(*decoded[0].policy);
 }
 
-}  // namespace
-
-Result<api::AttunePolicy> decodePolicy(std::string_view json) {
-  auto doc = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) return fail(ErrorCode::kInternal, "AttunePolicy is not valid JSON");
-  return decodePolicyObject(std::move(doc));
-}
-
-Result<api::List<api::AttunePolicy>> decodePolicyList(std::string_view json) {
+// A list of custom objects (metadata.resourceVersion and continue, then each item decoded by
+// `decodeItem`, its errors under items[i]); `what` names the list in errors.
+template <typename T, typename DecodeItem>
+Result<api::List<T>> decodeObjectList(std::string_view json, std::string_view what,
+                                      DecodeItem decodeItem) {
   const auto doc = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
-  if (!doc.is_object()) return fail(ErrorCode::kInternal, "AttunePolicyList is not a JSON object");
-  api::List<api::AttunePolicy> list;
+  if (!doc.is_object()) {
+    return fail(ErrorCode::kInternal, std::string(what) + " is not a JSON object");
+  }
+  api::List<T> list;
   if (auto meta = doc.find("metadata"); meta != doc.end() && meta->is_object()) {
     if (auto rv = meta->find("resourceVersion"); rv != meta->end() && rv->is_string()) {
       list.resourceVersion = rv->get<std::string>();
@@ -69,11 +67,23 @@ Result<api::List<api::AttunePolicy>> decodePolicyList(std::string_view json) {
   if (items == doc.end() || items->is_null()) return list;
   if (!items->is_array()) return fail(ErrorCode::kInternal, "not a list", "items");
   for (size_t i = 0; i < items->size(); ++i) {
-    auto policy = decodePolicyObject((*items)[i]);
-    if (!policy) return std::unexpected(policy.error().under("items[" + std::to_string(i) + "]"));
-    list.items.push_back(std::move(*policy));
+    auto item = decodeItem((*items)[i]);
+    if (!item) return std::unexpected(item.error().under("items[" + std::to_string(i) + "]"));
+    list.items.push_back(std::move(*item));
   }
   return list;
+}
+
+}  // namespace
+
+Result<api::AttunePolicy> decodePolicy(std::string_view json) {
+  auto doc = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return fail(ErrorCode::kInternal, "AttunePolicy is not valid JSON");
+  return decodePolicyObject(std::move(doc));
+}
+
+Result<api::List<api::AttunePolicy>> decodePolicyList(std::string_view json) {
+  return decodeObjectList<api::AttunePolicy>(json, "AttunePolicyList", decodePolicyObject);
 }
 
 namespace {
@@ -119,26 +129,7 @@ Result<D> decodeDefaults(std::string_view json) {
 
 template <typename D>
 Result<api::List<D>> decodeDefaultsList(std::string_view json) {
-  const auto doc = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
-  if (!doc.is_object()) return fail(ErrorCode::kInternal, "the list is not a JSON object");
-  api::List<D> list;
-  if (auto meta = doc.find("metadata"); meta != doc.end() && meta->is_object()) {
-    if (auto rv = meta->find("resourceVersion"); rv != meta->end() && rv->is_string()) {
-      list.resourceVersion = rv->get<std::string>();
-    }
-    if (auto c = meta->find("continue"); c != meta->end() && c->is_string()) {
-      list.continueToken = c->get<std::string>();
-    }
-  }
-  const auto items = doc.find("items");
-  if (items == doc.end() || items->is_null()) return list;
-  if (!items->is_array()) return fail(ErrorCode::kInternal, "not a list", "items");
-  for (size_t i = 0; i < items->size(); ++i) {
-    auto item = decodeDefaultsObject<D>((*items)[i]);
-    if (!item) return std::unexpected(item.error().under("items[" + std::to_string(i) + "]"));
-    list.items.push_back(std::move(*item));
-  }
-  return list;
+  return decodeObjectList<D>(json, "the list", decodeDefaultsObject<D>);
 }
 
 template Result<api::AttuneDefaults> decodeDefaults<api::AttuneDefaults>(std::string_view);
