@@ -345,6 +345,7 @@ void HttpServer::serve(Connection& c) {
       c.refuseAndClose(parsed.errorStatus, parsed.error);
       break;
     }
+    parsed.request.receiveTime = monotonicNow() - requestStart;
     buffer.erase(0, parsed.consumed);
     if (!buffer.empty()) requestStart = monotonicNow();  // a pipelined request
     first = false;

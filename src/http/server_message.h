@@ -2,6 +2,7 @@
 // formatting response heads and chunks. Pure functions, no I/O; thread-safe.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <map>
@@ -23,6 +24,9 @@ struct HttpRequest {
   HeaderMap headers;     // names lower-cased; repeated headers joined with ", "
   std::string body;      // de-chunked when sent with Transfer-Encoding: chunked
   int minorVersion = 1;  // HTTP/1.<minorVersion>
+  // Set by HttpServer: from the request's first byte to its last, as read from the connection
+  // (a body that arrives slowly counts, as it does in a Go handler's latency).
+  std::chrono::nanoseconds receiveTime{0};
 
   // The header's value, or "" when absent. `name` must be lower case.
   std::string_view header(std::string_view name) const;

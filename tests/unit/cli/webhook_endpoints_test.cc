@@ -182,6 +182,28 @@ TEST_F(WebhookEndpointsTest, ABodyThatIsNotAReviewIs400WithTheReason) {
             std::string::npos);
 }
 
+// The latency histogram counts from the review's first byte: a review that took 2 s to arrive
+// is a 2 s answer, as the API server's timeoutSeconds sees it.
+TEST_F(WebhookEndpointsTest, TheLatencyIncludesTheTimeTheReviewTookToArrive) {
+  http::server::HttpRequest request;
+  request.method = "POST";
+  request.path = "/mutate-pods";
+  request.body = podReview("web-5c8d");
+  request.receiveTime = 2s;
+  EXPECT_EQ(endpoints_.serve(request).status, 200);
+  const std::string text = registry_.render();
+  EXPECT_NE(
+      text.find(
+          R"(attune_webhook_request_duration_seconds_bucket{webhook="mutate-pods",le="1"} 0)"),
+      std::string::npos)
+      << text;
+  EXPECT_NE(
+      text.find(
+          R"(attune_webhook_request_duration_seconds_bucket{webhook="mutate-pods",le="2.5"} 1)"),
+      std::string::npos)
+      << text;
+}
+
 TEST_F(WebhookEndpointsTest, OtherPathsAndMethods) {
   EXPECT_EQ(post("/other", "{}").status, 404);
   http::server::HttpRequest get;

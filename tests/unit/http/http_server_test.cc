@@ -185,6 +185,35 @@ TEST(HttpServerLimits, AnOversizedBodyIsAnswered413BeforeItIsSent) {
   EXPECT_NE(chunked.readUntil("\r\n\r\n").find("HTTP/1.1 413"), std::string::npos);
 }
 
+// A request's receive time runs from its first byte to its last: a body that arrives slowly
+// counts (the admission webhook's latency includes it, as the API server waits for it).
+TEST(HttpServer, ReportsHowLongTheRequestTookToArrive) {
+  auto server = HttpServer::start({}, [](const HttpRequest& request) {
+    HttpResponse r;
+    r.body =
+        "received in " +
+        std::to_string(
+            std::chrono::duration_cast<std::chrono::milliseconds>(request.receiveTime).count()) +
+        " ms";
+    return r;
+  });
+  ASSERT_TRUE(server);
+  Client client((*server)->port());
+  client.send("POST /slow HTTP/1.1\r\nContent-Length: 4\r\n\r\nab");
+  EXPECT_FALSE(client.readable(600));  // no answer before the body is complete
+  client.send("cd");
+  const std::string answer = client.readUntil(" ms");
+  const auto at = answer.find("received in ");
+  ASSERT_NE(at, std::string::npos) << answer;
+  // At least the 600 ms the body waited, less however late the server read its first bytes.
+  EXPECT_GE(std::stoi(answer.substr(at + 12)), 300) << answer;
+
+  client.send("GET /fast HTTP/1.1\r\n\r\n");  // the next request on the connection
+  const std::string fast = client.readUntil(" ms");
+  ASSERT_NE(fast.find("received in "), std::string::npos) << fast;
+  EXPECT_LT(std::stoi(fast.substr(fast.find("received in ") + 12)), 300) << fast;
+}
+
 // A slowloris client: a byte of an endless header every 20 ms. The header deadline runs from
 // the request's first byte, so trickling does not extend it.
 TEST(HttpServerLimits, ASlowClientIsDroppedAtTheHeaderDeadline) {
