@@ -6,8 +6,9 @@
 // docs/webhooks.md). Honoured: rules (operations, apiGroups, apiVersions, resources with
 // "*" and subresources), namespaceSelector, objectSelector, failurePolicy (Ignore skips a
 // webhook that fails; Fail, the default, refuses), timeoutSeconds (default 10). A mutating
-// webhook's JSONPatch is applied before the next webhook is called. Not yet wired into
-// sim::ClusterState::createPod or the AttunePolicy routes.
+// webhook's JSONPatch is applied before the next webhook is called. The API server front end
+// (api_server.h) calls it for pod creation, the pods/resize subresource and AttunePolicy
+// writes.
 #pragma once
 
 #include <functional>

@@ -93,7 +93,7 @@ ApiServer::ApiServer(SimHost& host, ApiServerOptions options)
     recordChanges(s.state(), &log_);
     const ResourceInfo* pods = findResource("", "v1", "pods");
     s.state().setPodAdmission([this, &s, pods](api::Pod pod) -> Result<api::Pod> {
-      AdmissionVerdict verdict = admit(s, *pods, "CREATE", api::encodeObjectJson(pod), "");
+      AdmissionVerdict verdict = admit(s, *pods, "", "CREATE", api::encodeObjectJson(pod), "");
       if (!verdict.allowed) {
         return fail(ErrorCode::kForbidden,
                     verdict.status ? verdict.status->message : "admission refused the pod");
@@ -111,8 +111,8 @@ ApiServer::~ApiServer() {
 }
 
 AdmissionVerdict ApiServer::admit(Simulation& sim, const ResourceInfo& info,
-                                  std::string_view operation, const std::string& object,
-                                  const std::string& oldObject) {
+                                  std::string_view subresource, std::string_view operation,
+                                  const std::string& object, const std::string& oldObject) {
   std::vector<api::WebhookConfiguration> configurations;
   for (std::string_view plural :
        {"mutatingwebhookconfigurations", "validatingwebhookconfigurations"}) {
@@ -135,6 +135,7 @@ AdmissionVerdict ApiServer::admit(Simulation& sim, const ResourceInfo& info,
   request.uid = "sim-admission-" + std::to_string(++admissionRequests_);
   request.kind = {std::string(info.group), std::string(info.version), std::string(info.kind)};
   request.resource = {std::string(info.group), std::string(info.version), std::string(info.plural)};
+  request.subResource = std::string(subresource);
   request.namespace_ = meta.value("namespace", std::string());
   request.name = meta.value("name", std::string());
   request.operation = std::string(operation);
@@ -272,7 +273,7 @@ HttpResponse ApiServer::handle(const HttpRequest& request) {
 WriteAdmission ApiServer::writeAdmission(Simulation& sim) {
   return [this, &sim](const ResourceRequest& r, std::string_view operation,
                       const std::string& object, const std::string& oldObject) {
-    return admit(sim, *r.info, operation, object, oldObject);
+    return admit(sim, *r.info, r.subresource, operation, object, oldObject);
   };
 }
 

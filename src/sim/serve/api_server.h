@@ -81,10 +81,12 @@ class ApiServer {
                                             const ResourceRequest& r);
   // A watch response of one ERROR event: a Status 410 Expired with `message`. In watch.cc.
   static HttpResponse goneStream(std::string message);
-  // The registered admission webhooks' verdict on a write of `object` (kind `info`) in `ns`:
-  // AdmissionReviews over HTTPS, blocking for the calls. Call under the host's lock.
-  AdmissionVerdict admit(Simulation& sim, const ResourceInfo& info, std::string_view operation,
-                         const std::string& object, const std::string& oldObject);
+  // The registered admission webhooks' verdict on a write of `object` (kind `info`, through
+  // `subresource` when not empty, e.g. "resize") in `ns`: AdmissionReviews over HTTPS, blocking
+  // for the calls. Call under the host's lock.
+  AdmissionVerdict admit(Simulation& sim, const ResourceInfo& info, std::string_view subresource,
+                         std::string_view operation, const std::string& object,
+                         const std::string& oldObject);
   // admit() as the admission of a REST write.
   WriteAdmission writeAdmission(Simulation& sim);
   // Records one change of a stored (opaque) object in the log.

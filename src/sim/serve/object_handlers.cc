@@ -255,16 +255,6 @@ bool hasStatusSubresource(std::string_view plural) {
          plural == "poddisruptionbudgets";
 }
 
-Result<Reply> resize(Simulation& sim, const ResourceRequest& r, std::string_view body) {
-  auto pod = api::decodePod(body);
-  if (!pod) return std::unexpected(pod.error());
-  std::vector<api::ContainerResize> containers;
-  for (const auto* list : {&pod->spec.containers, &pod->spec.initContainers}) {
-    for (const api::Container& c : *list) containers.push_back({c.name, c.resources});
-  }
-  return encoded(sim.api().resizePod(r.ns, r.name, containers));
-}
-
 Result<Reply> updatePodStatus(Simulation& sim, const ResourceRequest& r, std::string_view body) {
   auto pod = api::decodePod(body);
   if (!pod) return std::unexpected(pod.error());
@@ -392,6 +382,28 @@ Result<Reply> writePolicy(const WriteAdmission& admission, const ResourceRequest
   auto reply = encoded(write(*policy), status);
   if (reply) reply->warnings = std::move(warnings);
   return reply;
+}
+
+// The resize subresource goes through admission as an UPDATE of pods/resize, as on the API
+// server: a validating webhook (a policy engine) may refuse it, a mutating one change it.
+Result<Reply> resize(Simulation& sim, const ResourceRequest& r, std::string body,
+                     const WriteAdmission& admission) {
+  if (admission) {
+    auto current = sim.state().pods.get(r.ns, r.name);
+    if (!current) return std::unexpected(current.error());
+    std::vector<std::string> warnings;
+    if (auto refused =
+            admitWrite(admission, r, "UPDATE", body, api::encodeObjectJson(*current), warnings)) {
+      return std::move(*refused);
+    }
+  }
+  auto pod = api::decodePod(body);
+  if (!pod) return std::unexpected(pod.error());
+  std::vector<api::ContainerResize> containers;
+  for (const auto* list : {&pod->spec.containers, &pod->spec.initContainers}) {
+    for (const api::Container& c : *list) containers.push_back({c.name, c.resources});
+  }
+  return encoded(sim.api().resizePod(r.ns, r.name, containers));
 }
 
 }  // namespace
@@ -552,7 +564,7 @@ Result<Reply> updateObject(Simulation& sim, OpaqueStore& opaque, const ResourceR
   }
   if (sub == "scale" && hasScaleSubresource(plural)) return updateScale(sim, r, *json);
   if (plural == "pods") {
-    if (sub == "resize") return resize(sim, r, *json);
+    if (sub == "resize") return resize(sim, r, *json, admission);
     if (sub == "status") return updatePodStatus(sim, r, *json);
     if (sub == "eviction") return fail(ErrorCode::kUnsupported, "eviction only accepts POST");
   } else if (!sub.empty() && !(hasStatusSubresource(plural) && sub == "status")) {

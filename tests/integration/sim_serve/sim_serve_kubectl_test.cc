@@ -391,6 +391,64 @@ TEST_F(SimServeKubectl, PatchPodResizeSubresource) {
   EXPECT_NE(invalid.err.find("is invalid"), std::string::npos) << invalid.err;
 }
 
+// The resize subresource goes through admission as an UPDATE of pods/resize: a validating
+// webhook registered for it that cannot be reached, with failurePolicy Fail (a policy engine
+// that is down), refuses every resize; webhooks for pods alone are not called for it.
+TEST_F(SimServeKubectl, AResizeGoesThroughTheWebhooksRegisteredForPodsResize) {
+  if (minor_ < 32) {
+    GTEST_SKIP() << "kubectl 1." << minor_ << " has no --subresource=resize (needs 1.32 or later)";
+  }
+  const std::string pod = firstPod("data");
+  const auto resize = [&](const std::string& cpu) {
+    return kubectl("patch pod -n data " + pod +
+                   " --subresource resize -p "
+                   "'{\"spec\":{\"containers\":[{\"name\":\"worker\",\"resources\":"
+                   "{\"requests\":{\"cpu\":\"" +
+                   cpu + "\"}}}]}}'");
+  };
+  const std::string unreachable = "https://127.0.0.1:" + std::to_string(testing::freeLocalPort());
+  const auto webhook = [&](const std::string& name, const std::string& resources) {
+    return "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\n"
+           "metadata: {name: " +
+           name +
+           "}\n"
+           "webhooks:\n"
+           "  - name: " +
+           name +
+           ".example.com\n"
+           "    clientConfig: {url: \"" +
+           unreachable +
+           "/validate\"}\n"
+           "    rules: [{operations: [UPDATE, CREATE], apiGroups: [\"\"], apiVersions: [v1], "
+           "resources: [" +
+           resources +
+           "]}]\n"
+           "    failurePolicy: Fail\n"
+           "    sideEffects: None\n"
+           "    admissionReviewVersions: [v1]\n"
+           "    timeoutSeconds: 2\n";
+  };
+  // Registered for pods only: not called for the resize subresource.
+  ASSERT_EQ(apply("-f " + file("pods-only.yaml", webhook("pods-only", "pods"))).exitCode, 0);
+  const auto allowed = resize("700m");
+  EXPECT_EQ(allowed.exitCode, 0) << allowed.err;
+  EXPECT_EQ(kubectl("delete validatingwebhookconfiguration pods-only").exitCode, 0);
+
+  ASSERT_EQ(apply("-f " + file("resize-gate.yaml", webhook("resize-gate", "pods/resize"))).exitCode,
+            0);
+  const auto refused = resize("600m");
+  EXPECT_NE(refused.exitCode, 0);
+  EXPECT_NE(refused.err.find("failed calling webhook \"resize-gate.example.com\""),
+            std::string::npos)
+      << refused.err;
+  EXPECT_EQ(kubectl("get pod -n data " + pod +
+                    " -o jsonpath={.spec.containers[0].resources.requests.cpu}")
+                .out,
+            "700m");
+  EXPECT_EQ(kubectl("delete validatingwebhookconfiguration resize-gate").exitCode, 0);
+  EXPECT_EQ(resize("650m").exitCode, 0);
+}
+
 TEST_F(SimServeKubectl, ApplyAPodDisruptionBudgetThenAnEvictionItRefusesIs429) {
   constexpr const char* kBudget = R"(apiVersion: policy/v1
 kind: PodDisruptionBudget
