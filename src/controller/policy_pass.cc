@@ -1,6 +1,7 @@
 #include "controller/policy_pass.h"
 
 #include <algorithm>
+#include <string_view>
 #include <utility>
 
 #include "api/policy/policy_defaults.h"
@@ -8,6 +9,8 @@
 #include "controller/admission_sizing.h"
 #include "controller/hpa_retunes.h"
 #include "controller/policy_status.h"
+#include "rollout/node_optimisation.h"
+#include "rollout/oom_recovery.h"
 #include "rollout/planner.h"
 #include "safety/conditions.h"
 #include "safety/cooldown.h"
@@ -77,6 +80,22 @@ void PolicyPass::prepare() {
   std::map<api::WorkloadRef, std::size_t> replicas;
   for (const TargetWorkload& t : targets_) replicas[t.ref] = t.pods.size();
   publishRecommendations(recommended_, replicas, policy_, now_, ctx_.operatorMetrics, status_);
+  publishEvictionSeries();
+}
+
+void PolicyPass::publishEvictionSeries() const {
+  std::vector<std::string_view> causes;
+  if (ctx_.options.oomRecovery && sizesPods()) causes.push_back(rollout::kOomKilledCause);
+  if (nodeOptimised() && sizesPods()) {
+    causes.insert(causes.end(), {rollout::kNodeMemoryCause, rollout::kNodeCpuCause});
+  }
+  for (const TargetWorkload& t : targets_) {
+    for (std::string_view cause : causes) {
+      for (const char* result : {"success", "denied", "failed"}) {
+        ctx_.operatorMetrics.evictions.inc({t.ref.ns, t.ref.name, result, std::string(cause)}, 0);
+      }
+    }
+  }
 }
 
 bool PolicyPass::nodeOptimised() const {

@@ -121,6 +121,9 @@ class PolicyPass {
   // Publishes this pass's admission sizing; with `plan`, counting the memory its OOM evictions
   // record on their workloads.
   void publishAdmissionSizing(const rollout::Plan* plan = nullptr);
+  // attune_eviction_total at 0 for every target workload and cause that may evict its pods
+  // (OOM recovery, node optimisation), so that increase() sees the first eviction.
+  void publishEvictionSeries() const;
   // Verdicts: every target pod carrying a resize record, with the safety monitor's verdict
   // where the record is still to be judged (rollout::recordState).
   std::vector<rollout::ObservedPod> judgeResizedPods();

@@ -124,7 +124,7 @@ TEST(OomRecoveryTest, AnOptedOutWorkloadIsNeverEvicted) {
   ASSERT_TRUE(h.usable());
   h.runMinutes(90);  // two OOM kills per pod at least
   EXPECT_TRUE(h.events(rollout::kEvictedReason).empty());
-  EXPECT_FALSE(h.metric(kEvicted).has_value());
+  EXPECT_EQ(h.metric(kEvicted).value_or(0), 0);
 }
 
 TEST(OomRecoveryTest, APolicyThatDoesNotManageMemoryEvictsNothing) {
@@ -152,6 +152,17 @@ TEST(OomRecoveryTest, WithoutTheOptionNothingIsEvicted) {
   ASSERT_TRUE(h.usable());
   h.runMinutes(60);
   EXPECT_TRUE(h.events(rollout::kEvictedReason).empty());
+  EXPECT_FALSE(h.metric(kEvicted).has_value());  // nor is there an eviction series
+}
+
+// With the option, a managed workload's eviction series exist at 0 from its first pass, so that
+// increase() in dashboards and alerts sees the first eviction.
+TEST(OomRecoveryTest, TheEvictionSeriesStartAtZero) {
+  ScenarioHarness h(leakingScenario(), withOomRecovery());
+  ASSERT_TRUE(h.usable());
+  h.runMinutes(1);
+  EXPECT_EQ(h.metric(kEvicted), 0);
+  EXPECT_EQ(h.metric(kBlocked), 0);
 }
 
 TEST(OomRecoveryTest, APodUnderObservationIsRevertedNotEvicted) {
