@@ -20,6 +20,7 @@
 #include "metrics/trace/trace_source.h"
 #include "recommend/strategy.h"
 #include "rollout/node_optimisation.h"
+#include "sim/engine/scenario_builder.h"
 #include "sim/engine/simulation.h"
 #include "sim/telemetry/sim_scalar_query.h"
 
@@ -437,10 +438,15 @@ Result<report::SimulationReport> runSimulate(const SimulateRequest& request,
     nodes = {*request.nodeOptimisation == NodeOptimisationMode::kOn};
     if (*request.nodeOptimisation == NodeOptimisationMode::kCompare) nodes = {false, true};
   }
+  // Every run replays the same traces: they are read once.
+  SimulateRequest shared = request;
+  if (auto loaded = sim::loadTraces(shared.scenario); !loaded) {
+    return std::unexpected(loaded.error());
+  }
   for (const std::string& strategy : request.strategies) {
     for (const bool guarded : guards) {
       for (const std::optional<bool> nodeOptimised : nodes) {
-        auto run = runOne(request, strategy, guarded, nodeOptimised, progress);
+        auto run = runOne(shared, strategy, guarded, nodeOptimised, progress);
         if (!run) return std::unexpected(run.error());
         out.runs.push_back(std::move(*run));
       }
@@ -451,23 +457,29 @@ Result<report::SimulationReport> runSimulate(const SimulateRequest& request,
 
 Result<sim::Scenario> scenarioFromTrace(const std::filesystem::path& path,
                                         std::optional<api::UpdateMode> mode) {
-  auto trace = metrics::TraceSource::load({path});
-  if (!trace) return std::unexpected(trace.error());
+  auto loaded = metrics::TraceSource::load({path});
+  if (!loaded) return std::unexpected(loaded.error());
+  // Read once: every run of the backtest replays this copy (TraceWorkloads::loaded).
+  const std::shared_ptr<const metrics::TraceSource> trace(std::move(*loaded));
   sim::Scenario s;
   s.name = "trace:" + path.filename().string();
   s.seed = 1;
-  const auto span = (*trace)->span();
+  const auto span = trace->span();
   s.start = std::chrono::floor<std::chrono::minutes>(span.first);
   s.duration = std::chrono::ceil<std::chrono::minutes>(span.last - s.start);
   s.tick = std::chrono::seconds(60);
-  s.traces.push_back(
-      {.path = path, .format = {}, .namespace_ = {}, .limit = std::nullopt, .fieldPath = "trace"});
+  s.traces.push_back({.path = path,
+                      .format = {},
+                      .namespace_ = {},
+                      .limit = std::nullopt,
+                      .fieldPath = "trace",
+                      .loaded = trace});
 
   // Nodes: enough identical nodes for every pod's provisioned requests at 70% packing.
   double cpu = 0, memory = 0, maxCpu = 0, maxMemory = 0;
   std::map<std::pair<std::string, std::string>, std::pair<double, double>> pods;
   std::set<std::string> namespaces;
-  for (const auto& [id, c] : (*trace)->data().containers()) {
+  for (const auto& [id, c] : trace->data().containers()) {
     namespaces.insert(id.ns);
     if (c.resources.empty()) continue;
     const auto& r = c.resources.front().value;

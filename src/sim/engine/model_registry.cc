@@ -52,7 +52,7 @@ void ModelRegistry::countRequests(Time now, Duration dt) {
   }
 }
 
-int ModelRegistry::addTrace(std::unique_ptr<metrics::TraceSource> trace) {
+int ModelRegistry::addTrace(std::shared_ptr<const metrics::TraceSource> trace) {
   traces_.push_back(std::move(trace));
   return static_cast<int>(traces_.size()) - 1;
 }

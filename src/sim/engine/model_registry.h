@@ -35,8 +35,9 @@ class ModelRegistry {
   // registration of the same workload.
   void add(api::WorkloadKind kind, const std::string& ns, const std::string& name,
            std::map<std::string, ContainerModel, std::less<>> containers);
-  // Takes ownership of a loaded trace; returns its index for ContainerModel::trace.
-  int addTrace(std::unique_ptr<metrics::TraceSource> trace);
+  // Keeps a loaded trace (shared with other simulations); returns its index for
+  // ContainerModel::trace.
+  int addTrace(std::shared_ptr<const metrics::TraceSource> trace);
   const metrics::TraceSource& trace(int index) const { return *traces_[index]; }
 
   // A workload with at least one container of kind "service": the pods ready to take its
@@ -72,7 +73,7 @@ class ModelRegistry {
   Random root_;
   Time simStart_;
   std::map<Key, std::map<std::string, ContainerModel, std::less<>>> workloads_;
-  std::vector<std::unique_ptr<metrics::TraceSource>> traces_;
+  std::vector<std::shared_ptr<const metrics::TraceSource>> traces_;
   std::map<Key, ServiceWorkload> services_;
 };
 

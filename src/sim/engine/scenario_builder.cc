@@ -186,14 +186,22 @@ api::ResourceValues firstResources(const metrics::ContainerTrace& trace) {
   return trace.resources.empty() ? api::ResourceValues{} : trace.resources.front().value;
 }
 
-// One Deployment per pod of the trace `t`.
-Result<void> addTraceWorkloads(const TraceWorkloads& t, ClusterState& state,
-                               ModelRegistry& models) {
-  if (auto ok = checkFormat(t); !ok) return ok;
+// The trace of `t`: the one in memory, or read from its files.
+Result<std::shared_ptr<const metrics::TraceSource>> loadTrace(const TraceWorkloads& t) {
+  if (t.loaded) return t.loaded;
+  if (auto ok = checkFormat(t); !ok) return std::unexpected(ok.error());
   metrics::TraceOptions options;
   if (!t.namespace_.empty()) options.bitbrainsNamespace = t.namespace_;
   auto source = metrics::TraceSource::load({t.path}, options);
   if (!source) return std::unexpected(at(t.fieldPath + ".path", source.error()));
+  return std::shared_ptr<const metrics::TraceSource>(std::move(*source));
+}
+
+// One Deployment per pod of the trace `t`.
+Result<void> addTraceWorkloads(const TraceWorkloads& t, ClusterState& state,
+                               ModelRegistry& models) {
+  auto source = loadTrace(t);
+  if (!source) return std::unexpected(source.error());
   const metrics::TraceSource& trace = **source;
   const int index = models.addTrace(std::move(*source));
 
@@ -302,6 +310,15 @@ Result<void> buildCluster(const Scenario& scenario, ClusterState& state, ModelRe
     (void)state.ensureNamespace(p.metadata.namespace_);
   }
   return createAll(state.attunePolicies, policies, "spec.policies");
+}
+
+Result<void> loadTraces(Scenario& scenario) {
+  for (TraceWorkloads& t : scenario.traces) {
+    auto loaded = loadTrace(t);
+    if (!loaded) return std::unexpected(loaded.error());
+    t.loaded = std::move(*loaded);
+  }
+  return {};
 }
 
 }  // namespace attune::sim

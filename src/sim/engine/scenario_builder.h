@@ -31,4 +31,9 @@ KubeletOptions kubeletOptionsFor(const Scenario& scenario);
 // that cannot be loaded); see diagnosticFor() for its line.
 Result<void> buildCluster(const Scenario& scenario, ClusterState& state, ModelRegistry& models);
 
+// Loads every trace entry of `scenario` not in memory yet (TraceWorkloads::loaded), so that the
+// simulations of a backtest, each built from a copy of the scenario, share one copy of each
+// trace. Errors as buildCluster's for a trace that cannot be loaded.
+Result<void> loadTraces(Scenario& scenario);
+
 }  // namespace attune::sim

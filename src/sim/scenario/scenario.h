@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,6 +21,10 @@
 #include "core/units.h"
 #include "sim/kubelet/kubelet.h"
 #include "sim/workload/usage_model_factory.h"
+
+namespace attune::metrics {
+class TraceSource;
+}  // namespace attune::metrics
 
 namespace attune::sim {
 
@@ -88,6 +93,9 @@ struct TraceWorkloads {
   std::string namespace_;             // "" keeps the trace's namespaces (Bitbrains: "bitbrains")
   std::optional<std::int32_t> limit;  // at most this many pods, in trace order
   std::string fieldPath;              // where it was written ("spec.workloads[5].trace")
+  // The trace in memory, once loaded (loadTraces() in sim/engine/scenario_builder.h): every
+  // simulation built from a copy of the scenario shares it instead of reading the files again.
+  std::shared_ptr<const metrics::TraceSource> loaded;
 };
 
 // A whole scenario. LimitRanges, ResourceQuotas, HPAs and PodDisruptionBudgets are kept as the

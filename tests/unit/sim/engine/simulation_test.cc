@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string>
 
+#include "sim/engine/scenario_builder.h"
 #include "sim/scenario/scenario_codec.h"
 #include "sim/telemetry/openmetrics.h"
 #include "support/shared_dir.h"
@@ -268,6 +269,38 @@ TEST(SimulationTest, TraceEntriesBecomeOneDeploymentPerTracePod) {
   ASSERT_FALSE(refused.has_value());
   EXPECT_EQ(refused.error().field, "spec.workloads[0].trace.format");
   std::filesystem::remove_all(dir);
+}
+
+// A backtest reads each trace once: loadTraces() keeps it in the scenario, and simulations built
+// from copies of it share that copy (here, after the file is gone).
+TEST(SimulationTest, LoadedTracesAreSharedBySimulationsWithoutReadingTheFilesAgain) {
+  const auto dir = std::filesystem::temp_directory_path() / "attune_sim_loaded_trace_test";
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream csv(dir / "t.csv");
+    csv << "timestamp,namespace,workload_kind,workload,pod,container,cpu_usage_cores,"
+           "memory_working_set_bytes,cpu_request,cpu_limit,memory_request,memory_limit\n";
+    for (int m = 0; m < 60; m += 5) {
+      csv << std::to_string(1714521600 + m * 60)
+          << ",prod,Deployment,api,api-7f-x1,app,0.4,200000000,500m,1,256Mi,512Mi\n";
+    }
+  }
+  Scenario scenario = decoded(
+      scenarioYaml("  - trace: {path: t.csv, format: attune-csv, namespace: replay}\n"), dir);
+  ASSERT_TRUE(loadTraces(scenario).has_value());
+  ASSERT_NE(scenario.traces.at(0).loaded, nullptr);
+  std::filesystem::remove_all(dir);
+  for (int run = 0; run < 2; ++run) {
+    auto sim = Simulation::create(scenario);
+    ASSERT_TRUE(sim.has_value()) << sim.error().toString();
+    EXPECT_NE((*sim)->state().deployments.find("replay", "api-7f-x1"), nullptr);
+  }
+  EXPECT_EQ(scenario.traces.at(0).loaded.use_count(), 1);  // the simulations have let go of it
+
+  Scenario missing = decoded(scenarioYaml("  - trace: {path: /nonexistent/trace.csv}\n"));
+  auto refused = loadTraces(missing);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().field, "spec.workloads[0].trace.path");
 }
 
 TEST(SimulationTest, ReplaysBitbrainsVmsFromTheSharedTraces) {
