@@ -113,7 +113,8 @@ PassResult PolicyPass::finish(const rollout::NodeOptimisation* nodes) {
                                                    [](const rollout::SkipAction* s) {
                                                      return s->reason ==
                                                             rollout::SkipReason::kCooldown;
-                                                   })},
+                                                   }),
+                .scheduleBlocked = plan.scheduleBlocked},
                now_);
   writeStatus(ctx_.api, stored_, status_);
   return {.requeueAfter = plan.requeueAfter};
@@ -269,6 +270,9 @@ rollout::Plan PolicyPass::planResizes(const std::map<api::WorkloadRef, api::Obje
                               .nodes = snapshot_.nodes(),
                               .hpas = leftAlone,
                               .resizesInFlight = 0};
+  if (policy_.spec.updateStrategy.schedule) {
+    input.scheduleZone = scheduleZone(input.scheduleZoneError);
+  }
   for (const TargetWorkload& t : targets_) {
     rollout::WorkloadInput w{.kind = t.kind(),
                              .metadata = workloads.at(t.ref),
@@ -276,6 +280,9 @@ rollout::Plan PolicyPass::planResizes(const std::map<api::WorkloadRef, api::Obje
                              .updatedReplicas = t.updatedReplicas,
                              .pods = t.pods,
                              .targets = {}};
+    for (const RecommendedWorkload& a : recommended_) {
+      if (a.ref == t.ref) w.lastDataTime = a.lastDataTime;
+    }
     if (nodeOptimised()) {
       useNodeTargets(w);
     } else {
@@ -295,6 +302,20 @@ rollout::Plan PolicyPass::planResizes(const std::map<api::WorkloadRef, api::Obje
                       std::make_move_iterator(observations.actions.end()));
   plan.requeue(observations.requeueAfter);
   return plan;
+}
+
+const TimeZone* PolicyPass::scheduleZone(std::string& error) {
+  const std::string name = policy_.spec.updateStrategy.schedule->timezone.value_or(
+      std::string(api::kDefaultScheduleTimezone));
+  if (state_.scheduleZoneName != name) {
+    state_.scheduleZone = loadTimeZone(name, zoneinfoDirectory());
+    state_.scheduleZoneName = name;
+  }
+  if (!state_.scheduleZone) {
+    error = "spec.updateStrategy.schedule.timezone: " + state_.scheduleZone.error().message;
+    return nullptr;
+  }
+  return &*state_.scheduleZone;
 }
 
 void PolicyPass::useNodeTargets(rollout::WorkloadInput& w) const {
