@@ -41,6 +41,8 @@ TEST(RollOutLimitsFieldsTest, AreDecodedWithoutTheNoEffectWarning) {
   EXPECT_EQ(u.schedule->timezone, "America/New_York");
 
   const std::string yaml = encodePolicyYaml(*doc.policy);
+  // Quoted: YAML 1.1 readers take a plain 22:00 for a base-60 number.
+  EXPECT_NE(yaml.find("- start: \"22:00\"\n          end: \"23:30\""), std::string::npos) << yaml;
   const DecodedPolicy again = decodeOne(yaml);
   ASSERT_TRUE(again.errors.empty()) << describe(again.errors) << yaml;
   EXPECT_EQ(again.policy, doc.policy) << yaml;
