@@ -1,6 +1,7 @@
 #include "rollout/resize_schedule.h"
 
 #include <chrono>
+#include <vector>
 
 namespace attune::rollout {
 namespace {
@@ -60,12 +61,29 @@ bool scheduleOpen(const api::ResizeSchedule& schedule, const TimeZone& zone, Tim
 
 std::optional<Time> nextOpening(const api::ResizeSchedule& schedule, const TimeZone& zone,
                                 Time now) {
-  // Minute by minute: every zone in use today has whole-minute offsets, so local minutes start
-  // on UTC minutes.
+  // A closed schedule opens only when local time reaches a window's start or midnight (a new
+  // day), or when the UTC offset changes. Between those the scan jumps; across an offset change
+  // it steps minute by minute. Every zone in use today has whole-minute offsets, so local
+  // minutes start on UTC minutes.
+  std::vector<int> candidates = {0};
+  for (const api::TimeWindow& w : schedule.windows) {
+    if (const auto start = api::parseTimeOfDay(w.start)) candidates.push_back(*start);
+  }
   Time t = std::chrono::ceil<minutes>(now);
   if (t == now) t += minutes(1);
-  for (int i = 0; i < kScanDays * kMinutesPerDay; ++i, t += minutes(1)) {
+  const Time end = t + days(kScanDays);
+  while (t < end) {
     if (scheduleOpen(schedule, zone, t)) return t;
+    const seconds offset = zone.offsetAt(t);
+    const auto local = floor<minutes>(t.time_since_epoch() + offset);
+    const int minute = static_cast<int>((local - floor<days>(local)).count());
+    int jump = kMinutesPerDay;
+    for (int c : candidates) {
+      const int ahead = (c - minute + kMinutesPerDay) % kMinutesPerDay;
+      if (ahead > 0 && ahead < jump) jump = ahead;
+    }
+    const Time next = t + minutes(jump);
+    t = zone.offsetAt(next) == offset ? next : t + minutes(1);
   }
   return std::nullopt;
 }

@@ -101,6 +101,9 @@ TEST_F(NewYorkScheduleTest, SpringForwardSkipsAndFallBackRepeats) {
   EXPECT_FALSE(scheduleOpen(skipped, ny_, at("2026-03-08T06:45:00Z")));  // 01:45 EST
   EXPECT_FALSE(scheduleOpen(skipped, ny_, at("2026-03-08T07:15:00Z")));  // 03:15 EDT
   EXPECT_EQ(nextOpening(skipped, ny_, at("2026-03-08T06:45:00Z")), at("2026-03-09T06:00:00Z"));
+  // A window whose start is skipped opens at the change itself (03:00 EDT = 07:00 UTC).
+  const auto startSkipped = inNewYork({{"02:30", "04:00"}});
+  EXPECT_EQ(nextOpening(startSkipped, ny_, at("2026-03-08T06:00:00Z")), at("2026-03-08T07:00:00Z"));
   // 2026-11-01: 01:00-02:00 happens twice (EDT, then EST); open both times.
   const auto repeated = inNewYork({{"01:00", "02:00"}});
   EXPECT_TRUE(scheduleOpen(repeated, ny_, at("2026-11-01T05:30:00Z")));   // 01:30 EDT
