@@ -9,6 +9,7 @@
 #include "controller/hpa_retunes.h"
 #include "controller/policy_status.h"
 #include "rollout/planner.h"
+#include "rollout/resize_schedule.h"
 #include "safety/conditions.h"
 #include "safety/cooldown.h"
 #include "safety/observation.h"
@@ -235,6 +236,15 @@ rollout::Plan PolicyPass::makePlan(const std::vector<rollout::ObservedPod>& obse
   // Fail closed: without fresh metrics there is no resize this pass.
   rollout::Plan plan =
       metricsError_ ? std::move(observations) : planResizes(workloads, observations);
+  // The schedule's condition does not depend on the metrics: kept while they fail.
+  const auto mode = policy_.spec.updateStrategy.type.value_or(api::kDefaultUpdateMode);
+  if (metricsError_ && policy_.spec.updateStrategy.schedule &&
+      !policy_.spec.paused.value_or(false) && mode != api::UpdateMode::kObserve &&
+      mode != api::UpdateMode::kRecommend) {
+    std::string zoneError;
+    const TimeZone* zone = scheduleZone(zoneError);
+    plan.scheduleBlocked = rollout::gateSchedule(policy_, zone, zoneError, now_).blocked;
+  }
   // The HPAs Attune retunes follow the requests the plan leaves (or get their originals back
   // while the policy is paused), after every pod action.
   planHpaRetunes(targets_, snapshot_.hpas(),

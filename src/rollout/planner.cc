@@ -159,24 +159,10 @@ class Pass {
   // updateStrategy.schedule: closed now (or its zone unknown) → scheduleClosed_ and the
   // ScheduleBlocked condition.
   void checkSchedule() {
-    const auto& schedule = policy_.spec.updateStrategy.schedule;
-    if (!schedule) return;
-    if (input_.scheduleZone == nullptr) {
-      scheduleClosed_ = true;
-      api::Condition c;
-      c.type = std::string(kConditionScheduleBlocked);
-      c.status = "True";
-      c.reason = std::string(kReasonUnknownTimezone);
-      c.message = "no resize is made: " + input_.scheduleZoneError;
-      c.observedGeneration = policy_.metadata.generation;
-      plan_.scheduleBlocked = std::move(c);
-      return;
-    }
-    if (scheduleOpen(*schedule, *input_.scheduleZone, now_)) return;
-    scheduleClosed_ = true;
-    opensAt_ = nextOpening(*schedule, *input_.scheduleZone, now_);
-    plan_.scheduleBlocked = scheduleBlockedCondition(*schedule, *input_.scheduleZone, opensAt_);
-    plan_.scheduleBlocked->observedGeneration = policy_.metadata.generation;
+    ScheduleGate gate = gateSchedule(policy_, input_.scheduleZone, input_.scheduleZoneError, now_);
+    scheduleClosed_ = gate.blocked.has_value();
+    opensAt_ = gate.opensAt;
+    plan_.scheduleBlocked = std::move(gate.blocked);
   }
 
   // What `pod` would change: to the workload's targets, or to its own (node optimisation).

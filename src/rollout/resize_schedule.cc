@@ -118,4 +118,24 @@ api::Condition scheduleBlockedCondition(const api::ResizeSchedule& schedule, con
   return c;
 }
 
+ScheduleGate gateSchedule(const api::AttunePolicy& policy, const TimeZone* zone,
+                          std::string_view zoneError, Time now) {
+  ScheduleGate gate;
+  const auto& schedule = policy.spec.updateStrategy.schedule;
+  if (!schedule) return gate;
+  if (zone == nullptr) {
+    api::Condition c;
+    c.type = std::string(kConditionScheduleBlocked);
+    c.status = "True";
+    c.reason = std::string(kReasonUnknownTimezone);
+    c.message = "no resize is made: " + std::string(zoneError);
+    gate.blocked = std::move(c);
+  } else if (!scheduleOpen(*schedule, *zone, now)) {
+    gate.opensAt = nextOpening(*schedule, *zone, now);
+    gate.blocked = scheduleBlockedCondition(*schedule, *zone, gate.opensAt);
+  }
+  if (gate.blocked) gate.blocked->observedGeneration = policy.metadata.generation;
+  return gate;
+}
+
 }  // namespace attune::rollout

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "api/k8s/meta.h"
+#include "api/policy/attune_policy.h"
 #include "api/policy/resize_schedule.h"
 #include "core/time.h"
 #include "core/time_zone.h"
@@ -38,7 +39,18 @@ std::optional<Time> nextOpening(const api::ResizeSchedule& schedule, const TimeZ
 api::Condition scheduleBlockedCondition(const api::ResizeSchedule& schedule, const TimeZone& zone,
                                         std::optional<Time> opensAt);
 
-// "02:00-06:00 Monday, Friday (America/New_York)": the schedule in one phrase.
+// Where a policy's updateStrategy.schedule leaves a pass at `now`: `blocked` is the
+// ScheduleBlocked condition (observedGeneration set) while no window is open, or while `zone` is
+// null (the zone could not be loaded: reason UnknownTimezone with `zoneError`; fail closed);
+// `opensAt` is when the next window opens. Both nullopt without a schedule or while it is open.
+struct ScheduleGate {
+  std::optional<api::Condition> blocked;
+  std::optional<Time> opensAt;
+};
+ScheduleGate gateSchedule(const api::AttunePolicy& policy, const TimeZone* zone,
+                          std::string_view zoneError, Time now);
+
+// "02:00-06:00 on Monday, Friday (America/New_York)": the schedule in one phrase.
 std::string describeSchedule(const api::ResizeSchedule& schedule);
 
 }  // namespace attune::rollout

@@ -108,6 +108,30 @@ TEST(ScheduleTest, RevertsAreNotHeldBackOutsideTheWindow) {
   EXPECT_EQ(h.actions(Kind::kResized).size(), 1u) << "no new resize outside the window";
 }
 
+TEST(ScheduleTest, TheConditionStaysWhileTheMetricsFail) {
+  ScenarioHarness h(scenarioYaml(
+      workloadYaml({.name = "web"}),
+      policyYaml({.name = "web",
+                  .target = "web",
+                  .updateStrategy = "{type: Auto, schedule: {windows: [{start: \"12:00\", end: "
+                                    "\"13:00\"}]}}"})));
+  ASSERT_TRUE(h.usable());
+  ObservedMetricsSource source(h.sim().metrics());
+  h.restartController(&source);
+  h.runMinutes(10);
+  ASSERT_NE(scheduleBlocked(h.policy("apps", "web")), nullptr);
+  source.fail();
+  h.runMinutes(5);
+  const api::AttunePolicy p = h.policy("apps", "web");
+  const api::Condition* ready = condition(p, api::kConditionReady);
+  ASSERT_NE(ready, nullptr);
+  EXPECT_EQ(ready->reason, "PrometheusUnavailable");
+  const api::Condition* blocked = scheduleBlocked(p);
+  ASSERT_NE(blocked, nullptr) << "no flapping while the metrics fail";
+  EXPECT_NE(blocked->message.find("2026-01-05T12:00:00Z"), std::string::npos) << blocked->message;
+  EXPECT_TRUE(h.actions(Kind::kResized).empty());
+}
+
 TEST(ScheduleTest, AnUnknownTimeZoneBlocksResizesAndSaysWhy) {
   ScenarioHarness h(scenarioYaml(
       workloadYaml({.name = "web"}),
