@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds Attune's container image, with no container daemon, from a built `attune` binary. The
 # image holds the binary, the shared libraries it loads (as `ldd` resolves them, with the
-# dynamic loader), the CA bundle of the build machine (for HTTPS to Prometheus) and a passwd
-# and group entry for the non-root user it runs as (65532). It has no shell and no package
+# dynamic loader), the CA bundle of the build machine (for HTTPS to Prometheus), its tz database
+# (for schedule time zones) and a passwd and group entry for the non-root user it runs as (65532). It has no shell and no package
 # manager. The image is made with umoci (docs/image.md says why), and the output is an OCI
 # archive: a tar of the OCI image layout, tagged with the binary's version.
 #
@@ -58,6 +58,13 @@ fi
 chmod 0755 "$rootfs"/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.* 2>/dev/null || true
 if [[ -f /etc/ssl/certs/ca-certificates.crt ]]; then
   install -D -m 0644 /etc/ssl/certs/ca-certificates.crt "$rootfs/etc/ssl/certs/ca-certificates.crt"
+fi
+# The tz database, for the time zones of updateStrategy.schedule (docs/schedule.md); the
+# "right/" (leap-second) variants are left out.
+if [[ -d /usr/share/zoneinfo ]]; then
+  mkdir -p "$rootfs/usr/share"
+  cp -a /usr/share/zoneinfo "$rootfs/usr/share/zoneinfo"
+  rm -rf "$rootfs/usr/share/zoneinfo/right"
 fi
 install -d -m 0755 "$rootfs/etc" "$rootfs/tmp"
 printf 'root:x:0:0:root:/:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/:/sbin/nologin\n' \

@@ -12,6 +12,7 @@
 #include "rollout/node_optimisation.h"
 #include "rollout/oom_recovery.h"
 #include "rollout/planner.h"
+#include "rollout/resize_schedule.h"
 #include "safety/conditions.h"
 #include "safety/cooldown.h"
 #include "safety/observation.h"
@@ -132,7 +133,8 @@ PassResult PolicyPass::finish(const rollout::NodeOptimisation* nodes) {
                                                    [](const rollout::SkipAction* s) {
                                                      return s->reason ==
                                                             rollout::SkipReason::kCooldown;
-                                                   })},
+                                                   }),
+                .scheduleBlocked = plan.scheduleBlocked},
                now_);
   writeStatus(ctx_.api, stored_, status_);
   return {.requeueAfter = plan.requeueAfter};
@@ -253,6 +255,15 @@ rollout::Plan PolicyPass::makePlan(const std::vector<rollout::ObservedPod>& obse
   // Fail closed: without fresh metrics there is no resize this pass.
   rollout::Plan plan =
       metricsError_ ? std::move(observations) : planResizes(workloads, observations);
+  // The schedule's condition does not depend on the metrics: kept while they fail.
+  const auto mode = policy_.spec.updateStrategy.type.value_or(api::kDefaultUpdateMode);
+  if (metricsError_ && policy_.spec.updateStrategy.schedule &&
+      !policy_.spec.paused.value_or(false) && mode != api::UpdateMode::kObserve &&
+      mode != api::UpdateMode::kRecommend) {
+    std::string zoneError;
+    const TimeZone* zone = scheduleZone(zoneError);
+    plan.scheduleBlocked = rollout::gateSchedule(policy_, zone, zoneError, now_).blocked;
+  }
   // The HPAs Attune retunes follow the requests the plan leaves (or get their originals back
   // while the policy is paused), after every pod action.
   planHpaRetunes(targets_, snapshot_.hpas(),
@@ -288,6 +299,9 @@ rollout::Plan PolicyPass::planResizes(const std::map<api::WorkloadRef, api::Obje
                               .nodes = snapshot_.nodes(),
                               .hpas = leftAlone,
                               .resizesInFlight = 0};
+  if (policy_.spec.updateStrategy.schedule) {
+    input.scheduleZone = scheduleZone(input.scheduleZoneError);
+  }
   for (const TargetWorkload& t : targets_) {
     rollout::WorkloadInput w{.kind = t.kind(),
                              .metadata = workloads.at(t.ref),
@@ -295,6 +309,9 @@ rollout::Plan PolicyPass::planResizes(const std::map<api::WorkloadRef, api::Obje
                              .updatedReplicas = t.updatedReplicas,
                              .pods = t.pods,
                              .targets = {}};
+    for (const RecommendedWorkload& a : recommended_) {
+      if (a.ref == t.ref) w.lastDataTime = a.lastDataTime;
+    }
     if (nodeOptimised()) {
       useNodeTargets(w);
     } else {
@@ -314,6 +331,20 @@ rollout::Plan PolicyPass::planResizes(const std::map<api::WorkloadRef, api::Obje
                       std::make_move_iterator(observations.actions.end()));
   plan.requeue(observations.requeueAfter);
   return plan;
+}
+
+const TimeZone* PolicyPass::scheduleZone(std::string& error) {
+  const std::string name = policy_.spec.updateStrategy.schedule->timezone.value_or(
+      std::string(api::kDefaultScheduleTimezone));
+  if (state_.scheduleZoneName != name) {
+    state_.scheduleZone = loadTimeZone(name, zoneinfoDirectory());
+    state_.scheduleZoneName = name;
+  }
+  if (!state_.scheduleZone) {
+    error = "spec.updateStrategy.schedule.timezone: " + state_.scheduleZone.error().message;
+    return nullptr;
+  }
+  return &*state_.scheduleZone;
 }
 
 void PolicyPass::useNodeTargets(rollout::WorkloadInput& w) const {

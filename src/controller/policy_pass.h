@@ -21,6 +21,7 @@
 #include "controller/operator_metrics.h"
 #include "controller/target_resolution.h"
 #include "controller/workload_recommendations.h"
+#include "core/time_zone.h"
 #include "recommend/strategy.h"
 #include "rollout/node_optimisation.h"
 #include "rollout/observation_plan.h"
@@ -54,6 +55,9 @@ struct PolicyState {
   std::uint64_t passes = 0;            // passes run since the state was created
   // The pods reported as created without the pod admission webhook.
   AdmissionBypassWatch admissionBypass;
+  // updateStrategy.schedule's zone, loaded once per name (loadScheduleZone).
+  std::optional<std::string> scheduleZoneName;
+  Result<TimeZone> scheduleZone = TimeZone::utc();
 };
 
 // What a pass asks of the work queue.
@@ -137,6 +141,9 @@ class PolicyPass {
   // The rollout, with the observation entries first (then the node optimiser's evictions).
   rollout::Plan planResizes(const std::map<api::WorkloadRef, api::ObjectMeta>& workloads,
                             rollout::Plan& observations);
+  // The zone of updateStrategy.schedule, from the tz database (cached in the state); nullptr
+  // with `error` set when it cannot be loaded.
+  const TimeZone* scheduleZone(std::string& error);
   // Node optimisation: each pod's own targets, and the evictions of the policy's pods.
   void useNodeTargets(rollout::WorkloadInput& w) const;
   void planNodeEvictions(rollout::Plan& plan) const;

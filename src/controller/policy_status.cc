@@ -12,6 +12,7 @@
 
 #include "api/policy/policy_defaults.h"
 #include "core/quantity.h"
+#include "rollout/resize_schedule.h"
 #include "safety/conditions.h"
 #include "safety/cooldown.h"
 
@@ -319,6 +320,13 @@ void settleStatus(api::AttunePolicyStatus& status, const api::AttunePolicy& stor
     safety::setCondition(status.conditions, blocked, now);
   } else {
     safety::removeCondition(status.conditions, api::kConditionResizeBlocked);
+  }
+  if (outcome.scheduleBlocked) {
+    api::Condition blocked = *outcome.scheduleBlocked;
+    blocked.observedGeneration = generation;
+    safety::setCondition(status.conditions, blocked, now);
+  } else {
+    safety::removeCondition(status.conditions, rollout::kConditionScheduleBlocked);
   }
   status.observedGeneration = generation;
   status.lastReconcileTime = now;

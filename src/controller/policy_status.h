@@ -59,11 +59,13 @@ struct PassOutcome {
   int consecutiveReverts = 0;  // the most of any target workload after the plan's verdicts
   int resizing = 0;            // resizes this pass made, and pods still under observation
   bool coolingDown = false;    // a workload waits for its cooldown (Skip(Cooldown))
+  // The plan's ScheduleBlocked condition (rollout::Plan::scheduleBlocked); nullopt removes it.
+  std::optional<api::Condition> scheduleBlocked;
 };
 
 // The conditions and counters a pass leaves: Ready (the public reasons: Paused,
 // PrometheusUnavailable, NoWorkloadsFound or InsufficientData as False, else Monitoring),
-// Resizing (InProgress, else CooldownActive or Idle), Degraded, ResizeBlocked,
+// Resizing (InProgress, else CooldownActive or Idle), Degraded, ResizeBlocked, ScheduleBlocked,
 // observedGeneration, workloads, canary, cooldown, lastReconcileTime and consecutiveReverts.
 void settleStatus(api::AttunePolicyStatus& status, const api::AttunePolicy& stored,
                   const api::AttunePolicy& policy,

@@ -4,6 +4,7 @@
 
 #include "api/policy/policy_defaults.h"
 #include "core/units.h"
+#include "rollout/freshness.h"
 #include "safety/resize_record.h"
 
 namespace attune::controller {
@@ -79,6 +80,12 @@ api::WorkloadRecommendation toStatus(const RecommendedWorkload& workload,
                                 .containers = {},
                                 .lastDataTime = workload.lastDataTime,
                                 .stale = std::nullopt};
+  // A recommendation whose newest sample is past the freshness bound is not applied.
+  if (workload.lastDataTime) {
+    w.stale = rollout::staleness(workload.lastDataTime, now,
+                                 rollout::freshnessBound(policy.spec.metricsSource))
+                  .has_value();
+  }
   for (const RecommendedContainer& a : workload.containers) {
     api::ContainerRecommendation c{.name = a.name,
                                    .current = a.current,

@@ -18,6 +18,10 @@ std::string_view toString(SkipReason reason) {
       return "Cooldown";
     case SkipReason::kInvalidAnnotation:
       return "InvalidAnnotation";
+    case SkipReason::kIncreaseBudget:
+      return "IncreaseBudget";
+    case SkipReason::kStaleRecommendation:
+      return "StaleRecommendation";
   }
   return "Unknown";
 }
@@ -36,6 +40,8 @@ std::string_view toString(DeferReason reason) {
       return "CanaryWaiting";
     case DeferReason::kCanaryNotPromoted:
       return "CanaryNotPromoted";
+    case DeferReason::kOutsideSchedule:
+      return "OutsideSchedule";
   }
   return "Unknown";
 }

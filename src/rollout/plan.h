@@ -83,6 +83,12 @@ enum class SkipReason {
   kNodeCapacity,       // "NodeCapacity": the pod's requests would exceed the node allocatable
   kCooldown,           // "Cooldown": the workload's cooldown has not elapsed
   kInvalidAnnotation,  // "InvalidAnnotation": an Attune annotation does not parse
+  // "IncreaseBudget": the pass's maxTotalCpuIncrease / maxTotalMemoryIncrease is used up (the
+  // pod waits for a later pass)
+  kIncreaseBudget,
+  // "StaleRecommendation": the newest usage sample behind the recommendation is older than the
+  // freshness bound (rollout/freshness.h)
+  kStaleRecommendation,
 };
 std::string_view toString(SkipReason reason);
 
@@ -94,6 +100,7 @@ enum class DeferReason {
   kCanaryObserving,    // "CanaryObserving": canary pods are still under observation
   kCanaryWaiting,      // "CanaryWaiting": canary.observationPeriod after the canaries were safe
   kCanaryNotPromoted,  // "CanaryNotPromoted": canaries are safe, canary.autoPromote is false
+  kOutsideSchedule,    // "OutsideSchedule": updateStrategy.schedule has no window open now
 };
 std::string_view toString(DeferReason reason);
 
@@ -260,6 +267,9 @@ struct Plan {
   // PodsDeferredAndInfeasible) when pods report a Deferred or Infeasible resize; nullopt means
   // the condition should be removed. lastTransitionTime is left for safety::setCondition.
   std::optional<api::Condition> resizeBlocked;
+  // ScheduleBlocked condition (rollout/resize_schedule.h) while updateStrategy.schedule keeps
+  // new resizes back; nullopt: remove it.
+  std::optional<api::Condition> scheduleBlocked;
 
   // Asks for the policy to be reconciled again `after` from now (the soonest request wins).
   void requeue(std::optional<Duration> after) {

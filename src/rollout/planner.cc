@@ -7,7 +7,10 @@
 
 #include "api/policy/policy_defaults.h"
 #include "core/quantity.h"
+#include "rollout/freshness.h"
+#include "rollout/increase_budget.h"
 #include "rollout/prechecks.h"
+#include "rollout/resize_schedule.h"
 #include "safety/cooldown.h"
 #include "safety/resize_record.h"
 
@@ -67,6 +70,8 @@ class Pass {
         input_(input),
         now_(now),
         ledger_(input.quotas),
+        increaseBudget_(policy.spec.updateStrategy.maxTotalCpuIncrease,
+                        policy.spec.updateStrategy.maxTotalMemoryIncrease),
         period_(safety::observationPeriod(policy.spec, options.observation)) {
     const api::UpdateStrategy& u = policy.spec.updateStrategy;
     mode_ = u.type.value_or(api::kDefaultUpdateMode);
@@ -81,6 +86,7 @@ class Pass {
       return std::move(plan_);
     }
     tally();
+    checkSchedule();
     const int inFlight = std::max(input_.resizesInFlight, plan_.underObservation);
     slots_ = std::max(
         0,
@@ -150,6 +156,15 @@ class Pass {
     plan_.resizeBlocked = std::move(c);
   }
 
+  // updateStrategy.schedule: closed now (or its zone unknown) → scheduleClosed_ and the
+  // ScheduleBlocked condition.
+  void checkSchedule() {
+    ScheduleGate gate = gateSchedule(policy_, input_.scheduleZone, input_.scheduleZoneError, now_);
+    scheduleClosed_ = gate.blocked.has_value();
+    opensAt_ = gate.opensAt;
+    plan_.scheduleBlocked = std::move(gate.blocked);
+  }
+
   // What `pod` would change: to the workload's targets, or to its own (node optimisation).
   std::vector<ContainerChange> changesOf(const WorkloadInput& w, const api::Pod& pod) const {
     if (!w.perPodTargets) return podChanges(pod, w.targets, policy_);
@@ -172,6 +187,11 @@ class Pass {
       return;
     }
     if (w.perPodTargets ? w.podTargets.empty() : w.targets.empty()) return;
+    if (auto stale = staleness(w.lastDataTime, now_, freshnessBound(policy_.spec.metricsSource))) {
+      skip(w, "", SkipReason::kStaleRecommendation,
+           "the recommendation for " + w.metadata.name + " is stale: " + *stale);
+      return;
+    }
     if (std::string msg = hpaConflict(w.id(), input_.hpas); !msg.empty()) {
       plan_.actions.emplace_back(
           EventAction{w.id(), "Warning", std::string(kHpaConflictReason), std::move(msg)});
@@ -208,6 +228,17 @@ class Pass {
       } else if (!p.changes.empty()) {
         ++needing;
       }
+    }
+
+    if (needing > 0 && scheduleClosed_) {
+      std::optional<Duration> after;
+      if (opensAt_) after = *opensAt_ - now_;
+      defer(w, "", DeferReason::kOutsideSchedule,
+            std::to_string(needing) + " pod(s) of " + w.metadata.name +
+                " wait for the resize schedule" +
+                (opensAt_ ? "; the next window opens at " + formatRfc3339(*opensAt_) : ""),
+            after);
+      return;
     }
 
     // Cooldown spaces new targets; one target's rollout continues while nothing is reverted.
@@ -348,6 +379,11 @@ class Pass {
       skip(w, name, SkipReason::kNodeCapacity, *msg);
       return;
     }
+    const RequestIncrease increase = requestIncrease(p.changes);
+    if (auto msg = increaseBudget_.check(increase)) {
+      skip(w, name, SkipReason::kIncreaseBudget, "pod " + name + ": " + *msg);
+      return;
+    }
 
     ResizeAction resize;
     resize.workload = w.id();
@@ -374,6 +410,7 @@ class Pass {
     }
     resize.annotations = std::move(*annotations);
     ledger_.take(pod.metadata.namespace_, delta);
+    increaseBudget_.take(increase);
     --slots_;
     --budget;
     plan_.actions.emplace_back(std::move(resize));
@@ -383,11 +420,14 @@ class Pass {
   const RolloutInput& input_;
   Time now_;
   QuotaLedger ledger_;
+  IncreaseBudget increaseBudget_;
   Duration period_;
   api::UpdateMode mode_ = api::kDefaultUpdateMode;
   Duration cooldown_ = api::kDefaultCooldown;
   std::map<std::string, const api::Node*, std::less<>> nodes_;
   int slots_ = 0;
+  bool scheduleClosed_ = false;  // updateStrategy.schedule keeps new resizes back
+  std::optional<Time> opensAt_;  // when its next window opens
   Plan plan_;
 };
 

@@ -16,6 +16,7 @@
 #include "api/k8s/workload_ref.h"
 #include "api/policy/attune_policy.h"
 #include "core/time.h"
+#include "core/time_zone.h"
 #include "rollout/plan.h"
 #include "rollout/pod_targets.h"
 #include "safety/observation.h"
@@ -40,6 +41,8 @@ struct WorkloadInput {
   // is not resized.
   bool perPodTargets = false;
   std::map<std::string, ContainerTargets, std::less<>> podTargets;
+  // The newest usage sample behind `targets` (rollout/freshness.h); nullopt: unknown.
+  std::optional<Time> lastDataTime;
 
   bool rollingOut() const { return updatedReplicas < replicas; }
   api::WorkloadRef id() const { return api::workloadRef(kind, metadata.namespace_, metadata.name); }
@@ -55,6 +58,11 @@ struct RolloutInput {
   // Resizes in flight that the given pods may not show (e.g. just made and not yet visible).
   // The planner uses max(this, the pods carrying a resize record).
   int resizesInFlight = 0;
+  // The zone of updateStrategy.schedule, loaded by the caller (core/time_zone.h); with a
+  // schedule and no zone, `scheduleZoneError` says why it could not be loaded and no resize is
+  // planned (fail closed).
+  const TimeZone* scheduleZone = nullptr;
+  std::string scheduleZoneError;
 };
 
 struct RolloutOptions {
@@ -81,6 +89,10 @@ struct RolloutOptions {
 //  3. no recommended container (with per-pod targets: no pod with targets): nothing;
 //  4. an HPA of `input.hpas` scaling it on cpu or memory: one HPAConflict Warning event, then
 //     on (HPAs Attune retunes are not passed here; see controller/hpa_retunes.h);
+//  4a. the recommendation is stale (rollout/freshness.h): one Skip(StaleRecommendation);
+//  4b. updateStrategy.schedule has no window open (rollout/resize_schedule.h) and a pod needs a
+//     resize: one Defer(OutsideSchedule) with requeueAfter = until the next window opens (the
+//     plan's scheduleBlocked condition says until when, whether or not a pod waits);
 //  5. cooldown (safety/cooldown.h): when no pod of the workload runs its target yet, or a
 //     revert happened since the last safe verdict, and last-resize-time + cooldown ×
 //     2^consecutiveReverts (capped at 16×) is still ahead: one Skip(Cooldown) with requeueAfter
@@ -101,6 +113,8 @@ struct RolloutOptions {
 // 13. LimitRange: Skip(LimitRange);
 // 14. ResourceQuota headroom for increases (shared across the plan): Skip(ResourceQuota);
 // 15. node allocatable (node not found: proceed): Skip(NodeCapacity);
+// 15a. the pass's increase budget (maxTotalCpuIncrease, maxTotalMemoryIncrease; shared across
+//     the plan, rollout/increase_budget.h): Skip(IncreaseBudget);
 // 16. otherwise Resize, with the record to write first (resizedAt = now).
 Plan planRollout(const api::AttunePolicy& policy, const RolloutInput& input, Time now,
                  const RolloutOptions& options = {});

@@ -261,6 +261,10 @@ void fillFrom(AttunePolicy& p, const AttuneDefaults& d) {
   fill(u.autoRevert, fu.autoRevert);
   fill(u.safetyObservationPeriod, fu.safetyObservationPeriod);
   fill(u.maxConcurrentResizes, fu.maxConcurrentResizes);
+  // The schedule is one unit (its windows, days and zone belong together); the budgets are not.
+  fill(u.schedule, fu.schedule);
+  fill(u.maxTotalCpuIncrease, fu.maxTotalCpuIncrease);
+  fill(u.maxTotalMemoryIncrease, fu.maxTotalMemoryIncrease);
 
   fill(s.excludeKnownSidecars, from.excludeKnownSidecars);
 

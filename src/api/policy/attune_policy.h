@@ -23,6 +23,7 @@
 
 #include "api/k8s/meta.h"
 #include "api/k8s/resource_values.h"
+#include "api/policy/resize_schedule.h"
 #include "api/yaml/source_map.h"
 #include "core/error.h"
 #include "core/time.h"
@@ -191,6 +192,12 @@ struct UpdateStrategy {
   std::optional<bool> autoRevert;
   std::optional<Duration> safetyObservationPeriod;
   std::optional<int> maxConcurrentResizes;
+  // When new resizes may be made (docs/schedule.md); unset: at any time.
+  std::optional<ResizeSchedule> schedule;
+  // The most a pass may add to the requests of all pods together (docs/increase-budget.md);
+  // decreases take nothing. Unset: no limit.
+  std::optional<Millicores> maxTotalCpuIncrease;
+  std::optional<Bytes> maxTotalMemoryIncrease;
   bool operator==(const UpdateStrategy&) const = default;
 };
 

@@ -47,6 +47,7 @@ void defaultUpdateStrategy(UpdateStrategy& u) {
   }
   fill(u.safetyObservationPeriod, kDefaultSafetyObservationPeriod);
   fill(u.maxConcurrentResizes, kDefaultMaxConcurrentResizes);
+  if (u.schedule) fill(u.schedule->timezone, std::string(kDefaultScheduleTimezone));
 }
 
 }  // namespace

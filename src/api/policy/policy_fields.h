@@ -113,6 +113,21 @@ void fields(V& v, CanaryConfig& c) {
 }
 
 template <typename V>
+void fields(V& v, TimeWindow& w) {
+  v.type("TimeWindow");
+  v("start", w.start);
+  v("end", w.end);
+}
+
+template <typename V>
+void fields(V& v, ResizeSchedule& s) {
+  v.type("ResizeSchedule");
+  v.list("windows", s.windows);
+  v("daysOfWeek", s.daysOfWeek);
+  v("timezone", s.timezone);
+}
+
+template <typename V>
 void fields(V& v, UpdateStrategy& u) {
   v.type("UpdateStrategy");
   v("type", u.type);
@@ -121,6 +136,9 @@ void fields(V& v, UpdateStrategy& u) {
   v("autoRevert", u.autoRevert);
   v("safetyObservationPeriod", u.safetyObservationPeriod);
   v("maxConcurrentResizes", u.maxConcurrentResizes);
+  v.object("schedule", u.schedule);
+  v("maxTotalCpuIncrease", u.maxTotalCpuIncrease);
+  v("maxTotalMemoryIncrease", u.maxTotalMemoryIncrease);
 }
 
 template <typename V>

@@ -10,6 +10,7 @@
 
 #include "api/policy/policy_defaults.h"
 #include "core/quantity.h"
+#include "core/time_zone.h"
 
 namespace attune::api {
 namespace {
@@ -194,6 +195,8 @@ class Validator {
     resource("spec.cpu", p_.spec.cpu, formatCpu);
     resource("spec.memory", p_.spec.memory, formatMemory);
     updateStrategy();
+    schedule();
+    increaseBudget();
     excludedContainers();
     status();
     return std::move(out_);
@@ -382,6 +385,50 @@ class Validator {
     }
   }
 
+  // spec.updateStrategy.schedule: windows "HH:MM", day names, an IANA zone name.
+  void schedule() {
+    const auto& s = p_.spec.updateStrategy.schedule;
+    if (!s) return;
+    const std::string path = "spec.updateStrategy.schedule";
+    for (std::size_t i = 0; i < s->windows.size(); ++i) {
+      const std::string at = path + ".windows[" + std::to_string(i) + "]";
+      for (const auto& [name, value] :
+           {std::pair{".start", &s->windows[i].start}, std::pair{".end", &s->windows[i].end}}) {
+        if (value->empty()) {
+          required(at + name);
+        } else if (!parseTimeOfDay(*value)) {
+          fail(at + name, ErrorCode::kInvalidArgument,
+               "must be a time of day HH:MM (24-hour, e.g. \"02:00\"), got \"" + *value + "\"");
+        }
+      }
+    }
+    for (std::size_t i = 0; i < s->daysOfWeek.size(); ++i) {
+      if (!weekdayIndex(s->daysOfWeek[i])) {
+        static constexpr std::array<std::string_view, 7> kMondayFirst = {
+            "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"};
+        oneOf(path + ".daysOfWeek[" + std::to_string(i) + "]", s->daysOfWeek[i], kMondayFirst);
+      }
+    }
+    if (s->timezone && !isTimeZoneName(*s->timezone)) {
+      fail(path + ".timezone", ErrorCode::kInvalidArgument,
+           "must be an IANA time zone name such as \"America/New_York\", got \"" + *s->timezone +
+               "\"");
+    }
+  }
+
+  // spec.updateStrategy.maxTotalCpuIncrease / maxTotalMemoryIncrease: not negative.
+  void increaseBudget() {
+    const UpdateStrategy& u = p_.spec.updateStrategy;
+    if (u.maxTotalCpuIncrease && u.maxTotalCpuIncrease->value() < 0) {
+      fail("spec.updateStrategy.maxTotalCpuIncrease", ErrorCode::kOutOfRange,
+           "must not be negative, got " + formatCpu(*u.maxTotalCpuIncrease));
+    }
+    if (u.maxTotalMemoryIncrease && u.maxTotalMemoryIncrease->value() < 0) {
+      fail("spec.updateStrategy.maxTotalMemoryIncrease", ErrorCode::kOutOfRange,
+           "must not be negative, got " + formatMemory(*u.maxTotalMemoryIncrease));
+    }
+  }
+
   void excludedContainers() {
     const auto& names = p_.spec.excludedContainers;
     if (names.size() > kMaxExcludedContainers) {
@@ -460,6 +507,15 @@ std::vector<PolicyDiagnostic> policyWarnings(const AttunePolicy& policy) {
   if (u.canary && u.type && *u.type != UpdateMode::kCanary) {
     warn("spec.updateStrategy.canary",
          "ignored: updateStrategy.type is " + std::string(toString(*u.type)) + ", not Canary");
+  }
+  if (u.schedule) {
+    for (std::size_t i = 0; i < u.schedule->windows.size(); ++i) {
+      const TimeWindow& w = u.schedule->windows[i];
+      if (!w.start.empty() && w.start == w.end && parseTimeOfDay(w.start)) {
+        warn("spec.updateStrategy.schedule.windows[" + std::to_string(i) + "]",
+             "start equals end (" + w.start + "): this window never opens");
+      }
+    }
   }
   const auto& prom = policy.spec.metricsSource.prometheus;
   if (prom && prom->insecureSkipVerify.value_or(false)) {

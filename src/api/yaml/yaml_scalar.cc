@@ -79,6 +79,24 @@ bool isPrefixedInteger(std::string_view text) {
   });
 }
 
+// Digits in ':'-separated groups ("22:00", "1:30:15"): YAML 1.1 readers take them for base-60
+// numbers.
+bool isSexagesimal(std::string_view text) {
+  if (text.find(':') == std::string_view::npos) return false;
+  bool digit = false;
+  for (char c : text) {
+    if (c == ':') {
+      if (!digit) return false;
+      digit = false;
+    } else if (c >= '0' && c <= '9') {
+      digit = true;
+    } else {
+      return false;
+    }
+  }
+  return digit;
+}
+
 }  // namespace
 
 ScalarKind classifyPlain(std::string_view text) {
@@ -118,7 +136,7 @@ bool needsQuotes(std::string_view text) {
   const bool edgeSpace = !text.empty() && (text.front() == ' ' || text.back() == ' ');
   return unsafeByte || edgeSpace || classifyPlain(text) != ScalarKind::kString ||
          isSpecialFloat(text) || isPrefixedInteger(text) ||
-         isDecimalNumber(text, /*underscores=*/true, nullptr);
+         isDecimalNumber(text, /*underscores=*/true, nullptr) || isSexagesimal(text);
 }
 
 bool isValidUtf8(std::string_view text) {

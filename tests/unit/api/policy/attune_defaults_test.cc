@@ -92,9 +92,10 @@ TEST(AttuneDefaultsDecodeTest, DecodesBothKinds) {
   ASSERT_TRUE(cluster.spec.costPricing);
   EXPECT_EQ(cluster.spec.costPricing->cpuPerCoreHour, "0.04");
   EXPECT_EQ(cluster.spec.costPricing->memoryPerGiBHour, "0.005");
-  ASSERT_EQ(cluster.preserved.size(), 2u);
+  ASSERT_EQ(cluster.preserved.size(), 1u);
   EXPECT_EQ(cluster.preserved[0].path, "spec.cpu.startupBoost");
-  EXPECT_EQ(cluster.preserved[1].path, "spec.updateStrategy.schedule");
+  ASSERT_TRUE(cluster.spec.updateStrategy.schedule);
+  EXPECT_EQ(cluster.spec.updateStrategy.schedule->windows.size(), 1u);
 
   const AttuneDefaults ns = decodeOneDefaults(kNamespaceDefaults);
   EXPECT_EQ(ns.scope, DefaultsScope::kNamespace);
@@ -236,7 +237,7 @@ TEST_F(MergeDefaultsTest, PolicyOverNamespaceOverCluster) {
   EXPECT_EQ(m.status, p.status);
   // Preserved public fields are inherited as whole values.
   EXPECT_TRUE(hasPreserved(m, "spec.cpu.startupBoost"));
-  EXPECT_TRUE(hasPreserved(m, "spec.updateStrategy.schedule"));
+  EXPECT_TRUE(m.spec.updateStrategy.schedule.has_value());
 }
 
 TEST_F(MergeDefaultsTest, ClusterFillsWhatNamespaceLeavesUnset) {
