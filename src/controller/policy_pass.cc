@@ -8,6 +8,7 @@
 #include "controller/admission_sizing.h"
 #include "controller/hpa_retunes.h"
 #include "controller/policy_status.h"
+#include "rollout/batch_workloads.h"
 #include "rollout/planner.h"
 #include "safety/conditions.h"
 #include "safety/cooldown.h"
@@ -247,8 +248,12 @@ void PolicyPass::planOomRecovery(rollout::Plan& plan) {
   const bool managed = !policy_.spec.paused.value_or(false) && mode != api::UpdateMode::kObserve &&
                        mode != api::UpdateMode::kRecommend;
   for (const TargetWorkload& target : targets_) {
+    // Batch pods are never evicted by Attune (recommend-only, rollout/batch_workloads.h).
     rollout::OomWorkload workload{
-        .ref = target.ref, .meta = target.metadata, .memoryManaged = managed, .pods = {}};
+        .ref = target.ref,
+        .meta = target.metadata,
+        .memoryManaged = managed && !rollout::isBatchWorkload(target.kind()),
+        .pods = {}};
     for (const api::Pod* pod : target.pods) {
       auto record = safety::decodeResizeRecord(*pod);
       // A malformed record counts as one: such a pod is left to the planner's report.
@@ -309,8 +314,10 @@ void PolicyPass::useNodeTargets(rollout::WorkloadInput& w) const {
 void PolicyPass::planNodeEvictions(rollout::Plan& plan) const {
   if (nodes_ == nullptr || !nodeOptimised()) return;
   for (const rollout::EvictAction& e : nodes_->evictions) {
-    const bool ours = std::any_of(targets_.begin(), targets_.end(),
-                                  [&](const TargetWorkload& t) { return t.ref == e.workload; });
+    // Not a batch workload's pods: they are recommend-only (rollout/batch_workloads.h).
+    const bool ours = std::any_of(targets_.begin(), targets_.end(), [&](const TargetWorkload& t) {
+      return t.ref == e.workload && !rollout::isBatchWorkload(t.kind());
+    });
     if (ours) plan.actions.emplace_back(e);
   }
 }

@@ -18,6 +18,8 @@ std::string_view toString(SkipReason reason) {
       return "Cooldown";
     case SkipReason::kInvalidAnnotation:
       return "InvalidAnnotation";
+    case SkipReason::kBatchWorkload:
+      return "BatchWorkload";
   }
   return "Unknown";
 }

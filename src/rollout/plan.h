@@ -83,6 +83,7 @@ enum class SkipReason {
   kNodeCapacity,       // "NodeCapacity": the pod's requests would exceed the node allocatable
   kCooldown,           // "Cooldown": the workload's cooldown has not elapsed
   kInvalidAnnotation,  // "InvalidAnnotation": an Attune annotation does not parse
+  kBatchWorkload,      // "BatchWorkload": a Job or CronJob, recommend-only (batch_workloads.h)
 };
 std::string_view toString(SkipReason reason);
 

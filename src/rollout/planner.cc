@@ -7,6 +7,7 @@
 
 #include "api/policy/policy_defaults.h"
 #include "core/quantity.h"
+#include "rollout/batch_workloads.h"
 #include "rollout/prechecks.h"
 #include "safety/cooldown.h"
 #include "safety/resize_record.h"
@@ -172,6 +173,10 @@ class Pass {
       return;
     }
     if (w.perPodTargets ? w.podTargets.empty() : w.targets.empty()) return;
+    if (isBatchWorkload(w.kind)) {
+      skip(w, "", SkipReason::kBatchWorkload, batchWorkloadMessage(w.kind, w.metadata.name));
+      return;
+    }
     if (std::string msg = hpaConflict(w.id(), input_.hpas); !msg.empty()) {
       plan_.actions.emplace_back(
           EventAction{w.id(), "Warning", std::string(kHpaConflictReason), std::move(msg)});
