@@ -66,7 +66,8 @@ PassResult PolicyPass::run() {
 
 void PolicyPass::prepare() {
   ++state_.passes;
-  targets_ = resolveTargets(snapshot_, policy_);                                      // snapshot
+  targets_ = resolveTargets(snapshot_, policy_);  // snapshot
+  yielded_ = yieldOverlaps(policy_, ctx_.policies, targets_);
   readUsage();                                                                        // usage
   recommended_ = recommendTargets(targets_, state_.usage, *state_.strategy, policy_,  // recommend
                                   now_, &state_.recommendations);
@@ -116,6 +117,7 @@ PassResult PolicyPass::finish(const rollout::NodeOptimisation* nodes) {
                                                             rollout::SkipReason::kCooldown;
                                                    })},
                now_);
+  reportPolicyConflict(status_, stored_.status, stored_, yielded_, ctx_.events, now_);
   writeStatus(ctx_.api, stored_, status_);
   return {.requeueAfter = plan.requeueAfter};
 }
