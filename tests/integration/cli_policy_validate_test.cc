@@ -93,6 +93,24 @@ TEST(CliPolicyValidateTest, RuntimeProfileIsAppliedNotWarnedAbout) {
   EXPECT_EQ(warned.out.find("no effect"), std::string::npos) << warned.out;
 }
 
+// The fields of overlapping policies, runtime profiles and batch targets validate without any
+// warning.
+TEST(CliPolicyValidateTest, WeightRuntimeProfileAndABatchTargetGiveNoWarning) {
+  testing::TempDir dir;
+  const std::string file = (dir.path() / "nightly.yaml").string();
+  std::ofstream(file) << "apiVersion: attune.io/v1alpha1\nkind: AttunePolicy\n"
+                         "metadata: {name: nightly, namespace: batch}\n"
+                         "spec:\n  targetRef: {kind: CronJob, name: nightly-report}\n"
+                         "  metricsSource: {prometheus: {address: http://prometheus:9090}}\n"
+                         "  updateStrategy: {type: Auto}\n  runtimeProfile: nodejs\n"
+                         "  weight: 300\n";
+  CommandRun run = runAttune("policy validate " + file);
+  EXPECT_EQ(run.exitCode, 0) << run.out;
+  EXPECT_EQ(run.out.find("warning"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("weight: 300"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("runtimeProfile: nodejs"), std::string::npos) << run.out;
+}
+
 TEST(CliPolicyValidateTest, MissingFileIsAnErrorNamingIt) {
   CommandRun run = runAttune("policy validate /nonexistent/policy.yaml");
   EXPECT_NE(run.exitCode, 0);
