@@ -270,7 +270,7 @@ Result<void> Controller::reconcile(bool everything) {
     const std::string key = keyOf(stored.metadata);
     if (!dueKeys.contains(key)) continue;
     ++reconciledLastCall_;
-    if (auto prepared = preparePass(stored, *snapshot)) {
+    if (auto prepared = preparePass(stored, *snapshot, *policies)) {
       passes.push_back(std::move(prepared));
     } else {
       queue_.add(key, now + options_.resyncPeriod);
@@ -329,7 +329,8 @@ metrics::MetricsSource& Controller::metricsOf(const api::AttunePolicy& stored) {
 }
 
 std::unique_ptr<PreparedPass> Controller::preparePass(const api::AttunePolicy& stored,
-                                                      const ClusterSnapshot& snapshot) {
+                                                      const ClusterSnapshot& snapshot,
+                                                      std::span<const api::AttunePolicy> listed) {
   auto prepared = std::make_unique<PreparedPass>();
   prepared->key = keyOf(stored.metadata);
   prepared->started = options_.durationClock ? options_.durationClock->now() : Time{};
@@ -394,7 +395,8 @@ std::unique_ptr<PreparedPass> Controller::preparePass(const api::AttunePolicy& s
                                                        .options = options_,
                                                        .operatorMetrics = operatorMetrics_,
                                                        .events = events_,
-                                                       .observer = observer_},
+                                                       .observer = observer_,
+                                                       .policies = listed},
                                    snapshot, stored, policy, *state);
   prepared->pass->prepare();
   return prepared;

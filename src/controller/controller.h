@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -160,9 +161,11 @@ class Controller {
   // (attune.io/hpa-original-targets names it); false when the HPAs could not be listed.
   bool restoreOrphanedHpas(Time now);
   // The first half of a pass of `stored` over `snapshot` (PolicyPass::prepare); nullptr when the
-  // policy is invalid (reported in its status), due again at the next resync.
+  // policy is invalid (reported in its status), due again at the next resync. `listed` is every
+  // policy as listed (overlapping policies, policy_overlaps.h).
   std::unique_ptr<PreparedPass> preparePass(const api::AttunePolicy& stored,
-                                            const ClusterSnapshot& snapshot);
+                                            const ClusterSnapshot& snapshot,
+                                            std::span<const api::AttunePolicy> listed);
   // The metrics source of `stored`'s pass (ControllerOptions::metricsSources, else metrics_).
   metrics::MetricsSource& metricsOf(const api::AttunePolicy& stored);
   // The second half, with this reconcile's node optimisation; returns when the policy is due

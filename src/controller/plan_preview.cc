@@ -65,7 +65,8 @@ Result<std::vector<PolicyPreview>> previewPasses(api::ClusterApi& api,
                                                                .options = previewOptions,
                                                                .operatorMetrics = operatorMetrics,
                                                                .events = events,
-                                                               .observer = observer},
+                                                               .observer = observer,
+                                                               .policies = policies},
                                            *snapshot, stored, p->defaulted, *p->state);
     p->pass->prepare();
     prepared.push_back(std::move(p));

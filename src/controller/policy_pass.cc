@@ -9,6 +9,7 @@
 #include "controller/admission_sizing.h"
 #include "controller/hpa_retunes.h"
 #include "controller/policy_status.h"
+#include "rollout/batch_workloads.h"
 #include "rollout/node_optimisation.h"
 #include "rollout/oom_recovery.h"
 #include "rollout/planner.h"
@@ -69,7 +70,8 @@ PassResult PolicyPass::run() {
 
 void PolicyPass::prepare() {
   ++state_.passes;
-  targets_ = resolveTargets(snapshot_, policy_);                                      // snapshot
+  targets_ = resolveTargets(snapshot_, policy_);  // snapshot
+  yielded_ = yieldOverlaps(policy_, ctx_.policies, targets_);
   readUsage();                                                                        // usage
   recommended_ = recommendTargets(targets_, state_.usage, *state_.strategy, policy_,  // recommend
                                   now_, &state_.recommendations);
@@ -91,6 +93,8 @@ void PolicyPass::publishEvictionSeries() const {
     causes.insert(causes.end(), {rollout::kNodeMemoryCause, rollout::kNodeCpuCause});
   }
   for (const TargetWorkload& t : targets_) {
+    const auto kind = t.ref.workloadKind();
+    if (kind && rollout::isBatchWorkload(*kind)) continue;  // never evicted
     for (std::string_view cause : causes) {
       for (const char* result : {"success", "denied", "failed"}) {
         ctx_.operatorMetrics.evictions.inc({t.ref.ns, t.ref.name, result, std::string(cause)}, 0);
@@ -136,6 +140,7 @@ PassResult PolicyPass::finish(const rollout::NodeOptimisation* nodes) {
                                                    }),
                 .scheduleBlocked = plan.scheduleBlocked},
                now_);
+  reportPolicyConflict(status_, stored_.status, stored_, yielded_, ctx_.events, now_);
   writeStatus(ctx_.api, stored_, status_);
   return {.requeueAfter = plan.requeueAfter};
 }
@@ -277,8 +282,12 @@ void PolicyPass::planOomRecovery(rollout::Plan& plan) {
   const bool managed = !policy_.spec.paused.value_or(false) && mode != api::UpdateMode::kObserve &&
                        mode != api::UpdateMode::kRecommend;
   for (const TargetWorkload& target : targets_) {
+    // Batch pods are never evicted by Attune (recommend-only, rollout/batch_workloads.h).
     rollout::OomWorkload workload{
-        .ref = target.ref, .meta = target.metadata, .memoryManaged = managed, .pods = {}};
+        .ref = target.ref,
+        .meta = target.metadata,
+        .memoryManaged = managed && !rollout::isBatchWorkload(target.kind()),
+        .pods = {}};
     for (const api::Pod* pod : target.pods) {
       auto record = safety::decodeResizeRecord(*pod);
       // A malformed record counts as one: such a pod is left to the planner's report.
@@ -359,8 +368,10 @@ void PolicyPass::useNodeTargets(rollout::WorkloadInput& w) const {
 void PolicyPass::planNodeEvictions(rollout::Plan& plan) const {
   if (nodes_ == nullptr || !nodeOptimised()) return;
   for (const rollout::EvictAction& e : nodes_->evictions) {
-    const bool ours = std::any_of(targets_.begin(), targets_.end(),
-                                  [&](const TargetWorkload& t) { return t.ref == e.workload; });
+    // Not a batch workload's pods: they are recommend-only (rollout/batch_workloads.h).
+    const bool ours = std::any_of(targets_.begin(), targets_.end(), [&](const TargetWorkload& t) {
+      return t.ref == e.workload && !rollout::isBatchWorkload(t.kind());
+    });
     if (ours) plan.actions.emplace_back(e);
   }
 }

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "controller/controller.h"
 #include "controller/event_recorder.h"
 #include "controller/operator_metrics.h"
+#include "controller/policy_overlaps.h"
 #include "controller/target_resolution.h"
 #include "controller/workload_recommendations.h"
 #include "core/time_zone.h"
@@ -77,6 +79,8 @@ class PolicyPass {
     OperatorMetrics& operatorMetrics;
     EventRecorder& events;
     const ActionObserver& observer;
+    // Every AttunePolicy as listed, for overlapping policies (policy_overlaps.h); empty: none.
+    std::span<const api::AttunePolicy> policies = {};
   };
 
   // `stored` is the policy as read; `policy` the same with defaults (and overrides) applied.
@@ -157,6 +161,7 @@ class PolicyPass {
   PolicyState& state_;
   Time now_;
   std::vector<TargetWorkload> targets_;
+  std::vector<YieldedWorkload> yielded_;  // targets another policy handles (policy_overlaps.h)
   std::vector<RecommendedWorkload> recommended_;
   api::AttunePolicyStatus status_;
   std::optional<std::string> metricsError_;           // set when the usage read failed

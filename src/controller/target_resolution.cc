@@ -4,15 +4,11 @@
 #include <string>
 
 namespace attune::controller {
-namespace {
-
-bool selected(const api::TargetRef& ref, const api::ObjectMeta& meta) {
+bool targetRefSelects(const api::TargetRef& ref, const api::ObjectMeta& meta) {
   if (!ref.name.empty() && ref.name != meta.name) return false;
   if (!ref.selector) return true;
   return api::selectorMatches(*ref.selector, meta.labels);
 }
-
-}  // namespace
 
 std::vector<TargetWorkload> resolveTargets(const ClusterSnapshot& snapshot,
                                            const api::AttunePolicy& policy) {
@@ -23,7 +19,7 @@ std::vector<TargetWorkload> resolveTargets(const ClusterSnapshot& snapshot,
   const std::string kindName(api::toString(*ref.kind));
   const auto add = [&](const api::ObjectMeta& meta, const api::LabelSelector* podSelector,
                        std::int32_t replicas, std::int32_t updatedReplicas) {
-    if (meta.namespace_ != ns || !selected(ref, meta)) return;
+    if (meta.namespace_ != ns || !targetRefSelects(ref, meta)) return;
     TargetWorkload t{.ref = {ns, kindName, meta.name},
                      .metadata = &meta,
                      .podSelector = podSelector,

@@ -32,6 +32,10 @@ struct TargetWorkload {
   }
 };
 
+// Whether `ref` selects the workload with metadata `meta` (its name when set, its selector when
+// set); the kind and namespace are the caller's to compare.
+bool targetRefSelects(const api::TargetRef& ref, const api::ObjectMeta& meta);
+
 // The workloads in the policy's namespace that spec.targetRef selects: of its kind (required),
 // with its name when set and matching its selector when set, in name order. A policy whose
 // targetRef has no kind targets nothing.

@@ -22,6 +22,8 @@ std::string_view toString(SkipReason reason) {
       return "IncreaseBudget";
     case SkipReason::kStaleRecommendation:
       return "StaleRecommendation";
+    case SkipReason::kBatchWorkload:
+      return "BatchWorkload";
   }
   return "Unknown";
 }

@@ -89,6 +89,7 @@ enum class SkipReason {
   // "StaleRecommendation": the newest usage sample behind the recommendation is older than the
   // freshness bound (rollout/freshness.h)
   kStaleRecommendation,
+  kBatchWorkload,  // "BatchWorkload": a Job or CronJob, recommend-only (batch_workloads.h)
 };
 std::string_view toString(SkipReason reason);
 

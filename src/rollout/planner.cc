@@ -7,6 +7,7 @@
 
 #include "api/policy/policy_defaults.h"
 #include "core/quantity.h"
+#include "rollout/batch_workloads.h"
 #include "rollout/freshness.h"
 #include "rollout/increase_budget.h"
 #include "rollout/prechecks.h"
@@ -187,6 +188,10 @@ class Pass {
       return;
     }
     if (w.perPodTargets ? w.podTargets.empty() : w.targets.empty()) return;
+    if (isBatchWorkload(w.kind)) {
+      skip(w, "", SkipReason::kBatchWorkload, batchWorkloadMessage(w.kind, w.metadata.name));
+      return;
+    }
     if (auto stale = staleness(w.lastDataTime, now_, freshnessBound(policy_.spec.metricsSource))) {
       skip(w, "", SkipReason::kStaleRecommendation,
            "the recommendation for " + w.metadata.name + " is stale: " + *stale);

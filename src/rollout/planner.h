@@ -87,6 +87,7 @@ struct RolloutOptions {
 //  1. attune.io/skip: "true" on the workload: one Skip(OptOut) for the workload;
 //  2. a rollout in progress: one Defer(ActiveRollout);
 //  3. no recommended container (with per-pod targets: no pod with targets): nothing;
+//     a Job or CronJob (batch_workloads.h, recommend-only): one Skip(BatchWorkload);
 //  4. an HPA of `input.hpas` scaling it on cpu or memory: one HPAConflict Warning event, then
 //     on (HPAs Attune retunes are not passed here; see controller/hpa_retunes.h);
 //  4a. the recommendation is stale (rollout/freshness.h): one Skip(StaleRecommendation);

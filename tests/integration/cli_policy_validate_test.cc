@@ -67,6 +67,50 @@ TEST(CliPolicyValidateTest, ReportsAllThreeMistakesWithPathsAndLines) {
   EXPECT_NE(run.out.find("3 errors"), std::string::npos) << run.out;
 }
 
+// spec.runtimeProfile is modeled: the public example validates without a "no effect" warning and
+// prints the memory settings its profile fills; allowDecrease: true under java is warned about.
+TEST(CliPolicyValidateTest, RuntimeProfileIsAppliedNotWarnedAbout) {
+  const std::string file =
+      (testing::sourceDir() / "tests/unit/api/policy/testdata/public/runtime-profile.yaml")
+          .string();
+  CommandRun run = runAttune("policy validate " + file);
+  EXPECT_EQ(run.exitCode, 0) << run.out;
+  EXPECT_EQ(run.out.find("no effect"), std::string::npos) << run.out;
+  EXPECT_EQ(run.out.find("warning"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("runtimeProfile: java"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("overhead: \"40\""), std::string::npos) << run.out;
+
+  testing::TempDir dir;
+  const std::string decreasing = (dir.path() / "decreasing.yaml").string();
+  std::ofstream(decreasing) << testing::readFile(file) << "  memory:\n    allowDecrease: true\n";
+  CommandRun warned = runAttune("policy validate " + decreasing);
+  EXPECT_EQ(warned.exitCode, 0) << warned.out;
+  EXPECT_NE(warned.out.find(decreasing +
+                            ":18: warning: spec.memory.allowDecrease: runtimeProfile java: this "
+                            "runtime usually keeps its heap"),
+            std::string::npos)
+      << warned.out;
+  EXPECT_EQ(warned.out.find("no effect"), std::string::npos) << warned.out;
+}
+
+// The fields of overlapping policies, runtime profiles and batch targets validate without any
+// warning.
+TEST(CliPolicyValidateTest, WeightRuntimeProfileAndABatchTargetGiveNoWarning) {
+  testing::TempDir dir;
+  const std::string file = (dir.path() / "nightly.yaml").string();
+  std::ofstream(file) << "apiVersion: attune.io/v1alpha1\nkind: AttunePolicy\n"
+                         "metadata: {name: nightly, namespace: batch}\n"
+                         "spec:\n  targetRef: {kind: CronJob, name: nightly-report}\n"
+                         "  metricsSource: {prometheus: {address: http://prometheus:9090}}\n"
+                         "  updateStrategy: {type: Auto}\n  runtimeProfile: nodejs\n"
+                         "  weight: 300\n";
+  CommandRun run = runAttune("policy validate " + file);
+  EXPECT_EQ(run.exitCode, 0) << run.out;
+  EXPECT_EQ(run.out.find("warning"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("weight: 300"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("runtimeProfile: nodejs"), std::string::npos) << run.out;
+}
+
 TEST(CliPolicyValidateTest, MissingFileIsAnErrorNamingIt) {
   CommandRun run = runAttune("policy validate /nonexistent/policy.yaml");
   EXPECT_NE(run.exitCode, 0);

@@ -66,6 +66,12 @@ enum class EvictionRanking { kLow, kMedium, kHigh, kNoEviction };
 inline constexpr std::array<std::string_view, 4> kEvictionRankingNames = {"Low", "Medium", "High",
                                                                           "NoEviction"};
 
+// Runtime-oriented memory defaults (`spec.runtimeProfile`, runtime_profile.h); unset and
+// generic change nothing.
+enum class RuntimeProfile { kGeneric, kJava, kPython, kGolang, kNodejs };
+inline constexpr std::array<std::string_view, 5> kRuntimeProfileNames = {
+    "generic", "java", "python", "golang", "nodejs"};
+
 // Outcome of one resize. Attune writes Success (a resize that landed; as the public operator),
 // Reverted, Failed, Evicted and Skipped (an extension value); Applied (what earlier versions
 // wrote for Success) and TemplatePatched are accepted.
@@ -99,6 +105,7 @@ std::string_view toString(EvictionRanking v);
 std::string_view toString(ResizeResult v);
 std::string_view toString(ResizedResource v);
 std::string_view toString(ResizeMethod v);
+std::string_view toString(RuntimeProfile v);
 
 // Condition types and reasons written to status.conditions: the public operator's, and
 // ResizeBlocked's reasons, which are ours (docs/parity.md).
@@ -221,6 +228,7 @@ struct AttunePolicySpec {
   std::vector<std::string> excludedContainers;
   std::optional<bool> excludeKnownSidecars;
   std::optional<bool> paused;
+  std::optional<RuntimeProfile> runtimeProfile;  // unset: generic
   std::optional<int> weight;  // priority among policies matching one workload (1-1000)
   std::optional<RecommendationStrategy> strategy;
   std::optional<NodeOptimization> nodeOptimization;

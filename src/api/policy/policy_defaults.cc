@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "api/policy/runtime_profile.h"
+
 namespace attune::api {
 namespace {
 
@@ -54,6 +56,7 @@ void defaultUpdateStrategy(UpdateStrategy& u) {
 
 void applyDefaults(AttunePolicy& policy) {
   AttunePolicySpec& spec = policy.spec;
+  applyRuntimeProfile(spec);  // before the built-in defaults: the profile's values win over them
   defaultMetricsSource(spec.metricsSource);
   defaultResource(spec.cpu,
                   {kDefaultCpuPercentile, kDefaultCpuOverhead, kDefaultCpuAllowDecrease,

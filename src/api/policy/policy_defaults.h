@@ -50,7 +50,8 @@ inline constexpr RecommendationStrategy kDefaultStrategy = RecommendationStrateg
 //    bound lies beyond it (maxAllowed: 2Mi alone gives minAllowed 2Mi, not 4Mi);
 //  - updateStrategy.safetyObservationPeriod defaults to canary.observationPeriod when that is
 //    set, else 5m (the public precedence);
-//  - canary.autoPromote defaults to false when a canary block is present.
+//  - canary.autoPromote defaults to false when a canary block is present;
+//  - spec.runtimeProfile fills its memory fields first (runtime_profile.h).
 // Metadata, status, the Prometheus address and the target are never invented.
 void applyDefaults(AttunePolicy& policy);
 

@@ -159,6 +159,7 @@ void fields(V& v, AttunePolicySpec& s) {
   v("excludedContainers", s.excludedContainers);
   v("excludeKnownSidecars", s.excludeKnownSidecars);
   v("paused", s.paused);
+  v("runtimeProfile", s.runtimeProfile);
   v("weight", s.weight);
   v("strategy", s.strategy);
   v.object("nodeOptimization", s.nodeOptimization);

@@ -9,6 +9,7 @@
 #include <span>
 
 #include "api/policy/policy_defaults.h"
+#include "api/policy/runtime_profile.h"
 #include "core/quantity.h"
 #include "core/time_zone.h"
 
@@ -533,6 +534,9 @@ std::vector<PolicyDiagnostic> policyWarnings(const AttunePolicy& policy) {
              "bearerTokenSecret where the server accepts a bearer token");
       }
     }
+  }
+  if (auto advice = runtimeProfileWarning(policy.spec)) {
+    warn("spec.memory.allowDecrease", std::move(*advice));
   }
   return out;
 }

@@ -246,7 +246,7 @@ TEST_F(PolicyCrdTest, EnumsAgreeWithTheDecoderAndValidator) {
     EXPECT_TRUE(hasErrorAt(bad, c.path)) << testing::describe(bad.errors);
     ++checked;
   }
-  EXPECT_EQ(checked, 15);  // 14 before updateStrategy.schedule.daysOfWeek
+  EXPECT_EQ(checked, 16);  // with updateStrategy.schedule.daysOfWeek and spec.runtimeProfile
 }
 
 TEST_F(PolicyCrdTest, BoundsAgreeWithTheValidator) {

@@ -106,8 +106,7 @@ TEST(PolicyDecodeTest, UnknownFieldInsideAPublicOnlyBlockIsAnError) {
 }
 
 TEST(PolicyDecodeTest, PublicButUnimplementedFieldsAreAcceptedWithAWarning) {
-  const DecodedPolicy doc = decodeOne(withSpec(R"(  runtimeProfile: java
-  containerPolicies:
+  const DecodedPolicy doc = decodeOne(withSpec(R"(  containerPolicies:
     - containerName: app
       cpu: {percentile: 99}
   cpu:
@@ -129,11 +128,11 @@ TEST(PolicyDecodeTest, PublicButUnimplementedFieldsAreAcceptedWithAWarning) {
     EXPECT_GT(w.line, 0);
   }
   EXPECT_EQ(paths, (std::vector<std::string>{
-                       "spec.runtimeProfile", "spec.containerPolicies", "spec.cpu.startupBoost",
+                       "spec.containerPolicies", "spec.cpu.startupBoost",
                        "spec.cpu.maxIncreasePercent", "spec.updateStrategy.resizeMethod",
                        "spec.updateStrategy.sloGuardrails", "spec.updateStrategy.export"}));
   EXPECT_EQ(doc.warnings[0].line, 13);
-  ASSERT_EQ(doc.policy->preserved.size(), 7u);
+  ASSERT_EQ(doc.policy->preserved.size(), 6u);
   EXPECT_EQ(doc.policy->preserved[2],
             (PreservedField{"spec.cpu.startupBoost", R"({"multiplier":"3.0","duration":"2m"})"}));
 }
@@ -461,7 +460,7 @@ TEST(PolicyDecodeTest, MapKeysAreAtMost317CharactersWithoutControlCharacters) {
 }
 
 TEST(PolicyDecodeTest, SelfReferencingAliasIsRejectedNotFollowedForever) {
-  const DecodedPolicy doc = decodeOne(withSpec("  runtimeProfile: &loop [*loop]\n"));
+  const DecodedPolicy doc = decodeOne(withSpec("  containerPolicies: &loop [*loop]\n"));
   ASSERT_EQ(doc.errors.size(), 1u) << describe(doc.errors);
   EXPECT_EQ(doc.errors[0].error.message, "value is nested too deeply or is too large");
 }
