@@ -187,6 +187,9 @@ class RunMeter {
           ++nodeOptimiserEvictions_;
         }
         break;  // on the timeline
+      case Kind::kStartupBoost:
+      case Kind::kStartupBoostEnded:
+        break;  // on the timeline
       case Kind::kSafe:
       case Kind::kViolationKept:
         return;  // not on the timeline: the absence of a revert says it

@@ -47,6 +47,10 @@ void defaultUpdateStrategy(UpdateStrategy& u) {
   }
   fill(u.safetyObservationPeriod, kDefaultSafetyObservationPeriod);
   fill(u.maxConcurrentResizes, kDefaultMaxConcurrentResizes);
+  for (SloGuardrail& g : u.sloGuardrails) {
+    fill(g.comparison, kDefaultSloComparison);
+    fill(g.evaluationWindow, kDefaultSloEvaluationWindow);
+  }
 }
 
 }  // namespace

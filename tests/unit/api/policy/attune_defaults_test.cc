@@ -92,9 +92,11 @@ TEST(AttuneDefaultsDecodeTest, DecodesBothKinds) {
   ASSERT_TRUE(cluster.spec.costPricing);
   EXPECT_EQ(cluster.spec.costPricing->cpuPerCoreHour, "0.04");
   EXPECT_EQ(cluster.spec.costPricing->memoryPerGiBHour, "0.005");
-  ASSERT_EQ(cluster.preserved.size(), 2u);
-  EXPECT_EQ(cluster.preserved[0].path, "spec.cpu.startupBoost");
-  EXPECT_EQ(cluster.preserved[1].path, "spec.updateStrategy.schedule");
+  ASSERT_TRUE(cluster.spec.cpu.startupBoost);
+  EXPECT_EQ(cluster.spec.cpu.startupBoost->multiplier, "2.0");
+  EXPECT_EQ(cluster.spec.cpu.startupBoost->duration, std::chrono::seconds(30));
+  ASSERT_EQ(cluster.preserved.size(), 1u);
+  EXPECT_EQ(cluster.preserved[0].path, "spec.updateStrategy.schedule");
 
   const AttuneDefaults ns = decodeOneDefaults(kNamespaceDefaults);
   EXPECT_EQ(ns.scope, DefaultsScope::kNamespace);
@@ -234,8 +236,9 @@ TEST_F(MergeDefaultsTest, PolicyOverNamespaceOverCluster) {
   EXPECT_EQ(m.spec.targetRef, p.spec.targetRef);
   EXPECT_EQ(m.metadata, p.metadata);
   EXPECT_EQ(m.status, p.status);
-  // Preserved public fields are inherited as whole values.
-  EXPECT_TRUE(hasPreserved(m, "spec.cpu.startupBoost"));
+  // startupBoost is inherited as a whole value, and so are preserved public fields.
+  ASSERT_TRUE(m.spec.cpu.startupBoost);
+  EXPECT_EQ(m.spec.cpu.startupBoost->multiplier, "2.0");
   EXPECT_TRUE(hasPreserved(m, "spec.updateStrategy.schedule"));
 }
 
@@ -302,15 +305,14 @@ TEST_F(MergeDefaultsTest, TheMetricsProviderComesWholeFromOneTier) {
   EXPECT_TRUE(hasPreserved(dd, "spec.metricsSource.datadog"));
 }
 
-TEST_F(MergeDefaultsTest, APolicysPreservedValueIsNotOverwritten) {
+TEST_F(MergeDefaultsTest, APolicysStartupBoostIsNotOverwritten) {
   const AttunePolicy p = policyWithSpec(R"(  cpu:
     startupBoost: {duration: 1m, multiplier: "3.0"}
 )");
   const AttunePolicy m = mergeDefaults(p, nullptr, &cluster_);
-  const auto it = std::find_if(m.preserved.begin(), m.preserved.end(),
-                               [](const auto& f) { return f.path == "spec.cpu.startupBoost"; });
-  ASSERT_NE(it, m.preserved.end());
-  EXPECT_NE(it->json.find("3.0"), std::string::npos);
+  ASSERT_TRUE(m.spec.cpu.startupBoost);
+  EXPECT_EQ(m.spec.cpu.startupBoost->multiplier, "3.0");
+  EXPECT_EQ(m.spec.cpu.startupBoost->duration, std::chrono::minutes(1));
   EXPECT_TRUE(std::is_sorted(m.preserved.begin(), m.preserved.end(),
                              [](const auto& a, const auto& b) { return a.path < b.path; }));
 }
