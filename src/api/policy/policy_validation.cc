@@ -410,6 +410,10 @@ class Validator {
   // spec.updateStrategy.sloGuardrails (docs/slo-guardrails.md).
   void sloGuardrails() {
     const auto& list = p_.spec.updateStrategy.sloGuardrails;
+    if (list.size() > 10) {  // the CRD's maxItems
+      fail("spec.updateStrategy.sloGuardrails", ErrorCode::kOutOfRange,
+           "must have at most 10 items, got " + std::to_string(list.size()));
+    }
     for (std::size_t i = 0; i < list.size(); ++i) {
       const SloGuardrail& g = list[i];
       const std::string path = "spec.updateStrategy.sloGuardrails[" + std::to_string(i) + "]";

@@ -133,6 +133,17 @@ TEST(SloStartupBoostTest, GuardrailsAreCheckedWithPathAndLine) {
     expectOnly(docs[0].errors, c.path, c.message);
     EXPECT_EQ(docs[0].errors[0].line, 14);
   }
+  // At most 10 guardrails, as the CRD says.
+  std::string eleven = "[";
+  for (int i = 0; i < 11; ++i) {
+    eleven += (i > 0 ? ", " : "") + std::string("{name: g") + std::to_string(i) +
+              ", query: up, threshold: \"1\"}";
+  }
+  const auto many =
+      checkPolicies(withSpec("  updateStrategy:\n    sloGuardrails: " + eleven + "]\n"));
+  ASSERT_EQ(many.size(), 1u);
+  expectOnly(many[0].errors, "spec.updateStrategy.sloGuardrails",
+             "must have at most 10 items, got 11");
   // An unknown comparison is a decode error naming the allowed values.
   const auto docs = checkPolicies(withSpec(
       "  updateStrategy:\n    sloGuardrails: [{name: a, query: up, threshold: \"1\", comparison: "
