@@ -31,6 +31,17 @@ class SloQuerySelector {
   virtual Result<metrics::ScalarQuery*> queryFor(const api::AttunePolicy& policy) = 0;
 };
 
+// The same query source for every policy (e.g. a simulation's own history, sim::SimScalarQuery,
+// in `attune backtest`). `query` must outlive it.
+class SharedSloQuery final : public SloQuerySelector {
+ public:
+  explicit SharedSloQuery(metrics::ScalarQuery& query) : query_(query) {}
+  Result<metrics::ScalarQuery*> queryFor(const api::AttunePolicy&) override { return &query_; }
+
+ private:
+  metrics::ScalarQuery& query_;
+};
+
 // One PrometheusScalarQuery per distinct endpoint (built with the pool's options for it, so a
 // policy's headers, query parameters, token and TLS settings apply), and `fallback` for policies
 // without spec.metricsSource.prometheus. Every reference must outlive this object. Not
