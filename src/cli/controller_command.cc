@@ -23,10 +23,12 @@
 #include "controller/controller.h"
 #include "controller/node_load_monitor.h"
 #include "controller/policy_metrics_sources.h"
+#include "controller/slo_queries.h"
 #include "kube/cached_cluster_api.h"
 #include "kube/http_cluster_api.h"
 #include "metrics/exposition/registry.h"
 #include "metrics/prometheus/prometheus_pool.h"
+#include "metrics/prometheus/prometheus_scalar_query.h"
 #include "metrics/prometheus/prometheus_source.h"
 #include "safety/observation.h"
 
@@ -288,6 +290,9 @@ int runController(const ControllerFlags& f) {
   metrics::PrometheusPool pool(prometheus, clock);
   controller::PolicyMetricsSources policySources(
       direct, source, pool, [&redactor](std::string_view secret) { redactor.addSecret(secret); });
+  // SLO guardrails: instant queries against the same Prometheus as each policy's usage.
+  metrics::PrometheusScalarQuery sloFallback(prometheus, clock);
+  controller::PolicySloQueries sloQueries(policySources, pool, sloFallback, clock);
   metrics::Registry registry;
   controller::ControllerOptions controllerOptions;
   controllerOptions.watchNamespaces = f.watchNamespaces;
@@ -298,6 +303,7 @@ int runController(const ControllerFlags& f) {
   if (settings->webhookAddress) controllerOptions.admissionSizing = &admissionSizing;
   controllerOptions.oomRecovery = f.oomRecovery;
   controllerOptions.metricsSources = &policySources;
+  controllerOptions.sloQueries = &sloQueries;
   controller::Controller ctl(api, source, clock, registry, controllerOptions);
   metrics::MetricFamily& backendUp = registry.gauge(
       "attune_metrics_backend_up", "1 when the last check of the metrics backend succeeded", {});

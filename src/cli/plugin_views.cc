@@ -602,6 +602,14 @@ PreviewAction describe(const rollout::Action& action) {
         } else if constexpr (std::is_same_v<T, rollout::HpaRetuneAction>) {
           out.action = "HpaRetune";
           out.detail = a.message;
+        } else if constexpr (std::is_same_v<T, rollout::StartupBoostAction>) {
+          out.action = "StartupBoost";
+          out.pod = a.pod;
+          out.detail = a.message;
+        } else if constexpr (std::is_same_v<T, rollout::EndStartupBoostAction>) {
+          out.action = "EndStartupBoost";
+          out.pod = a.pod;
+          out.detail = a.message;
         } else {
           out.action = "Event";
           out.detail = a.reason + ": " + a.message;

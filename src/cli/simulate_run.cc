@@ -15,6 +15,7 @@
 #include "controller/event_recorder.h"
 #include "controller/hpa_guard.h"
 #include "controller/operator_metrics.h"
+#include "controller/slo_queries.h"
 #include "core/quantity.h"
 #include "metrics/exposition/registry.h"
 #include "metrics/trace/trace_source.h"
@@ -188,6 +189,9 @@ class RunMeter {
           ++nodeOptimiserEvictions_;
         }
         break;  // on the timeline
+      case Kind::kStartupBoost:
+      case Kind::kStartupBoostEnded:
+        break;  // on the timeline
       case Kind::kSafe:
       case Kind::kViolationKept:
         return;  // not on the timeline: the absence of a revert says it
@@ -358,6 +362,9 @@ Result<report::SimulationRun> runOne(const SimulateRequest& request, const std::
   // creates from then on is reviewed by the pod admission webhook's decision.
   if (phase1) s.state().setPodAdmission(inProcessPodAdmission(admissionSizing, &admitted));
   metrics::Registry registry;
+  // SLO guardrails are evaluated over the simulation's own history.
+  sim::SimScalarQuery sloQuery(s.recorder());
+  controller::SharedSloQuery sloQueries(sloQuery);
   controller::Controller controller(
       s.api(), s.metrics(), s.clock(), registry,
       controller::ControllerOptions{.watchNamespaces = {},
@@ -370,7 +377,9 @@ Result<report::SimulationRun> runOne(const SimulateRequest& request, const std::
                                     .resyncPeriod = request.reconcileInterval,
                                     .oomRecovery = false,
                                     .oom = {},
-                                    .admissionSizing = phase1 ? &admissionSizing : nullptr});
+                                    .admissionSizing = phase1 ? &admissionSizing : nullptr,
+                                    .metricsSources = nullptr,
+                                    .sloQueries = &sloQueries});
   Duration step = request.timelineStep;
   if (step <= Duration::zero()) {
     step = std::max<Duration>(request.scenario.tick, request.scenario.duration / 1000);

@@ -57,7 +57,7 @@ void ActionRecorder::record(const rollout::RevertAction& action, const ActionOut
     restoreFailed(action.workload, action.pod, outcome);
     return;
   }
-  const std::string reason(safety::toString(action.reason));
+  const std::string reason = safety::revertReasonLabel(action.reason, action.guardrail);
   markReverted(action.pod, action.record, reason);
   forgetSkips(action.workload.name, action.pod);
   event(action.workload, action.pod, "Warning", kRevertedReason, action.message);
@@ -100,7 +100,8 @@ void ActionRecorder::record(const rollout::EndObservationAction& action,
       event(action.workload, action.pod, "Warning", kSafetyViolationReason,
             action.message + " (autoRevert is off: resize kept)");
       notify(ActionRecord::Kind::kViolationKept, action.workload, action.pod, action.container,
-             action.reason ? std::string(safety::toString(*action.reason)) : std::string(),
+             action.reason ? safety::revertReasonLabel(*action.reason, action.guardrail)
+                           : std::string(),
              action.message);
       return;
   }
@@ -173,6 +174,33 @@ void ActionRecorder::record(const rollout::DeferAction& /*action*/,
 
 void ActionRecorder::record(const rollout::EventAction& action, const ActionOutcome& /*outcome*/) {
   event(action.workload, {}, action.type, action.reason, action.message);
+}
+
+void ActionRecorder::record(const rollout::StartupBoostAction& action,
+                            const ActionOutcome& outcome) {
+  const api::WorkloadRef& w = action.workload;
+  if (!outcome.applied()) {
+    ctx_.metrics.startupBoosts.inc({w.ns, w.name, "failed"});
+    event(w, action.pod, "Warning", kResizeFailedReason, "startup boost failed: " + outcome.error);
+    return;
+  }
+  ctx_.metrics.startupBoosts.inc({w.ns, w.name, "applied"});
+  event(w, action.pod, "Normal", rollout::kStartupBoostReason, action.message);
+  notify(ActionRecord::Kind::kStartupBoost, w, action.pod, {}, {}, action.message);
+}
+
+void ActionRecorder::record(const rollout::EndStartupBoostAction& action,
+                            const ActionOutcome& outcome) {
+  const api::WorkloadRef& w = action.workload;
+  if (!outcome.applied()) {
+    ctx_.metrics.startupBoosts.inc({w.ns, w.name, "failed"});
+    event(w, action.pod, "Warning", kResizeFailedReason,
+          "the end of the startup boost failed: " + outcome.error);
+    return;
+  }
+  ctx_.metrics.startupBoosts.inc({w.ns, w.name, "expired"});
+  event(w, action.pod, "Normal", rollout::kStartupBoostEndedReason, action.message);
+  notify(ActionRecord::Kind::kStartupBoostEnded, w, action.pod, {}, {}, action.message);
 }
 
 void ActionRecorder::record(const rollout::EvictAction& action, const ActionOutcome& outcome) {

@@ -54,6 +54,8 @@ class ActionRecorder {
   void record(const rollout::DeferAction& action, const ActionOutcome& outcome);
   void record(const rollout::EventAction& action, const ActionOutcome& outcome);
   void record(const rollout::EvictAction& action, const ActionOutcome& outcome);
+  void record(const rollout::StartupBoostAction& action, const ActionOutcome& outcome);
+  void record(const rollout::EndStartupBoostAction& action, const ActionOutcome& outcome);
   void record(const rollout::HpaRetuneAction& action, const ActionOutcome& outcome);
 
   // A restore of the originals that failed: the record stays and the restore is retried.

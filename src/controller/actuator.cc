@@ -104,6 +104,46 @@ ActionOutcome Actuator::carryOut(const rollout::ResizeAction& action) {
   return {};
 }
 
+ActionOutcome Actuator::carryOut(const rollout::StartupBoostAction& action) {
+  const std::string& ns = action.workload.ns;
+  // What the boost replaces is stored first, so that its end never depends on memory.
+  auto annotated =
+      api_.patchPodAnnotations(ns, action.pod, action.annotations, action.podResourceVersion);
+  if (!annotated) {
+    return {.status = ActionOutcome::Status::kNotAttempted,
+            .error = annotated.error().toString(),
+            .recordCleared = false};
+  }
+  auto resized = resize(ns, action.pod, action.containers);
+  if (!resized) {
+    // After a transport failure the boost may have landed: the annotations stay and the boost
+    // ends as planned. A refusal changed nothing: they go.
+    if (resized.error().code == ErrorCode::kUnavailable) return failed(resized.error());
+    api::AnnotationChanges undo;
+    for (const auto& [key, value] : action.annotations) undo[key] = std::nullopt;
+    patchPod(action.workload, action.pod, undo);
+    return failed(resized.error(), /*recordCleared=*/true);
+  }
+  return {};
+}
+
+ActionOutcome Actuator::carryOut(const rollout::EndStartupBoostAction& action) {
+  if (!action.containers.empty()) {
+    // The annotations stay until the CPU is back: a failed end is planned again next pass.
+    auto resized = resize(action.workload.ns, action.pod, action.containers);
+    if (!resized) {
+      if (resized.error().code == ErrorCode::kNotFound) {
+        return {.status = ActionOutcome::Status::kNotAttempted,
+                .error = resized.error().toString(),
+                .recordCleared = false};
+      }
+      return failed(resized.error());
+    }
+  }
+  patchPod(action.workload, action.pod, action.clearBoost);
+  return {};
+}
+
 ActionOutcome Actuator::carryOut(const rollout::EvictAction& action) {
   const api::WorkloadRef& w = action.workload;
   if (!action.workloadAnnotations.empty()) {

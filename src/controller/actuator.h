@@ -48,6 +48,8 @@ class Actuator {
   ActionOutcome carryOut(const rollout::ResizeAction& action);
   ActionOutcome carryOut(const rollout::EvictAction& action);
   ActionOutcome carryOut(const rollout::HpaRetuneAction& action);
+  ActionOutcome carryOut(const rollout::StartupBoostAction& action);
+  ActionOutcome carryOut(const rollout::EndStartupBoostAction& action);
 
   // resizePod, counting a transport failure whose request did land (the pod, read again, has
   // the requested values) as success.

@@ -37,6 +37,10 @@ std::string_view toString(ActionRecord::Kind kind) {
       return "ViolationKept";
     case ActionRecord::Kind::kEvicted:
       return "Evicted";
+    case ActionRecord::Kind::kStartupBoost:
+      return "StartupBoost";
+    case ActionRecord::Kind::kStartupBoostEnded:
+      return "StartupBoostEnded";
   }
   return "";
 }

@@ -38,6 +38,7 @@ namespace attune::controller {
 
 class AdmissionSizing;
 class MetricsSourceSelector;
+class SloQuerySelector;
 
 struct ControllerOptions {
   // Namespaces whose policies are reconciled; empty = all.
@@ -65,6 +66,9 @@ struct ControllerOptions {
   // Chooses each policy's metrics source (policy_metrics_sources.h: its own
   // spec.metricsSource.prometheus); nullptr: every policy reads the controller's source.
   MetricsSourceSelector* metricsSources = nullptr;
+  // Where each policy's SLO guardrails are evaluated (slo_queries.h); nullptr: nowhere, so
+  // every guardrail fails open and is reported (SLOGuardrailSkipped).
+  SloQuerySelector* sloQueries = nullptr;
 };
 
 // One thing the controller did, for reports and tests.
@@ -76,7 +80,9 @@ struct ActionRecord {
     kReverted,
     kSafe,
     kViolationKept,
-    kEvicted
+    kEvicted,
+    kStartupBoost,       // a young pod's CPU raised (rollout/startup_boost.h)
+    kStartupBoostEnded,  // its CPU returned to the steady recommendation
   };
   Kind kind = Kind::kResized;
   Time time;

@@ -69,7 +69,11 @@ OperatorMetrics::OperatorMetrics(metrics::Registry& registry)
           "attune_admission_webhook_bypassed_pods_total",
           "Pods of workloads with admission sizing that were created without the pod admission "
           "webhook (not called or failed; admitted by failurePolicy Ignore).",
-          {"namespace", "workload"})) {}
+          {"namespace", "workload"})),
+      startupBoosts(registry.counter(
+          "attune_startup_boost_total",
+          "Startup boosts applied, expired (CPU returned to the steady recommendation) or failed.",
+          {"namespace", "workload", "action"})) {}
 
 void OperatorMetrics::setWorkloadSavings(const std::string& ns, const std::string& workload,
                                          double cpuCores, double memoryBytes) {

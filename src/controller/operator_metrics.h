@@ -58,6 +58,8 @@ struct OperatorMetrics {
   metrics::MetricFamily& hpaRetunes;
   metrics::MetricFamily& evictions;
   metrics::MetricFamily& admissionBypasses;
+  // attune_startup_boost_total{namespace,workload,action}: applied, expired, failed.
+  metrics::MetricFamily& startupBoosts;
 
  private:
   // (namespace, workload) -> (cores, bytes) behind the namespace sums.

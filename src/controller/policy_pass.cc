@@ -1,19 +1,23 @@
 #include "controller/policy_pass.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string_view>
 #include <utility>
 
 #include "api/policy/policy_defaults.h"
+#include "api/policy/slo_query.h"
 #include "controller/actuator.h"
 #include "controller/admission_sizing.h"
 #include "controller/hpa_retunes.h"
 #include "controller/policy_status.h"
+#include "controller/slo_queries.h"
 #include "rollout/batch_workloads.h"
 #include "rollout/node_optimisation.h"
 #include "rollout/oom_recovery.h"
 #include "rollout/planner.h"
 #include "rollout/resize_schedule.h"
+#include "rollout/startup_boost.h"
 #include "safety/conditions.h"
 #include "safety/cooldown.h"
 #include "safety/observation.h"
@@ -234,12 +238,56 @@ std::vector<rollout::ObservedPod> PolicyPass::judgeResizedPods() {
             if (it != all.throttleRatio->end()) (*signals.throttleRatio)[c.name] = it->second;
           }
         }
+        signals.guardrails = readGuardrails(target.ref, *pod, o.record.resizedAt);
         o.verdict = monitor.verdict(o.record, *pod, signals, now_);
       }
       observed.push_back(std::move(o));
     }
   }
   return observed;
+}
+
+std::vector<safety::GuardrailReading> PolicyPass::readGuardrails(const api::WorkloadRef& workload,
+                                                                 const api::Pod& pod,
+                                                                 Time resizedAt) {
+  std::vector<safety::GuardrailReading> readings;
+  const auto due = safety::dueGuardrails(policy_.spec.updateStrategy, resizedAt, now_);
+  if (due.empty()) return readings;
+  metrics::ScalarQuery* query = nullptr;
+  std::string unavailable = "no Prometheus query endpoint is configured";
+  if (ctx_.options.sloQueries != nullptr) {
+    if (auto q = ctx_.options.sloQueries->queryFor(stored_)) {
+      query = *q;
+    } else {
+      unavailable = q.error().toString();
+    }
+  }
+  for (const api::SloGuardrail* g : due) {
+    safety::GuardrailReading r = safety::readingOf(*g);
+    auto text = api::renderSloQuery(
+        g->query, {.namespace_ = workload.ns, .workload = workload.name, .pod = pod.metadata.name});
+    if (!text) {
+      r.error = text.error().message;
+    } else if (query == nullptr) {
+      r.error = unavailable;
+    } else if (auto value = query->evaluate(*text, now_); !value) {
+      r.error = value.error().toString();
+    } else if (!std::isfinite(*value)) {
+      r.error = "the query returned " + std::to_string(*value);
+    } else {
+      r.value = *value;
+    }
+    if (!r.value) {
+      guardrailFailures_.push_back({.workload = workload,
+                                    .type = "Warning",
+                                    .reason = std::string(kSloGuardrailSkippedReason),
+                                    .message = "SLO guardrail " + g->name +
+                                               " not evaluated for pod " + pod.metadata.name +
+                                               " (failing open): " + r.error});
+    }
+    readings.push_back(std::move(r));
+  }
+  return readings;
 }
 
 // ---- Plan
@@ -249,6 +297,9 @@ rollout::Plan PolicyPass::makePlan(const std::vector<rollout::ObservedPod>& obse
   for (const TargetWorkload& t : targets_) workloads[t.ref] = *t.metadata;
   rollout::Plan observations;
   rollout::planObservations(observed, workloads, now_, observations);
+  for (rollout::EventAction& e : guardrailFailures_)
+    observations.actions.emplace_back(std::move(e));
+  guardrailFailures_.clear();
   // status.cooldown: the backoff of the workloads as the verdicts leave them.
   mostReverts_ = 0;
   for (const auto& [ref, meta] : workloads) {
@@ -257,6 +308,7 @@ rollout::Plan PolicyPass::makePlan(const std::vector<rollout::ObservedPod>& obse
     }
   }
   if (ctx_.options.oomRecovery) planOomRecovery(observations);
+  planStartupBoosts(observations);
   // Fail closed: without fresh metrics there is no resize this pass.
   rollout::Plan plan =
       metricsError_ ? std::move(observations) : planResizes(workloads, observations);
@@ -275,6 +327,23 @@ rollout::Plan PolicyPass::makePlan(const std::vector<rollout::ObservedPod>& obse
                  stored_.metadata.namespace_ + "/" + stored_.metadata.name,
                  policy_.spec.paused.value_or(false), plan);
   return plan;
+}
+
+void PolicyPass::planStartupBoosts(rollout::Plan& plan) {
+  std::vector<rollout::BoostWorkload> workloads;
+  for (const TargetWorkload& t : targets_) {
+    rollout::BoostWorkload w{.ref = t.ref, .pods = t.pods, .targets = {}};
+    // Fail closed: without fresh metrics no boost starts (a boost ends at the recorded CPU).
+    // Pods sized by the node optimiser are not boosted.
+    for (const RecommendedWorkload& a : recommended_) {
+      if (metricsError_ || nodeOptimised() || !(a.ref == t.ref)) continue;
+      for (const RecommendedContainer& c : a.containers) {
+        if (c.recommendation.enoughData) w.targets[c.name] = c.recommendation.resources;
+      }
+    }
+    workloads.push_back(std::move(w));
+  }
+  boostedPods_ = rollout::planStartupBoost(policy_, workloads, snapshot_.nodes(), now_, plan);
 }
 
 void PolicyPass::planOomRecovery(rollout::Plan& plan) {
@@ -321,6 +390,9 @@ rollout::Plan PolicyPass::planResizes(const std::map<api::WorkloadRef, api::Obje
     for (const RecommendedWorkload& a : recommended_) {
       if (a.ref == t.ref) w.lastDataTime = a.lastDataTime;
     }
+    std::erase_if(w.pods, [&](const api::Pod* p) {  // boosted: left to planStartupBoosts
+      return boostedPods_.contains(p->metadata.name);
+    });
     if (nodeOptimised()) {
       useNodeTargets(w);
     } else {

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -136,6 +137,10 @@ class PolicyPass {
   // where the record is still to be judged (rollout::recordState).
   std::vector<rollout::ObservedPod> judgeResizedPods();
   safety::SafetySignals throttleSignals();
+  // SLO guardrails: the readings of the guardrails due for `pod` (resized at `resizedAt`); each
+  // one without a value is kept in guardrailFailures_ for its SLOGuardrailSkipped event.
+  std::vector<safety::GuardrailReading> readGuardrails(const api::WorkloadRef& workload,
+                                                       const api::Pod& pod, Time resizedAt);
   // Plan: the observations ended, then (with fresh metrics only: fail closed) the rollout,
   // planned over the workloads as the observation entries leave them.
   // Then the HPA retunes (hpa_retunes.h), after every pod action.
@@ -168,6 +173,12 @@ class PolicyPass {
   std::optional<safety::SafetySignals> signals_;      // queried once, when first needed
   const rollout::NodeOptimisation* nodes_ = nullptr;  // set by finish()
   int mostReverts_ = 0;  // the most consecutive reverts of a target workload (makePlan)
+  // Startup boost (rollout/startup_boost.h): the pods it boosts, keeps boosted or ends the boost
+  // of this pass; the rollout leaves them alone.
+  void planStartupBoosts(rollout::Plan& plan);
+  std::set<std::string> boostedPods_;
+  // Guardrails that could not be evaluated this pass (they failed open), as Warning events.
+  std::vector<rollout::EventAction> guardrailFailures_;
 };
 
 // A pass between its two halves, as the controller keeps it while the nodes are optimised.

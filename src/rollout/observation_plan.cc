@@ -77,11 +77,13 @@ void planObservations(std::span<const ObservedPod> pods,
                                   .workloadAnnotations = std::move(workloadAnnotations),
                                   .reason = std::nullopt,
                                   .container = {},
-                                  .message = {}};
+                                  .message = {},
+                                  .guardrail = {}};
       if (verdict != nullptr) {
         action.reason = verdict->reason;
         action.container = verdict->container;
         action.message = verdict->message;
+        action.guardrail = verdict->guardrail;
       }
       plan.actions.emplace_back(std::move(action));
     };
@@ -134,7 +136,8 @@ void planObservations(std::span<const ObservedPod> pods,
                          .workloadAnnotations = std::move(after),
                          .reason = verdict.reason.value_or(safety::RevertReason::kOomKill),
                          .container = verdict.container,
-                         .message = verdict.message});
+                         .message = verdict.message,
+                         .guardrail = verdict.guardrail});
         break;
       }
     }

@@ -207,6 +207,7 @@ struct RevertAction {
   safety::RevertReason reason = safety::RevertReason::kOomKill;
   std::string container;  // the container that violated; empty for notready
   std::string message;    // the verdict's sentence
+  std::string guardrail;  // reason kSlo: the guardrail breached
 };
 
 // Restores the original resources of a pod whose resize the kubelet refused.
@@ -234,6 +235,7 @@ struct EndObservationAction {
   std::optional<safety::RevertReason> reason;  // kViolationKept
   std::string container;
   std::string message;
+  std::string guardrail;  // reason kSlo: the guardrail breached
 };
 
 // Where a workload's Canary rollout stands after the plan (status.canary).
@@ -251,8 +253,32 @@ struct CanaryProgress {
   bool operator==(const CanaryProgress&) const = default;
 };
 
+// Startup boost (startup_boost.h): raises a young pod's CPU in place, without a resize record.
+inline constexpr std::string_view kStartupBoostReason = "StartupBoost";
+inline constexpr std::string_view kStartupBoostEndedReason = "StartupBoostEnded";
+struct StartupBoostAction {
+  api::WorkloadRef workload;  // the workload the action is about
+  std::string pod;
+  std::string podResourceVersion;      // the precondition of the annotation patch
+  api::AnnotationChanges annotations;  // startup-boost-at and the CPU before: written first
+  std::vector<api::ContainerResize> containers;  // for resizePod
+  std::vector<ResourceChange> changes;           // cpu only
+  std::string message;
+};
+// Returns a boosted pod's CPU to the steady recommendation (or the recorded CPU), then removes
+// the boost annotations.
+struct EndStartupBoostAction {
+  api::WorkloadRef workload;  // the workload the action is about
+  std::string pod;
+  std::vector<api::ContainerResize> containers;  // empty: only the annotations go
+  std::vector<ResourceChange> changes;
+  api::AnnotationChanges clearBoost;
+  std::string message;
+};
+
 using Action = std::variant<RevertAction, RestoreAction, EndObservationAction, ResizeAction,
-                            SkipAction, DeferAction, EventAction, HpaRetuneAction, EvictAction>;
+                            SkipAction, DeferAction, EventAction, HpaRetuneAction, EvictAction,
+                            StartupBoostAction, EndStartupBoostAction>;
 
 struct Plan {
   std::vector<Action> actions;

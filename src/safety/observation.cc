@@ -15,6 +15,9 @@ Duration observationPeriod(const api::AttunePolicySpec& spec, const ObservationO
     period = *u.canary->observationPeriod;
   }
   period = std::max(period, api::kMinimumObservationPeriod);
+  for (const api::SloGuardrail& g : u.sloGuardrails) {
+    period = std::max(period, g.evaluationWindow.value_or(api::kDefaultSloEvaluationWindow));
+  }
   return std::max(period, options.throttleWindow + options.sampleInterval);
 }
 

@@ -26,7 +26,9 @@ struct ObservationOptions {
 //      (5 minutes);
 //   2. raised to api::kMinimumObservationPeriod (1 minute);
 //   3. raised to throttleWindow + sampleInterval (see ObservationOptions), so that the throttle
-//      check at the end of the period never reads pre-resize data.
+//      check at the end of the period never reads pre-resize data;
+//   4. raised to the longest updateStrategy.sloGuardrails[].evaluationWindow (default 5m), so
+//      that every guardrail is evaluated before the resize is declared safe.
 // With the defaults every period is at least 6 minutes. Pure.
 Duration observationPeriod(const api::AttunePolicySpec& spec,
                            const ObservationOptions& options = {});

@@ -54,8 +54,15 @@ std::string_view toString(RevertReason reason) {
       return "throttle";
     case RevertReason::kNotReady:
       return "notready";
+    case RevertReason::kSlo:
+      return "slo";
   }
   return "unknown";
+}
+
+std::string revertReasonLabel(RevertReason reason, std::string_view guardrail) {
+  if (reason == RevertReason::kSlo) return sloRevertReason(guardrail);
+  return std::string(toString(reason));
 }
 
 SafetyOptions safetyOptionsFor(const api::AttunePolicySpec& spec, const ObservationOptions& obs,
@@ -99,6 +106,18 @@ Verdict SafetyMonitor::verdict(const ResizeRecord& record, const api::Pod& pod,
               " times since the resize (restartCount " + std::to_string(c.restartCount) + " -> " +
               std::to_string(s->restartCount) + ")");
     }
+  }
+
+  // SLO guardrails: judged on the resized pod only.
+  if (const GuardrailReading* breach = firstBreach(signals.guardrails);
+      breach != nullptr && !resizeOutstanding(pod, record)) {
+    std::ostringstream text;
+    text << "SLO guardrail " << breach->name << " breached: " << *breach->value << " is "
+         << (breach->comparison == api::SloComparison::kAbove ? "above" : "below")
+         << " the threshold " << breach->threshold;
+    violation(RevertReason::kSlo, "", text.str());
+    v.guardrail = breach->name;
+    return v;
   }
 
   if (now < v.observationEnds) {

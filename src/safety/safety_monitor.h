@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "api/k8s/pod.h"
 #include "api/policy/attune_policy.h"
@@ -14,14 +15,18 @@
 #include "core/time.h"
 #include "safety/observation.h"
 #include "safety/resize_record.h"
+#include "safety/slo_guardrails.h"
 
 namespace attune::safety {
 
 // Why a resize is (or would be) reverted. The names are the `reason` label of
 // attune_reverts_total and the reason of Reverted history entries.
-enum class RevertReason { kOomKill, kRestart, kThrottle, kNotReady };
-// "oomkill", "restart", "throttle", "notready".
+enum class RevertReason { kOomKill, kRestart, kThrottle, kNotReady, kSlo };
+// "oomkill", "restart", "throttle", "notready", "slo" (a guardrail's revert is reported as
+// "slo:<name>": revertReasonLabel).
 std::string_view toString(RevertReason reason);
+// toString(reason), or "slo:<guardrail>" for kSlo.
+std::string revertReasonLabel(RevertReason reason, std::string_view guardrail);
 
 inline constexpr std::string_view kOomKilledReason = "OOMKilled";
 inline constexpr double kDefaultThrottleThreshold = 0.5;
@@ -49,6 +54,9 @@ struct SafetySignals {
   // (ObservationOptions::throttleWindow). nullopt when no throttle source is configured: then
   // the throttle check is not made at all. A container missing from a present map has no data.
   std::optional<std::map<std::string, double, std::less<>>> throttleRatio;
+  // The SLO guardrails due for the pod (slo_guardrails.h, dueGuardrails), with the values read at
+  // `now`; a reading without a value fails open.
+  std::vector<GuardrailReading> guardrails;
 };
 
 struct Verdict {
@@ -62,6 +70,7 @@ struct Verdict {
   Kind kind = Kind::kObserving;
   std::optional<RevertReason> reason;  // set for kRevert and kViolationKept
   std::string container;  // the container that violated; empty for notready and for kSafe
+  std::string guardrail;  // the guardrail breached (reason kSlo)
   std::string message;    // one human-readable sentence, for events and logs
   Time observationEnds;   // resizedAt + observationPeriod
 };
@@ -73,6 +82,9 @@ struct Verdict {
 //      and finishedAt strictly after resizedAt;
 //   2. restart — restartCount >= the recorded restart count + 2 (one restart, e.g. the one a
 //      RestartContainer resize policy causes, is tolerated).
+//  SLO guardrails (at any time, once the resize has been applied, see below):
+//   slo — a reading in signals.guardrails breaches its threshold (slo_guardrails.h, breaches);
+//      readings without a value fail open;
 //  At the end of the period (now >= observationEnds), only when the resize has been applied —
 //  while the pod reports PodResizePending or PodResizeInProgress, or a recorded container's
 //  status resources differ from the record's target, the verdict stays kObserving ("not yet

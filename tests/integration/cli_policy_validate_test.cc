@@ -111,6 +111,27 @@ TEST(CliPolicyValidateTest, WeightRuntimeProfileAndABatchTargetGiveNoWarning) {
   EXPECT_NE(run.out.find("runtimeProfile: nodejs"), std::string::npos) << run.out;
 }
 
+// The public operator's examples with cpu.startupBoost and updateStrategy.sloGuardrails validate
+// without the "accepted for compatibility ... it has no effect" warning: Attune acts on both.
+TEST(CliPolicyValidateTest, StartupBoostAndSloGuardrailsHaveNoNoEffectWarning) {
+  const auto dir = testing::sourceDir() / "tests/unit/api/policy/testdata/public";
+  CommandRun run = runAttune("policy validate " + (dir / "startup-boost.yaml").string() + " " +
+                             (dir / "slo-guardrails.yaml").string());
+  EXPECT_EQ(run.exitCode, 0) << run.out;
+  EXPECT_EQ(run.out.find("no effect"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("startupBoost:"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("name: p99-latency"), std::string::npos) << run.out;
+  // A mistake in either is an error naming its field path.
+  testing::TempDir tmp;
+  const auto file = tmp.path() / "bad-boost.yaml";
+  std::ofstream(file) << "apiVersion: attune.io/v1alpha1\nkind: AttunePolicy\n"
+                         "metadata: {name: a}\nspec:\n  targetRef: {kind: Deployment, name: a}\n"
+                         "  cpu:\n    startupBoost: {multiplier: \"20\", duration: 1m}\n";
+  CommandRun bad = runAttune("policy validate " + file.string());
+  EXPECT_EQ(bad.exitCode, 1) << bad.out;
+  EXPECT_NE(bad.out.find("spec.cpu.startupBoost.multiplier"), std::string::npos) << bad.out;
+}
+
 TEST(CliPolicyValidateTest, MissingFileIsAnErrorNamingIt) {
   CommandRun run = runAttune("policy validate /nonexistent/policy.yaml");
   EXPECT_NE(run.exitCode, 0);

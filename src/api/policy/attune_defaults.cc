@@ -215,6 +215,7 @@ void fillResource(ResourcePolicy<Amount>& to, const ResourcePolicy<Amount>& from
   fill(to.controlledValues, from.controlledValues);
   fill(to.allowDecrease, from.allowDecrease);
   fill(to.maxChangePercent, from.maxChangePercent);
+  fill(to.startupBoost, from.startupBoost);  // a whole value (spec.cpu only)
 }
 
 bool hasProvider(const MetricsSource& m, const std::vector<PreservedField>& preserved) {
@@ -265,6 +266,7 @@ void fillFrom(AttunePolicy& p, const AttuneDefaults& d) {
   fill(u.schedule, fu.schedule);
   fill(u.maxTotalCpuIncrease, fu.maxTotalCpuIncrease);
   fill(u.maxTotalMemoryIncrease, fu.maxTotalMemoryIncrease);
+  if (u.sloGuardrails.empty()) u.sloGuardrails = fu.sloGuardrails;  // the list as a whole
 
   fill(s.excludeKnownSidecars, from.excludeKnownSidecars);
 

@@ -41,7 +41,7 @@ struct AttuneDefaultsSpec {
 };
 
 // One AttuneDefaults or AttuneNamespaceDefaults object. `preserved` holds the public fields
-// Attune accepts without modelling them (spec.cpu.startupBoost, spec.updateStrategy.export,
+// Attune accepts without modelling them (spec.updateStrategy.export,
 // spec.metricsSource.datadog, ...), with absolute paths as in AttunePolicy; they are inherited
 // like modelled fields.
 struct AttuneDefaults {
@@ -122,11 +122,13 @@ const D* selectNamespaceDefaults(const std::vector<D>& candidates, std::string_v
 //  - scalars, enumerations, quantities and durations are inherited one by one; percentile 0 and
 //    an empty overhead count as unset;
 //  - updateStrategy.canary is merged field by field, updateStrategy.schedule as one value;
+//  - cpu.startupBoost and updateStrategy.sloGuardrails are inherited as whole values (the list
+//    only when the policy has no guardrail);
 //  - the metrics provider is one unit: `metricsSource.prometheus` (address, headers,
 //    bearerTokenSecret, tls) and the preserved datadog, cloudwatch and vpa blocks come together
 //    from the highest tier that sets a provider (a prometheus block counts when it has an
 //    address), so a token never travels to another tier's address;
-//  - preserved public fields (startupBoost, export, ...) are inherited as whole values at
+//  - preserved public fields (export, ...) are inherited as whole values at
 //    their paths;
 //  - costPricing is not part of a policy and is not merged into it.
 AttunePolicy mergeDefaults(const AttunePolicy& policy, const AttuneDefaults* namespaceDefaults,

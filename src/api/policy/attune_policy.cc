@@ -1,6 +1,8 @@
 #include "api/policy/attune_policy.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 
 namespace attune::api {
 namespace {
@@ -29,6 +31,7 @@ std::string_view toString(ResizeResult v) { return nameOf(kResizeResultNames, v)
 std::string_view toString(ResizedResource v) { return nameOf(kResizedResourceNames, v); }
 std::string_view toString(ResizeMethod v) { return nameOf(kResizeMethodNames, v); }
 std::string_view toString(RuntimeProfile v) { return nameOf(kRuntimeProfileNames, v); }
+std::string_view toString(SloComparison v) { return nameOf(kSloComparisonNames, v); }
 
 std::span<const std::string_view> knownSidecarContainers() { return kKnownSidecars; }
 
@@ -63,6 +66,15 @@ std::optional<double> parsePercent(std::string_view text) {
   }
   if (!seenDigit || (inFraction && !fractionDigit)) return std::nullopt;
   return whole;
+}
+
+std::optional<double> parseDecimal(std::string_view text) {
+  if (text.empty() || text.front() == '+') return std::nullopt;
+  double value = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc() || ptr != end || !std::isfinite(value)) return std::nullopt;
+  return value;
 }
 
 }  // namespace attune::api

@@ -95,6 +95,10 @@ enum class ResizeMethod { kInPlace, kEviction, kTemplatePersistence };
 inline constexpr std::array<std::string_view, 3> kResizeMethodNames = {"InPlace", "Eviction",
                                                                        "TemplatePersistence"};
 
+// When an SLO guardrail's value breaches its threshold (updateStrategy.sloGuardrails).
+enum class SloComparison { kAbove, kBelow };
+inline constexpr std::array<std::string_view, 2> kSloComparisonNames = {"above", "below"};
+
 // The wire spelling of an enumerator (never empty for a valid enumerator).
 std::string_view toString(TargetKind v);
 std::string_view toString(UpdateMode v);
@@ -106,6 +110,7 @@ std::string_view toString(ResizeResult v);
 std::string_view toString(ResizedResource v);
 std::string_view toString(ResizeMethod v);
 std::string_view toString(RuntimeProfile v);
+std::string_view toString(SloComparison v);
 
 // Condition types and reasons written to status.conditions: the public operator's, and
 // ResizeBlocked's reasons, which are ours (docs/parity.md).
@@ -169,6 +174,14 @@ struct MetricsSource {
   bool operator==(const MetricsSource&) const = default;
 };
 
+// spec.cpu.startupBoost: the CPU request of a new pod is raised to the steady recommendation
+// times `multiplier` until `duration` after its creation (docs/startup-boost.md).
+struct StartupBoost {
+  std::string multiplier;            // a decimal string, > 1 and <= 10 ("3.0")
+  std::optional<Duration> duration;  // 10s to 1h; required
+  bool operator==(const StartupBoost&) const = default;
+};
+
 // Recommendation parameters for one resource; Amount is Millicores (spec.cpu) or Bytes
 // (spec.memory).
 template <typename Amount>
@@ -180,6 +193,8 @@ struct ResourcePolicy {
   std::optional<ControlledValues> controlledValues;
   std::optional<bool> allowDecrease;
   std::optional<int> maxChangePercent;
+  // Modelled for spec.cpu only (policy_fields.h); spec.memory.startupBoost stays preserved.
+  std::optional<StartupBoost> startupBoost;
   bool operator==(const ResourcePolicy&) const = default;
 };
 using CpuPolicy = ResourcePolicy<Millicores>;
@@ -190,6 +205,18 @@ struct CanaryConfig {
   std::optional<Duration> observationPeriod;
   std::optional<bool> autoPromote;
   bool operator==(const CanaryConfig&) const = default;
+};
+
+// One entry of updateStrategy.sloGuardrails: a PromQL query evaluated for each resized pod once
+// `evaluationWindow` has passed since the resize; a breach reverts it with reason "slo:<name>"
+// (docs/slo-guardrails.md).
+struct SloGuardrail {
+  std::string name;
+  std::string query;      // may use {{ .Namespace }}, {{ .WorkloadName }}, {{ .PodName }}
+  std::string threshold;  // a decimal number as a string ("0.5")
+  std::optional<SloComparison> comparison;
+  std::optional<Duration> evaluationWindow;
+  bool operator==(const SloGuardrail&) const = default;
 };
 
 struct UpdateStrategy {
@@ -205,6 +232,7 @@ struct UpdateStrategy {
   // decreases take nothing. Unset: no limit.
   std::optional<Millicores> maxTotalCpuIncrease;
   std::optional<Bytes> maxTotalMemoryIncrease;
+  std::vector<SloGuardrail> sloGuardrails;
   bool operator==(const UpdateStrategy&) const = default;
 };
 
@@ -390,5 +418,9 @@ bool isExcludedContainer(const AttunePolicy& policy, std::string_view name);
 // Parses a percent string as used by cpu/memory `overhead` ("20", "12.5"): digits with an
 // optional fraction. Returns nullopt when `text` does not have that form.
 std::optional<double> parsePercent(std::string_view text);
+
+// Parses a signed decimal string as startupBoost.multiplier and sloGuardrails[].threshold use
+// ("3.0", "-0.5", "1e-3"): a finite number with nothing around it. nullopt otherwise.
+std::optional<double> parseDecimal(std::string_view text);
 
 }  // namespace attune::api

@@ -50,6 +50,10 @@ void defaultUpdateStrategy(UpdateStrategy& u) {
   fill(u.safetyObservationPeriod, kDefaultSafetyObservationPeriod);
   fill(u.maxConcurrentResizes, kDefaultMaxConcurrentResizes);
   if (u.schedule) fill(u.schedule->timezone, std::string(kDefaultScheduleTimezone));
+  for (SloGuardrail& g : u.sloGuardrails) {
+    fill(g.comparison, kDefaultSloComparison);
+    fill(g.evaluationWindow, kDefaultSloEvaluationWindow);
+  }
 }
 
 }  // namespace

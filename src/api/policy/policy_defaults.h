@@ -37,6 +37,11 @@ inline constexpr int kDefaultCanaryPercentage = 10;
 inline constexpr int kDefaultMaxConcurrentResizes = 1;
 inline constexpr bool kDefaultCanaryAutoPromote = false;
 
+// updateStrategy.sloGuardrails[] (docs/slo-guardrails.md).
+inline constexpr SloComparison kDefaultSloComparison = SloComparison::kAbove;
+inline constexpr Duration kDefaultSloEvaluationWindow = std::chrono::minutes(5);
+inline constexpr Duration kMinimumSloEvaluationWindow = std::chrono::minutes(1);
+
 inline constexpr bool kDefaultExcludeKnownSidecars = true;
 inline constexpr bool kDefaultPaused = false;
 inline constexpr int kDefaultWeight = 100;

@@ -11,6 +11,8 @@
 // The encoder visits const values through the same functions (it only reads).
 #pragma once
 
+#include <type_traits>
+
 #include "api/policy/attune_policy.h"
 
 namespace attune::api::internal {
@@ -92,6 +94,13 @@ void fields(V& v, MetricsSource& m) {
   v("podAggregation", m.podAggregation);
 }
 
+template <typename V>
+void fields(V& v, StartupBoost& b) {
+  v.type("StartupBoost");
+  v("multiplier", b.multiplier);
+  v("duration", b.duration);
+}
+
 template <typename V, typename Amount>
 void fields(V& v, ResourcePolicy<Amount>& r) {
   v.type("ResourceConfig");
@@ -102,6 +111,7 @@ void fields(V& v, ResourcePolicy<Amount>& r) {
   v("controlledValues", r.controlledValues);
   v("allowDecrease", r.allowDecrease);
   v("maxChangePercent", r.maxChangePercent);
+  if constexpr (std::is_same_v<Amount, Millicores>) v.object("startupBoost", r.startupBoost);
 }
 
 template <typename V>
@@ -128,6 +138,16 @@ void fields(V& v, ResizeSchedule& s) {
 }
 
 template <typename V>
+void fields(V& v, SloGuardrail& g) {
+  v.type("SLOGuardrail");
+  v("name", g.name);
+  v("query", g.query);
+  v("threshold", g.threshold);
+  v("comparison", g.comparison);
+  v("evaluationWindow", g.evaluationWindow);
+}
+
+template <typename V>
 void fields(V& v, UpdateStrategy& u) {
   v.type("UpdateStrategy");
   v("type", u.type);
@@ -139,6 +159,7 @@ void fields(V& v, UpdateStrategy& u) {
   v.object("schedule", u.schedule);
   v("maxTotalCpuIncrease", u.maxTotalCpuIncrease);
   v("maxTotalMemoryIncrease", u.maxTotalMemoryIncrease);
+  v.list("sloGuardrails", u.sloGuardrails);
 }
 
 template <typename V>

@@ -10,6 +10,7 @@
 
 #include "api/policy/policy_defaults.h"
 #include "api/policy/runtime_profile.h"
+#include "api/policy/slo_query.h"
 #include "core/quantity.h"
 #include "core/time_zone.h"
 
@@ -198,6 +199,8 @@ class Validator {
     updateStrategy();
     schedule();
     increaseBudget();
+    startupBoost();
+    sloGuardrails();
     excludedContainers();
     status();
     return std::move(out_);
@@ -427,6 +430,63 @@ class Validator {
     if (u.maxTotalMemoryIncrease && u.maxTotalMemoryIncrease->value() < 0) {
       fail("spec.updateStrategy.maxTotalMemoryIncrease", ErrorCode::kOutOfRange,
            "must not be negative, got " + formatMemory(*u.maxTotalMemoryIncrease));
+    }
+  }
+
+  // spec.cpu.startupBoost (docs/startup-boost.md): the public API's bounds.
+  void startupBoost() {
+    if (!p_.spec.cpu.startupBoost) return;
+    const StartupBoost& b = *p_.spec.cpu.startupBoost;
+    const std::string path = "spec.cpu.startupBoost";
+    if (b.multiplier.empty()) {
+      required(path + ".multiplier");
+    } else if (const auto m = parseDecimal(b.multiplier); !m) {
+      fail(path + ".multiplier", ErrorCode::kInvalidArgument,
+           "must be a decimal number such as \"2.0\", got \"" + b.multiplier + "\"");
+    } else if (*m <= 1 || *m > 10) {
+      fail(path + ".multiplier", ErrorCode::kOutOfRange,
+           "must be greater than 1 and at most 10, got " + b.multiplier);
+    }
+    if (!b.duration) {
+      required(path + ".duration");
+    } else if (*b.duration < seconds(10) || *b.duration > hours(1)) {
+      fail(path + ".duration", ErrorCode::kOutOfRange,
+           "must be between 10s and 1h, got " + formatDuration(*b.duration));
+    }
+  }
+
+  // spec.updateStrategy.sloGuardrails (docs/slo-guardrails.md).
+  void sloGuardrails() {
+    const auto& list = p_.spec.updateStrategy.sloGuardrails;
+    if (list.size() > 10) {  // the CRD's maxItems
+      fail("spec.updateStrategy.sloGuardrails", ErrorCode::kOutOfRange,
+           "must have at most 10 items, got " + std::to_string(list.size()));
+    }
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const SloGuardrail& g = list[i];
+      const std::string path = "spec.updateStrategy.sloGuardrails[" + std::to_string(i) + "]";
+      if (g.name.empty()) {
+        required(path + ".name");
+      } else if (std::any_of(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(i),
+                             [&](const SloGuardrail& o) { return o.name == g.name; })) {
+        fail(path + ".name", ErrorCode::kInvalidArgument,
+             "duplicate guardrail name \"" + g.name + "\"");
+      }
+      if (g.query.empty()) {
+        required(path + ".query");
+      } else if (auto rendered = renderSloQuery(g.query, {}); !rendered) {
+        fail(path + ".query", ErrorCode::kInvalidArgument, rendered.error().message);
+      }
+      if (g.threshold.empty()) {
+        required(path + ".threshold");
+      } else if (!parseDecimal(g.threshold)) {
+        fail(path + ".threshold", ErrorCode::kInvalidArgument,
+             "must be a decimal number such as \"0.5\", got \"" + g.threshold + "\"");
+      }
+      if (g.evaluationWindow && *g.evaluationWindow < kMinimumSloEvaluationWindow) {
+        fail(path + ".evaluationWindow", ErrorCode::kOutOfRange,
+             "must be at least 1m, got " + formatDuration(*g.evaluationWindow));
+      }
     }
   }
 

@@ -92,10 +92,12 @@ TEST(AttuneDefaultsDecodeTest, DecodesBothKinds) {
   ASSERT_TRUE(cluster.spec.costPricing);
   EXPECT_EQ(cluster.spec.costPricing->cpuPerCoreHour, "0.04");
   EXPECT_EQ(cluster.spec.costPricing->memoryPerGiBHour, "0.005");
-  ASSERT_EQ(cluster.preserved.size(), 1u);
-  EXPECT_EQ(cluster.preserved[0].path, "spec.cpu.startupBoost");
+  ASSERT_TRUE(cluster.spec.cpu.startupBoost);
+  EXPECT_EQ(cluster.spec.cpu.startupBoost->multiplier, "2.0");
+  EXPECT_EQ(cluster.spec.cpu.startupBoost->duration, std::chrono::seconds(30));
   ASSERT_TRUE(cluster.spec.updateStrategy.schedule);
   EXPECT_EQ(cluster.spec.updateStrategy.schedule->windows.size(), 1u);
+  EXPECT_TRUE(cluster.preserved.empty());
 
   const AttuneDefaults ns = decodeOneDefaults(kNamespaceDefaults);
   EXPECT_EQ(ns.scope, DefaultsScope::kNamespace);
@@ -235,8 +237,9 @@ TEST_F(MergeDefaultsTest, PolicyOverNamespaceOverCluster) {
   EXPECT_EQ(m.spec.targetRef, p.spec.targetRef);
   EXPECT_EQ(m.metadata, p.metadata);
   EXPECT_EQ(m.status, p.status);
-  // Preserved public fields are inherited as whole values.
-  EXPECT_TRUE(hasPreserved(m, "spec.cpu.startupBoost"));
+  // startupBoost and the schedule are inherited as whole values.
+  ASSERT_TRUE(m.spec.cpu.startupBoost);
+  EXPECT_EQ(m.spec.cpu.startupBoost->multiplier, "2.0");
   EXPECT_TRUE(m.spec.updateStrategy.schedule.has_value());
 }
 
@@ -303,15 +306,14 @@ TEST_F(MergeDefaultsTest, TheMetricsProviderComesWholeFromOneTier) {
   EXPECT_TRUE(hasPreserved(dd, "spec.metricsSource.datadog"));
 }
 
-TEST_F(MergeDefaultsTest, APolicysPreservedValueIsNotOverwritten) {
+TEST_F(MergeDefaultsTest, APolicysStartupBoostIsNotOverwritten) {
   const AttunePolicy p = policyWithSpec(R"(  cpu:
     startupBoost: {duration: 1m, multiplier: "3.0"}
 )");
   const AttunePolicy m = mergeDefaults(p, nullptr, &cluster_);
-  const auto it = std::find_if(m.preserved.begin(), m.preserved.end(),
-                               [](const auto& f) { return f.path == "spec.cpu.startupBoost"; });
-  ASSERT_NE(it, m.preserved.end());
-  EXPECT_NE(it->json.find("3.0"), std::string::npos);
+  ASSERT_TRUE(m.spec.cpu.startupBoost);
+  EXPECT_EQ(m.spec.cpu.startupBoost->multiplier, "3.0");
+  EXPECT_EQ(m.spec.cpu.startupBoost->duration, std::chrono::minutes(1));
   EXPECT_TRUE(std::is_sorted(m.preserved.begin(), m.preserved.end(),
                              [](const auto& a, const auto& b) { return a.path < b.path; }));
 }

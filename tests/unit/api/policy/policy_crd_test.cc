@@ -246,7 +246,7 @@ TEST_F(PolicyCrdTest, EnumsAgreeWithTheDecoderAndValidator) {
     EXPECT_TRUE(hasErrorAt(bad, c.path)) << testing::describe(bad.errors);
     ++checked;
   }
-  EXPECT_EQ(checked, 16);  // with updateStrategy.schedule.daysOfWeek and spec.runtimeProfile
+  EXPECT_EQ(checked, 17);  // with schedule.daysOfWeek, runtimeProfile and a guardrail's comparison
 }
 
 TEST_F(PolicyCrdTest, BoundsAgreeWithTheValidator) {

@@ -127,14 +127,13 @@ TEST(PolicyDecodeTest, PublicButUnimplementedFieldsAreAcceptedWithAWarning) {
     EXPECT_EQ(w.error.code, ErrorCode::kUnsupported);
     EXPECT_GT(w.line, 0);
   }
+  // cpu.startupBoost and updateStrategy.sloGuardrails are modelled (slo_startup_boost_test.cc).
   EXPECT_EQ(paths, (std::vector<std::string>{
-                       "spec.containerPolicies", "spec.cpu.startupBoost",
-                       "spec.cpu.maxIncreasePercent", "spec.updateStrategy.resizeMethod",
-                       "spec.updateStrategy.sloGuardrails", "spec.updateStrategy.export"}));
+                       "spec.containerPolicies", "spec.cpu.maxIncreasePercent",
+                       "spec.updateStrategy.resizeMethod", "spec.updateStrategy.export"}));
   EXPECT_EQ(doc.warnings[0].line, 13);
-  ASSERT_EQ(doc.policy->preserved.size(), 6u);
-  EXPECT_EQ(doc.policy->preserved[2],
-            (PreservedField{"spec.cpu.startupBoost", R"({"multiplier":"3.0","duration":"2m"})"}));
+  ASSERT_EQ(doc.policy->preserved.size(), 4u);
+  EXPECT_EQ(doc.policy->preserved[1], (PreservedField{"spec.cpu.maxIncreasePercent", "20"}));
 }
 
 TEST(PolicyDecodeTest, OtherMetricSourcesAreAcceptedWithAWarning) {
@@ -178,7 +177,6 @@ TEST(PolicyDecodeTest, UnimplementedExtensionsAreAcceptedWithAnExtensionWarning)
   }
   EXPECT_EQ(warnings, (std::vector<std::pair<std::string, std::string>>{
                           {"spec.cpu.limitMultiplier", extension},
-                          {"spec.cpu.startupBoost", publicButUnimplemented},
                           {"spec.cpu.startupBoost.excludeFromHistory", extension},
                           {"spec.updateStrategy.hpaTargetBounds", extension}}));
   ASSERT_TRUE(doc.policy);

@@ -67,9 +67,19 @@ TEST(PolicyExamplesTest, PublicSloExampleKeepsItsGuardrails) {
   const auto docs = checkPolicies(attune::testing::readFile(
       attune::testing::sourceDir() / "tests/unit/api/policy/testdata/public/slo-guardrails.yaml"));
   ASSERT_EQ(docs.size(), 1u);
-  ASSERT_EQ(docs[0].warnings.size(), 1u) << describe(docs[0].warnings);
-  EXPECT_EQ(docs[0].warnings[0].error.field, "spec.updateStrategy.sloGuardrails");
+  EXPECT_TRUE(docs[0].warnings.empty()) << describe(docs[0].warnings);
+  ASSERT_EQ(docs[0].policy->spec.updateStrategy.sloGuardrails.size(), 2u);
   EXPECT_NE(encodePolicyYaml(*docs[0].policy).find("name: error-rate"), std::string::npos);
+}
+
+TEST(PolicyExamplesTest, PublicStartupBoostExampleHasNoWarning) {
+  const auto docs = checkPolicies(attune::testing::readFile(
+      attune::testing::sourceDir() / "tests/unit/api/policy/testdata/public/startup-boost.yaml"));
+  ASSERT_EQ(docs.size(), 1u);
+  EXPECT_TRUE(docs[0].errors.empty()) << describe(docs[0].errors);
+  EXPECT_TRUE(docs[0].warnings.empty()) << describe(docs[0].warnings);
+  ASSERT_TRUE(docs[0].policy->spec.cpu.startupBoost);
+  EXPECT_EQ(docs[0].policy->spec.cpu.startupBoost->multiplier, "3.0");
 }
 
 }  // namespace
