@@ -269,6 +269,8 @@ rollout::Plan PolicyPass::planResizes(const std::map<api::WorkloadRef, api::Obje
                               .nodes = snapshot_.nodes(),
                               .hpas = leftAlone,
                               .resizesInFlight = 0};
+  input.serverVersion = snapshot_.serverVersion();
+  input.memoryUsage = currentMemoryUsage();
   for (const TargetWorkload& t : targets_) {
     rollout::WorkloadInput w{.kind = t.kind(),
                              .metadata = workloads.at(t.ref),
@@ -295,6 +297,24 @@ rollout::Plan PolicyPass::planResizes(const std::map<api::WorkloadRef, api::Obje
                       std::make_move_iterator(observations.actions.end()));
   plan.requeue(observations.requeueAfter);
   return plan;
+}
+
+rollout::ContainerMemoryUsage PolicyPass::currentMemoryUsage() const {
+  // A sample older than three query steps is not "current" (the pass fails closed on it).
+  const Duration step = policy_.spec.metricsSource.queryStep.value_or(api::kDefaultQueryStep);
+  rollout::ContainerMemoryUsage out;
+  for (const TargetWorkload& t : targets_) {
+    for (const api::Pod* pod : t.pods) {
+      for (const api::Container& c : pod->spec.containers) {
+        const auto sample =
+            state_.usage.latestMemory(pod->metadata.namespace_, pod->metadata.name, c.name);
+        if (!sample || sample->time < now_ - 3 * step) continue;
+        out.emplace(rollout::memoryUsageKey(pod->metadata.namespace_, pod->metadata.name, c.name),
+                    Bytes(static_cast<std::int64_t>(sample->value)));
+      }
+    }
+  }
+  return out;
 }
 
 void PolicyPass::useNodeTargets(rollout::WorkloadInput& w) const {

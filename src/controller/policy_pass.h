@@ -134,6 +134,8 @@ class PolicyPass {
   // The rollout, with the observation entries first (then the node optimiser's evictions).
   rollout::Plan planResizes(const std::map<api::WorkloadRef, api::ObjectMeta>& workloads,
                             rollout::Plan& observations);
+  // The current memory working set of the target pods' containers (memory limit decreases).
+  rollout::ContainerMemoryUsage currentMemoryUsage() const;
   // Node optimisation: each pod's own targets, and the evictions of the policy's pods.
   void useNodeTargets(rollout::WorkloadInput& w) const;
   void planNodeEvictions(rollout::Plan& plan) const;

@@ -18,6 +18,10 @@ std::string_view toString(SkipReason reason) {
       return "Cooldown";
     case SkipReason::kInvalidAnnotation:
       return "InvalidAnnotation";
+    case SkipReason::kMemoryLimitDecrease:
+      return "MemoryLimitDecrease";
+    case SkipReason::kMemoryLimitUsageFloor:
+      return "MemoryLimitUsageFloor";
   }
   return "Unknown";
 }

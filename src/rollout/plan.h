@@ -83,6 +83,12 @@ enum class SkipReason {
   kNodeCapacity,       // "NodeCapacity": the pod's requests would exceed the node allocatable
   kCooldown,           // "Cooldown": the workload's cooldown has not elapsed
   kInvalidAnnotation,  // "InvalidAnnotation": an Attune annotation does not parse
+  // "MemoryLimitDecrease": a memory limit decrease the API server's version refuses in place
+  // (before v1.34 without a RestartContainer memory resize policy; memory_limit_decrease.h)
+  kMemoryLimitDecrease,
+  // "MemoryLimitUsageFloor": a memory limit decrease to below the container's current usage
+  // plus decreaseUsageMarginPercent, or without a current usage to check it against
+  kMemoryLimitUsageFloor,
 };
 std::string_view toString(SkipReason reason);
 

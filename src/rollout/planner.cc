@@ -348,6 +348,12 @@ class Pass {
       skip(w, name, SkipReason::kNodeCapacity, *msg);
       return;
     }
+    if (auto s = checkMemoryLimitDecrease(pod, p.changes, input_.serverVersion, input_.memoryUsage,
+                                          policy_.spec.memory.decreaseUsageMarginPercent.value_or(
+                                              api::kDefaultDecreaseUsageMarginPercent))) {
+      skip(w, name, s->reason, s->message);
+      return;
+    }
 
     ResizeAction resize;
     resize.workload = w.id();

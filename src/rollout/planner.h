@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "api/k8s/workload_ref.h"
 #include "api/policy/attune_policy.h"
 #include "core/time.h"
+#include "rollout/memory_limit_decrease.h"
 #include "rollout/plan.h"
 #include "rollout/pod_targets.h"
 #include "safety/observation.h"
@@ -55,6 +57,10 @@ struct RolloutInput {
   // Resizes in flight that the given pods may not show (e.g. just made and not yet visible).
   // The planner uses max(this, the pods carrying a resize record).
   int resizesInFlight = 0;
+  // Memory limit decreases (memory_limit_decrease.h): the API server's version (nullopt when it
+  // could not be read) and the current working set of the pods' containers.
+  std::optional<api::ServerVersion> serverVersion;
+  ContainerMemoryUsage memoryUsage;
 };
 
 struct RolloutOptions {
@@ -101,6 +107,8 @@ struct RolloutOptions {
 // 13. LimitRange: Skip(LimitRange);
 // 14. ResourceQuota headroom for increases (shared across the plan): Skip(ResourceQuota);
 // 15. node allocatable (node not found: proceed): Skip(NodeCapacity);
+// 15a. a memory limit decrease the server's version refuses in place, or that would go below the
+//     container's usage plus its margin: Skip(MemoryLimitDecrease / MemoryLimitUsageFloor);
 // 16. otherwise Resize, with the record to write first (resizedAt = now).
 Plan planRollout(const api::AttunePolicy& policy, const RolloutInput& input, Time now,
                  const RolloutOptions& options = {});

@@ -215,6 +215,7 @@ void fillResource(ResourcePolicy<Amount>& to, const ResourcePolicy<Amount>& from
   fill(to.controlledValues, from.controlledValues);
   fill(to.allowDecrease, from.allowDecrease);
   fill(to.maxChangePercent, from.maxChangePercent);
+  fill(to.decreaseUsageMarginPercent, from.decreaseUsageMarginPercent);
 }
 
 bool hasProvider(const MetricsSource& m, const std::vector<PreservedField>& preserved) {
@@ -261,6 +262,7 @@ void fillFrom(AttunePolicy& p, const AttuneDefaults& d) {
   fill(u.autoRevert, fu.autoRevert);
   fill(u.safetyObservationPeriod, fu.safetyObservationPeriod);
   fill(u.maxConcurrentResizes, fu.maxConcurrentResizes);
+  fill(u.resizeMethod, fu.resizeMethod);
 
   fill(s.excludeKnownSidecars, from.excludeKnownSidecars);
 

@@ -28,6 +28,7 @@ std::string_view toString(EvictionRanking v) { return nameOf(kEvictionRankingNam
 std::string_view toString(ResizeResult v) { return nameOf(kResizeResultNames, v); }
 std::string_view toString(ResizedResource v) { return nameOf(kResizedResourceNames, v); }
 std::string_view toString(ResizeMethod v) { return nameOf(kResizeMethodNames, v); }
+std::string_view toString(ResizeFallback v) { return nameOf(kResizeFallbackNames, v); }
 
 std::span<const std::string_view> knownSidecarContainers() { return kKnownSidecars; }
 

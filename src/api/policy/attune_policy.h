@@ -88,6 +88,13 @@ enum class ResizeMethod { kInPlace, kEviction, kTemplatePersistence };
 inline constexpr std::array<std::string_view, 3> kResizeMethodNames = {"InPlace", "Eviction",
                                                                        "TemplatePersistence"};
 
+// updateStrategy.resizeMethod: what happens when an in-place resize cannot be carried out.
+// InPlaceOnly (the default) waits for the next pass; InPlaceOrRecreate evicts the pod so that
+// its workload recreates it (docs/recreate-fallback.md).
+enum class ResizeFallback { kInPlaceOnly, kInPlaceOrRecreate };
+inline constexpr std::array<std::string_view, 2> kResizeFallbackNames = {"InPlaceOnly",
+                                                                         "InPlaceOrRecreate"};
+
 // The wire spelling of an enumerator (never empty for a valid enumerator).
 std::string_view toString(TargetKind v);
 std::string_view toString(UpdateMode v);
@@ -98,6 +105,7 @@ std::string_view toString(EvictionRanking v);
 std::string_view toString(ResizeResult v);
 std::string_view toString(ResizedResource v);
 std::string_view toString(ResizeMethod v);
+std::string_view toString(ResizeFallback v);
 
 // Condition types and reasons written to status.conditions: the public operator's, and
 // ResizeBlocked's reasons, which are ours (docs/parity.md).
@@ -172,6 +180,9 @@ struct ResourcePolicy {
   std::optional<ControlledValues> controlledValues;
   std::optional<bool> allowDecrease;
   std::optional<int> maxChangePercent;
+  // Memory only: the headroom, in percent of the container's current usage, a memory limit
+  // decrease must leave (docs/memory-limit-decreases.md); 0-100.
+  std::optional<int> decreaseUsageMarginPercent;
   bool operator==(const ResourcePolicy&) const = default;
 };
 using CpuPolicy = ResourcePolicy<Millicores>;
@@ -191,6 +202,7 @@ struct UpdateStrategy {
   std::optional<bool> autoRevert;
   std::optional<Duration> safetyObservationPeriod;
   std::optional<int> maxConcurrentResizes;
+  std::optional<ResizeFallback> resizeMethod;  // docs/recreate-fallback.md
   bool operator==(const UpdateStrategy&) const = default;
 };
 

@@ -47,6 +47,7 @@ void defaultUpdateStrategy(UpdateStrategy& u) {
   }
   fill(u.safetyObservationPeriod, kDefaultSafetyObservationPeriod);
   fill(u.maxConcurrentResizes, kDefaultMaxConcurrentResizes);
+  fill(u.resizeMethod, kDefaultResizeMethod);
 }
 
 }  // namespace
@@ -62,6 +63,7 @@ void applyDefaults(AttunePolicy& policy) {
                   {kDefaultMemoryPercentile, kDefaultMemoryOverhead, kDefaultMemoryAllowDecrease,
                    kDefaultMemoryMaxChangePercent},
                   kDefaultMemoryMinAllowed, kDefaultMemoryMaxAllowed);
+  fill(spec.memory.decreaseUsageMarginPercent, kDefaultDecreaseUsageMarginPercent);
   defaultUpdateStrategy(spec.updateStrategy);
   fill(spec.excludeKnownSidecars, kDefaultExcludeKnownSidecars);
   fill(spec.paused, kDefaultPaused);

@@ -102,6 +102,7 @@ void fields(V& v, ResourcePolicy<Amount>& r) {
   v("controlledValues", r.controlledValues);
   v("allowDecrease", r.allowDecrease);
   v("maxChangePercent", r.maxChangePercent);
+  v("decreaseUsageMarginPercent", r.decreaseUsageMarginPercent);
 }
 
 template <typename V>
@@ -121,6 +122,7 @@ void fields(V& v, UpdateStrategy& u) {
   v("autoRevert", u.autoRevert);
   v("safetyObservationPeriod", u.safetyObservationPeriod);
   v("maxConcurrentResizes", u.maxConcurrentResizes);
+  v("resizeMethod", u.resizeMethod);
 }
 
 template <typename V>

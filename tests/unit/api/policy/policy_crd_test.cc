@@ -246,7 +246,7 @@ TEST_F(PolicyCrdTest, EnumsAgreeWithTheDecoderAndValidator) {
     EXPECT_TRUE(hasErrorAt(bad, c.path)) << testing::describe(bad.errors);
     ++checked;
   }
-  EXPECT_EQ(checked, 14);
+  EXPECT_EQ(checked, 15);
 }
 
 TEST_F(PolicyCrdTest, BoundsAgreeWithTheValidator) {
@@ -259,7 +259,7 @@ TEST_F(PolicyCrdTest, BoundsAgreeWithTheValidator) {
       checked += expectBoundary(c.path, number(c.value), number(c.value, +1));
     }
   }
-  EXPECT_EQ(checked, 26);
+  EXPECT_EQ(checked, 30);
 }
 
 TEST_F(PolicyCrdTest, RequiredFieldsAreRequired) {

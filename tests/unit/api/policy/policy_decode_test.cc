@@ -130,11 +130,10 @@ TEST(PolicyDecodeTest, PublicButUnimplementedFieldsAreAcceptedWithAWarning) {
   }
   EXPECT_EQ(paths, (std::vector<std::string>{
                        "spec.runtimeProfile", "spec.containerPolicies", "spec.cpu.startupBoost",
-                       "spec.cpu.maxIncreasePercent", "spec.updateStrategy.resizeMethod",
-                       "spec.updateStrategy.schedule", "spec.updateStrategy.sloGuardrails",
-                       "spec.updateStrategy.export"}));
+                       "spec.cpu.maxIncreasePercent", "spec.updateStrategy.schedule",
+                       "spec.updateStrategy.sloGuardrails", "spec.updateStrategy.export"}));
   EXPECT_EQ(doc.warnings[0].line, 13);
-  ASSERT_EQ(doc.policy->preserved.size(), 8u);
+  ASSERT_EQ(doc.policy->preserved.size(), 7u);
   EXPECT_EQ(doc.policy->preserved[2],
             (PreservedField{"spec.cpu.startupBoost", R"({"multiplier":"3.0","duration":"2m"})"}));
 }
