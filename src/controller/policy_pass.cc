@@ -223,6 +223,7 @@ rollout::Plan PolicyPass::makePlan(const std::vector<rollout::ObservedPod>& obse
   for (const TargetWorkload& t : targets_) workloads[t.ref] = *t.metadata;
   rollout::Plan observations;
   rollout::planObservations(observed, workloads, now_, observations);
+  planRecreateFallback(observed, observations);
   // status.cooldown: the backoff of the workloads as the verdicts leave them.
   mostReverts_ = 0;
   for (const auto& [ref, meta] : workloads) {
@@ -240,6 +241,25 @@ rollout::Plan PolicyPass::makePlan(const std::vector<rollout::ObservedPod>& obse
                  stored_.metadata.namespace_ + "/" + stored_.metadata.name,
                  policy_.spec.paused.value_or(false), plan);
   return plan;
+}
+
+void PolicyPass::planRecreateFallback(const std::vector<rollout::ObservedPod>& observed,
+                                      rollout::Plan& plan) const {
+  const auto& u = policy_.spec.updateStrategy;
+  const auto mode = u.type.value_or(api::kDefaultUpdateMode);
+  if (u.resizeMethod.value_or(api::kDefaultResizeMethod) !=
+          api::ResizeFallback::kInPlaceOrRecreate ||
+      policy_.spec.paused.value_or(false) || mode == api::UpdateMode::kObserve ||
+      mode == api::UpdateMode::kRecommend) {
+    return;
+  }
+  std::map<api::WorkloadRef, rollout::RecreateWorkload> workloads;
+  for (const TargetWorkload& t : targets_) {
+    rollout::RecreateWorkload& w = workloads[t.ref];
+    w.metadata = *t.metadata;
+    for (const api::Pod* pod : t.pods) w.runningPods += pod->metadata.deletionTimestamp ? 0 : 1;
+  }
+  rollout::planRecreateFallback(observed, workloads, now_, plan);
 }
 
 void PolicyPass::planOomRecovery(rollout::Plan& plan) {

@@ -26,6 +26,7 @@
 #include "rollout/observation_plan.h"
 #include "rollout/plan.h"
 #include "rollout/planner.h"
+#include "rollout/recreate_fallback.h"
 #include "safety/safety_monitor.h"
 #include "usage/usage_history.h"
 
@@ -130,6 +131,10 @@ class PolicyPass {
   // Then the HPA retunes (hpa_retunes.h), after every pod action.
   // OOM-killed pods evicted for recreation (ControllerOptions::oomRecovery).
   void planOomRecovery(rollout::Plan& plan);
+  // updateStrategy.resizeMethod InPlaceOrRecreate: pods whose resize the kubelet cannot carry
+  // out are evicted for recreation (rollout/recreate_fallback.h).
+  void planRecreateFallback(const std::vector<rollout::ObservedPod>& observed,
+                            rollout::Plan& plan) const;
   rollout::Plan makePlan(const std::vector<rollout::ObservedPod>& observed);
   // The rollout, with the observation entries first (then the node optimiser's evictions).
   rollout::Plan planResizes(const std::map<api::WorkloadRef, api::ObjectMeta>& workloads,
