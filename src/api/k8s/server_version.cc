@@ -65,8 +65,9 @@ Result<ServerVersion> decodeServerVersion(std::string_view json) {
   };
   const std::string git = text("gitVersion");
   if (auto parsed = parseServerVersion(git); parsed) return parsed;
-  std::string_view major = text("major");
-  std::string minorText = text("minor");
+  const std::string majorText = text("major");
+  std::string_view major = majorText;
+  const std::string minorText = text("minor");
   std::string_view minor = minorText;
   if (minor.ends_with('+')) minor.remove_suffix(1);
   ServerVersion v;
@@ -75,7 +76,7 @@ Result<ServerVersion> decodeServerVersion(std::string_view json) {
   const auto mi = takeNumber(minor);
   if (!ma || !major.empty()) {
     return std::unexpected(invalid(
-        "no Kubernetes version in gitVersion \"" + git + "\" or major \"" + text("major") + "\"",
+        "no Kubernetes version in gitVersion \"" + git + "\" or major \"" + majorText + "\"",
         "major"));
   }
   if (!mi || !minor.empty()) {
