@@ -20,7 +20,7 @@ using Kind = ActionRecord::Kind;
 // and uses 400m, so the recommendation (600m) does not fit next to the filler: the kubelet
 // defers the resize.
 std::string crowdedNode(int replicas, std::string_view fillerCpu, std::string_view resizeMethod,
-                        std::string_view webExtra = {}) {
+                        std::string_view webExtra = {}, std::string_view extra = {}) {
   return scenarioYaml(
       workloadYaml({.name = "filler",
                     .requests = "{cpu: " + std::string(fillerCpu) + ", memory: 256Mi}",
@@ -36,7 +36,7 @@ std::string crowdedNode(int replicas, std::string_view fillerCpu, std::string_vi
           {.name = "web",
            .target = "web",
            .updateStrategy = "{type: Auto, resizeMethod: " + std::string(resizeMethod) + "}"}),
-      {}, "{name: node, count: 1, cpu: \"2\", memory: 8Gi}");
+      extra, "{name: node, count: 1, cpu: \"2\", memory: 8Gi}");
 }
 
 bool deferred(const api::Pod& pod) {
@@ -106,6 +106,30 @@ TEST(RecreateFallbackTest, InPlaceOnlyLeavesTheDeferredPodAlone) {
   const api::Condition* blocked = condition(h.policy("apps", "web"), "ResizeBlocked");
   ASSERT_NE(blocked, nullptr);
   EXPECT_EQ(blocked->reason, "PodsDeferred");
+}
+
+// A PodDisruptionBudget that allows no disruption refuses the eviction: the pod stays (Deferred),
+// an EvictionBlocked Warning and a Failed Eviction history entry say so, and it is tried again.
+TEST(RecreateFallbackTest, APodDisruptionBudgetKeepsThePod) {
+  ScenarioHarness h(crowdedNode(2, "1200m", "InPlaceOrRecreate", {},
+                                "  podDisruptionBudgets:\n  - namespace: apps\n    name: web\n"
+                                "    minAvailable: 2\n"
+                                "    selector: {matchLabels: {app.kubernetes.io/name: web}}\n"));
+  ASSERT_TRUE(h.usable());
+  ASSERT_TRUE(h.runUntil([&] { return !h.actions(Kind::kResized).empty(); }, 30min));
+  const std::string pod = h.actions(Kind::kResized).front().pod;
+  h.runMinutes(15);
+  EXPECT_TRUE(h.actions(Kind::kEvicted).empty());
+  const auto now = names(h.pods("apps", "web"));
+  EXPECT_EQ(std::count(now.begin(), now.end(), pod), 1);
+  EXPECT_TRUE(h.events("Evicted").empty());
+  const auto blocked = h.events("EvictionBlocked");
+  ASSERT_FALSE(blocked.empty());
+  EXPECT_NE(blocked[0].message.find(pod), std::string::npos) << blocked[0].message;
+  const auto failed =
+      history(h.policy("apps", "web"), api::ResizeResult::kFailed, "deferred-timeout");
+  ASSERT_FALSE(failed.empty());
+  EXPECT_EQ(failed[0].method, api::ResizeMethod::kEviction);
 }
 
 // The only pod of a workload is not evicted (EvictionBlocked says why) unless the workload is
