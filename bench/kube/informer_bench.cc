@@ -129,6 +129,7 @@ class ListOnlyApi final : public api::ClusterApi {
   ATTUNE_UNSUPPORTED(Result<api::AttunePolicy>, updateAttunePolicyStatus, const api::AttunePolicy&)
   ATTUNE_UNSUPPORTED(Result<api::WebhookConfiguration>, getWebhookConfiguration,
                      api::WebhookConfigurationKind, std::string_view)
+  ATTUNE_UNSUPPORTED(Result<api::ServerVersion>, getServerVersion)
   ATTUNE_UNSUPPORTED(Result<api::WebhookConfiguration>, patchWebhookCaBundles,
                      const api::WebhookConfiguration&)
   ATTUNE_UNSUPPORTED(Result<api::HorizontalPodAutoscaler>, getHpa, std::string_view,

@@ -34,6 +34,7 @@
 #include "api/k8s/pod.h"
 #include "api/k8s/quota.h"
 #include "api/k8s/secret.h"
+#include "api/k8s/server_version.h"
 #include "api/k8s/workload_ref.h"
 #include "api/k8s/workloads.h"
 #include "api/policy/attune_defaults.h"
@@ -109,6 +110,9 @@ class ClusterApi {
   // (cluster-scoped). kNotFound when absent.
   virtual Result<WebhookConfiguration> getWebhookConfiguration(WebhookConfigurationKind kind,
                                                                std::string_view name) = 0;
+  // The API server's Kubernetes version (GET /version). kInvalidArgument when the answer holds
+  // no version.
+  virtual Result<ServerVersion> getServerVersion() = 0;
 
   // Pod changes (ADDED, MODIFIED, DELETED) strictly after `resourceVersion`, filtered by
   // `options`, oldest first; an empty resourceVersion means "from the start of the log". The

@@ -266,6 +266,10 @@ Result<WebhookConfiguration> ForwardingClusterApi::getWebhookConfiguration(
                  [&] { return inner_.getWebhookConfiguration(kind, name); });
 }
 
+Result<ServerVersion> ForwardingClusterApi::getServerVersion() {
+  return forward(readCall("getServerVersion"), [&] { return inner_.getServerVersion(); });
+}
+
 Result<WebhookConfiguration> ForwardingClusterApi::patchWebhookCaBundles(
     const WebhookConfiguration& config) {
   return forward({.method = "patchWebhookCaBundles",

@@ -97,6 +97,7 @@ class ForwardingClusterApi : public ClusterApi {
   Result<Lease> getLease(std::string_view ns, std::string_view name) override;
   Result<WebhookConfiguration> getWebhookConfiguration(WebhookConfigurationKind kind,
                                                        std::string_view name) override;
+  Result<ServerVersion> getServerVersion() override;
   Result<WebhookConfiguration> patchWebhookCaBundles(const WebhookConfiguration& config) override;
   Result<Node> updateNodeTaints(std::string_view name, std::span<const Taint> taints,
                                 std::string_view resourceVersion) override;

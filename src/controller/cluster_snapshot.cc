@@ -78,6 +78,8 @@ Result<ClusterSnapshot> ClusterSnapshot::take(api::ClusterApi& api,
   }
   if (ok) ok = listInto(s.hpas_, namespaces, [&](const auto& o) { return api.listHpas(o); });
   if (!ok) return std::unexpected(ok.error());
+  // Not fatal: without a version the passes treat memory limit decreases as the oldest rule does.
+  if (auto version = api.getServerVersion()) s.serverVersion_ = std::move(*version);
   s.index();
   return s;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -49,6 +50,13 @@ class ClusterSnapshot {
   const std::vector<api::LimitRange>& limitRanges() const { return limitRanges_; }
   const std::vector<api::ResourceQuota>& quotas() const { return quotas_; }
   const std::vector<api::HorizontalPodAutoscaler>& hpas() const { return hpas_; }
+  // The API server's version (ClusterApi::getServerVersion, read by `take`); nullopt when it
+  // could not be read. Decides how memory limit decreases are planned
+  // (rollout/memory_limit_decrease.h).
+  const std::optional<api::ServerVersion>& serverVersion() const { return serverVersion_; }
+  void setServerVersion(std::optional<api::ServerVersion> version) {
+    serverVersion_ = std::move(version);
+  }
 
   // The node named `name`, or nullptr.
   const api::Node* node(std::string_view name) const;
@@ -76,6 +84,7 @@ class ClusterSnapshot {
   std::vector<api::LimitRange> limitRanges_;
   std::vector<api::ResourceQuota> quotas_;
   std::vector<api::HorizontalPodAutoscaler> hpas_;
+  std::optional<api::ServerVersion> serverVersion_;
 
   std::map<std::string, std::size_t, std::less<>> nodeIndex_;
   std::map<std::pair<std::string, std::string>, std::size_t> podIndex_;

@@ -300,6 +300,7 @@ rollout::Plan PolicyPass::makePlan(const std::vector<rollout::ObservedPod>& obse
   for (rollout::EventAction& e : guardrailFailures_)
     observations.actions.emplace_back(std::move(e));
   guardrailFailures_.clear();
+  planRecreateFallback(observed, observations);
   // status.cooldown: the backoff of the workloads as the verdicts leave them.
   mostReverts_ = 0;
   for (const auto& [ref, meta] : workloads) {
@@ -346,6 +347,25 @@ void PolicyPass::planStartupBoosts(rollout::Plan& plan) {
   boostedPods_ = rollout::planStartupBoost(policy_, workloads, snapshot_.nodes(), now_, plan);
 }
 
+void PolicyPass::planRecreateFallback(const std::vector<rollout::ObservedPod>& observed,
+                                      rollout::Plan& plan) const {
+  const auto& u = policy_.spec.updateStrategy;
+  const auto mode = u.type.value_or(api::kDefaultUpdateMode);
+  if (u.resizeMethod.value_or(api::kDefaultResizeMethod) !=
+          api::ResizeFallback::kInPlaceOrRecreate ||
+      policy_.spec.paused.value_or(false) || mode == api::UpdateMode::kObserve ||
+      mode == api::UpdateMode::kRecommend) {
+    return;
+  }
+  std::map<api::WorkloadRef, rollout::RecreateWorkload> workloads;
+  for (const TargetWorkload& t : targets_) {
+    rollout::RecreateWorkload& w = workloads[t.ref];
+    w.metadata = *t.metadata;
+    for (const api::Pod* pod : t.pods) w.runningPods += pod->metadata.deletionTimestamp ? 0 : 1;
+  }
+  rollout::planRecreateFallback(observed, workloads, now_, plan);
+}
+
 void PolicyPass::planOomRecovery(rollout::Plan& plan) {
   const auto mode = policy_.spec.updateStrategy.type.value_or(api::UpdateMode::kRecommend);
   const bool managed = !policy_.spec.paused.value_or(false) && mode != api::UpdateMode::kObserve &&
@@ -380,6 +400,8 @@ rollout::Plan PolicyPass::planResizes(const std::map<api::WorkloadRef, api::Obje
   if (policy_.spec.updateStrategy.schedule) {
     input.scheduleZone = scheduleZone(input.scheduleZoneError);
   }
+  input.serverVersion = snapshot_.serverVersion();
+  input.memoryUsage = currentMemoryUsage();
   for (const TargetWorkload& t : targets_) {
     rollout::WorkloadInput w{.kind = t.kind(),
                              .metadata = workloads.at(t.ref),
@@ -426,6 +448,24 @@ const TimeZone* PolicyPass::scheduleZone(std::string& error) {
     return nullptr;
   }
   return &*state_.scheduleZone;
+}
+
+rollout::ContainerMemoryUsage PolicyPass::currentMemoryUsage() const {
+  // A sample older than three query steps is not "current" (the pass fails closed on it).
+  const Duration step = policy_.spec.metricsSource.queryStep.value_or(api::kDefaultQueryStep);
+  rollout::ContainerMemoryUsage out;
+  for (const TargetWorkload& t : targets_) {
+    for (const api::Pod* pod : t.pods) {
+      for (const api::Container& c : pod->spec.containers) {
+        const auto sample =
+            state_.usage.latestMemory(pod->metadata.namespace_, pod->metadata.name, c.name);
+        if (!sample || sample->time < now_ - 3 * step) continue;
+        out.emplace(rollout::memoryUsageKey(pod->metadata.namespace_, pod->metadata.name, c.name),
+                    Bytes(static_cast<std::int64_t>(sample->value)));
+      }
+    }
+  }
+  return out;
 }
 
 void PolicyPass::useNodeTargets(rollout::WorkloadInput& w) const {

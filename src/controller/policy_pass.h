@@ -30,6 +30,7 @@
 #include "rollout/observation_plan.h"
 #include "rollout/plan.h"
 #include "rollout/planner.h"
+#include "rollout/recreate_fallback.h"
 #include "safety/safety_monitor.h"
 #include "usage/usage_history.h"
 
@@ -146,6 +147,10 @@ class PolicyPass {
   // Then the HPA retunes (hpa_retunes.h), after every pod action.
   // OOM-killed pods evicted for recreation (ControllerOptions::oomRecovery).
   void planOomRecovery(rollout::Plan& plan);
+  // updateStrategy.resizeMethod InPlaceOrRecreate: pods whose resize the kubelet cannot carry
+  // out are evicted for recreation (rollout/recreate_fallback.h).
+  void planRecreateFallback(const std::vector<rollout::ObservedPod>& observed,
+                            rollout::Plan& plan) const;
   rollout::Plan makePlan(const std::vector<rollout::ObservedPod>& observed);
   // The rollout, with the observation entries first (then the node optimiser's evictions).
   rollout::Plan planResizes(const std::map<api::WorkloadRef, api::ObjectMeta>& workloads,
@@ -153,6 +158,8 @@ class PolicyPass {
   // The zone of updateStrategy.schedule, from the tz database (cached in the state); nullptr
   // with `error` set when it cannot be loaded.
   const TimeZone* scheduleZone(std::string& error);
+  // The current memory working set of the target pods' containers (memory limit decreases).
+  rollout::ContainerMemoryUsage currentMemoryUsage() const;
   // Node optimisation: each pod's own targets, and the evictions of the policy's pods.
   void useNodeTargets(rollout::WorkloadInput& w) const;
   void planNodeEvictions(rollout::Plan& plan) const;

@@ -142,6 +142,10 @@ Result<api::WebhookConfiguration> HttpClusterApi::getWebhookConfiguration(
                                            api::decodeWebhookConfiguration);
 }
 
+Result<api::ServerVersion> HttpClusterApi::getServerVersion() {
+  return getOne<api::ServerVersion>("/version", api::decodeServerVersion);
+}
+
 Result<api::Node> HttpClusterApi::getNode(std::string_view name) {
   return getOne<api::Node>(objectPath(kNodes, "", name), api::decodeNode);
 }

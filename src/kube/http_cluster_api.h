@@ -121,6 +121,7 @@ class HttpClusterApi final : public api::ClusterApi {
   Result<api::Lease> getLease(std::string_view ns, std::string_view name) override;
   Result<api::WebhookConfiguration> getWebhookConfiguration(api::WebhookConfigurationKind kind,
                                                             std::string_view name) override;
+  Result<api::ServerVersion> getServerVersion() override;
   Result<api::WebhookConfiguration> patchWebhookCaBundles(
       const api::WebhookConfiguration& config) override;
   Result<api::Node> updateNodeTaints(std::string_view name, std::span<const api::Taint> taints,

@@ -24,6 +24,10 @@ std::string_view toString(SkipReason reason) {
       return "StaleRecommendation";
     case SkipReason::kBatchWorkload:
       return "BatchWorkload";
+    case SkipReason::kMemoryLimitDecrease:
+      return "MemoryLimitDecrease";
+    case SkipReason::kMemoryLimitUsageFloor:
+      return "MemoryLimitUsageFloor";
   }
   return "Unknown";
 }

@@ -90,6 +90,12 @@ enum class SkipReason {
   // freshness bound (rollout/freshness.h)
   kStaleRecommendation,
   kBatchWorkload,  // "BatchWorkload": a Job or CronJob, recommend-only (batch_workloads.h)
+  // "MemoryLimitDecrease": a memory limit decrease the API server's version refuses in place
+  // (before v1.34 without a RestartContainer memory resize policy; memory_limit_decrease.h)
+  kMemoryLimitDecrease,
+  // "MemoryLimitUsageFloor": a memory limit decrease to below the container's current usage
+  // plus decreaseUsageMarginPercent, or without a current usage to check it against
+  kMemoryLimitUsageFloor,
 };
 std::string_view toString(SkipReason reason);
 

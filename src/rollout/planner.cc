@@ -384,6 +384,12 @@ class Pass {
       skip(w, name, SkipReason::kNodeCapacity, *msg);
       return;
     }
+    if (auto s = checkMemoryLimitDecrease(pod, p.changes, input_.serverVersion, input_.memoryUsage,
+                                          policy_.spec.memory.decreaseUsageMarginPercent.value_or(
+                                              api::kDefaultDecreaseUsageMarginPercent))) {
+      skip(w, name, s->reason, s->message);
+      return;
+    }
     const RequestIncrease increase = requestIncrease(p.changes);
     if (auto msg = increaseBudget_.check(increase)) {
       skip(w, name, SkipReason::kIncreaseBudget, "pod " + name + ": " + *msg);

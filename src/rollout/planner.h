@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "api/policy/attune_policy.h"
 #include "core/time.h"
 #include "core/time_zone.h"
+#include "rollout/memory_limit_decrease.h"
 #include "rollout/plan.h"
 #include "rollout/pod_targets.h"
 #include "safety/observation.h"
@@ -63,6 +65,10 @@ struct RolloutInput {
   // planned (fail closed).
   const TimeZone* scheduleZone = nullptr;
   std::string scheduleZoneError;
+  // Memory limit decreases (memory_limit_decrease.h): the API server's version (nullopt when it
+  // could not be read) and the current working set of the pods' containers.
+  std::optional<api::ServerVersion> serverVersion;
+  ContainerMemoryUsage memoryUsage;
 };
 
 struct RolloutOptions {
@@ -116,6 +122,8 @@ struct RolloutOptions {
 // 15. node allocatable (node not found: proceed): Skip(NodeCapacity);
 // 15a. the pass's increase budget (maxTotalCpuIncrease, maxTotalMemoryIncrease; shared across
 //     the plan, rollout/increase_budget.h): Skip(IncreaseBudget);
+// 15a. a memory limit decrease the server's version refuses in place, or that would go below the
+//     container's usage plus its margin: Skip(MemoryLimitDecrease / MemoryLimitUsageFloor);
 // 16. otherwise Resize, with the record to write first (resizedAt = now).
 Plan planRollout(const api::AttunePolicy& policy, const RolloutInput& input, Time now,
                  const RolloutOptions& options = {});

@@ -1,5 +1,6 @@
 #include "usage/usage_history.h"
 
+#include <cmath>
 #include <utility>
 
 #include "usage/pod_aggregation.h"
@@ -94,6 +95,16 @@ void UsageHistory::add(const UsageReading& reading, const ReadRange& range,
   group(reading.cpu, &PodPoint::cpu);
   group(reading.psi, &PodPoint::psi);
   group(reading.memory, &PodPoint::memory);
+  for (const auto& series : reading.memory) {
+    if (!workloadOf(series.id)) continue;
+    for (const auto& p : series.points) {
+      if (!std::isfinite(p.value)) continue;
+      auto [it, added] = latestMemory_.try_emplace(series.id, PodSample{p.time, p.value});
+      if (!added && it->second.time <= p.time) it->second = PodSample{p.time, p.value};
+    }
+  }
+  std::erase_if(latestMemory_,
+                [&](const auto& entry) { return entry.second.time < range.samples.end - window_; });
 
   for (const auto& [key, pods] : grouped) {
     ContainerUsage& usage = at(key);
@@ -126,6 +137,14 @@ const ContainerUsage* UsageHistory::find(const api::WorkloadRef& workload,
                                          std::string_view container) const {
   auto it = containers_.find(Key{workload, std::string(container)});
   return it == containers_.end() ? nullptr : &it->second;
+}
+
+std::optional<UsageHistory::PodSample> UsageHistory::latestMemory(
+    std::string_view ns, std::string_view pod, std::string_view container) const {
+  auto it = latestMemory_.find(
+      metrics::ContainerId{std::string(ns), std::string(pod), std::string(container)});
+  if (it == latestMemory_.end()) return std::nullopt;
+  return it->second;
 }
 
 Time floorToStep(Time t, Duration step) {

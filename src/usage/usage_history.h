@@ -96,6 +96,16 @@ class UsageHistory {
   const std::map<Key, ContainerUsage>& containers() const { return containers_; }
   // The end of the range read so far.
   std::optional<Time> readEnd() const { return readEnd_; }
+  // The newest finite memory working-set sample (bytes) the reads saw of one pod's container,
+  // per pod (not aggregated), for the containers `workloadOf` mapped; nullopt when none was
+  // seen within the history window of the last read. Used to check a memory limit decrease
+  // against what the container uses now (rollout/memory_limit_decrease.h).
+  struct PodSample {
+    Time time;
+    double value = 0;
+  };
+  std::optional<PodSample> latestMemory(std::string_view ns, std::string_view pod,
+                                        std::string_view container) const;
   const stats::StatsConfig& config() const { return config_; }
 
  private:
@@ -108,6 +118,7 @@ class UsageHistory {
   std::vector<const recommend::Strategy*> strategies_;
   std::optional<Time> readEnd_;
   std::map<Key, ContainerUsage> containers_;
+  std::map<metrics::ContainerId, PodSample> latestMemory_;
 };
 
 // `t` rounded down to a whole multiple of `step` (> 0) since the epoch: the grid range queries

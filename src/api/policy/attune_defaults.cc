@@ -216,6 +216,7 @@ void fillResource(ResourcePolicy<Amount>& to, const ResourcePolicy<Amount>& from
   fill(to.allowDecrease, from.allowDecrease);
   fill(to.maxChangePercent, from.maxChangePercent);
   fill(to.startupBoost, from.startupBoost);  // a whole value (spec.cpu only)
+  fill(to.decreaseUsageMarginPercent, from.decreaseUsageMarginPercent);
 }
 
 bool hasProvider(const MetricsSource& m, const std::vector<PreservedField>& preserved) {
@@ -267,6 +268,7 @@ void fillFrom(AttunePolicy& p, const AttuneDefaults& d) {
   fill(u.maxTotalCpuIncrease, fu.maxTotalCpuIncrease);
   fill(u.maxTotalMemoryIncrease, fu.maxTotalMemoryIncrease);
   if (u.sloGuardrails.empty()) u.sloGuardrails = fu.sloGuardrails;  // the list as a whole
+  fill(u.resizeMethod, fu.resizeMethod);
 
   fill(s.excludeKnownSidecars, from.excludeKnownSidecars);
 

@@ -32,6 +32,7 @@ std::string_view toString(ResizedResource v) { return nameOf(kResizedResourceNam
 std::string_view toString(ResizeMethod v) { return nameOf(kResizeMethodNames, v); }
 std::string_view toString(RuntimeProfile v) { return nameOf(kRuntimeProfileNames, v); }
 std::string_view toString(SloComparison v) { return nameOf(kSloComparisonNames, v); }
+std::string_view toString(ResizeFallback v) { return nameOf(kResizeFallbackNames, v); }
 
 std::span<const std::string_view> knownSidecarContainers() { return kKnownSidecars; }
 

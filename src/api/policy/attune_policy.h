@@ -98,6 +98,12 @@ inline constexpr std::array<std::string_view, 3> kResizeMethodNames = {"InPlace"
 // When an SLO guardrail's value breaches its threshold (updateStrategy.sloGuardrails).
 enum class SloComparison { kAbove, kBelow };
 inline constexpr std::array<std::string_view, 2> kSloComparisonNames = {"above", "below"};
+// updateStrategy.resizeMethod: what happens when an in-place resize cannot be carried out.
+// InPlaceOnly (the default) waits for the next pass; InPlaceOrRecreate evicts the pod so that
+// its workload recreates it (docs/recreate-fallback.md).
+enum class ResizeFallback { kInPlaceOnly, kInPlaceOrRecreate };
+inline constexpr std::array<std::string_view, 2> kResizeFallbackNames = {"InPlaceOnly",
+                                                                         "InPlaceOrRecreate"};
 
 // The wire spelling of an enumerator (never empty for a valid enumerator).
 std::string_view toString(TargetKind v);
@@ -111,6 +117,7 @@ std::string_view toString(ResizedResource v);
 std::string_view toString(ResizeMethod v);
 std::string_view toString(RuntimeProfile v);
 std::string_view toString(SloComparison v);
+std::string_view toString(ResizeFallback v);
 
 // Condition types and reasons written to status.conditions: the public operator's, and
 // ResizeBlocked's reasons, which are ours (docs/parity.md).
@@ -195,6 +202,9 @@ struct ResourcePolicy {
   std::optional<int> maxChangePercent;
   // Modelled for spec.cpu only (policy_fields.h); spec.memory.startupBoost stays preserved.
   std::optional<StartupBoost> startupBoost;
+  // Memory only: the headroom, in percent of the container's current usage, a memory limit
+  // decrease must leave (docs/memory-limit-decreases.md); 0-100.
+  std::optional<int> decreaseUsageMarginPercent;
   bool operator==(const ResourcePolicy&) const = default;
 };
 using CpuPolicy = ResourcePolicy<Millicores>;
@@ -233,6 +243,7 @@ struct UpdateStrategy {
   std::optional<Millicores> maxTotalCpuIncrease;
   std::optional<Bytes> maxTotalMemoryIncrease;
   std::vector<SloGuardrail> sloGuardrails;
+  std::optional<ResizeFallback> resizeMethod;  // docs/recreate-fallback.md
   bool operator==(const UpdateStrategy&) const = default;
 };
 

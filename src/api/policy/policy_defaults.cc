@@ -54,6 +54,7 @@ void defaultUpdateStrategy(UpdateStrategy& u) {
     fill(g.comparison, kDefaultSloComparison);
     fill(g.evaluationWindow, kDefaultSloEvaluationWindow);
   }
+  fill(u.resizeMethod, kDefaultResizeMethod);
 }
 
 }  // namespace
@@ -70,6 +71,7 @@ void applyDefaults(AttunePolicy& policy) {
                   {kDefaultMemoryPercentile, kDefaultMemoryOverhead, kDefaultMemoryAllowDecrease,
                    kDefaultMemoryMaxChangePercent},
                   kDefaultMemoryMinAllowed, kDefaultMemoryMaxAllowed);
+  fill(spec.memory.decreaseUsageMarginPercent, kDefaultDecreaseUsageMarginPercent);
   defaultUpdateStrategy(spec.updateStrategy);
   fill(spec.excludeKnownSidecars, kDefaultExcludeKnownSidecars);
   fill(spec.paused, kDefaultPaused);

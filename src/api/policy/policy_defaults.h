@@ -26,6 +26,7 @@ inline constexpr bool kDefaultCpuAllowDecrease = true;
 inline constexpr bool kDefaultMemoryAllowDecrease = false;
 inline constexpr int kDefaultCpuMaxChangePercent = 50;
 inline constexpr int kDefaultMemoryMaxChangePercent = 30;
+inline constexpr int kDefaultDecreaseUsageMarginPercent = 10;  // spec.memory only
 
 inline constexpr UpdateMode kDefaultUpdateMode = UpdateMode::kRecommend;
 inline constexpr Duration kDefaultCooldown = std::chrono::hours(1);
@@ -35,6 +36,7 @@ inline constexpr Duration kDefaultSafetyObservationPeriod = std::chrono::minutes
 inline constexpr Duration kMinimumObservationPeriod = std::chrono::minutes(1);
 inline constexpr int kDefaultCanaryPercentage = 10;
 inline constexpr int kDefaultMaxConcurrentResizes = 1;
+inline constexpr ResizeFallback kDefaultResizeMethod = ResizeFallback::kInPlaceOnly;
 inline constexpr bool kDefaultCanaryAutoPromote = false;
 
 // updateStrategy.sloGuardrails[] (docs/slo-guardrails.md).

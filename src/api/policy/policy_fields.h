@@ -112,6 +112,7 @@ void fields(V& v, ResourcePolicy<Amount>& r) {
   v("allowDecrease", r.allowDecrease);
   v("maxChangePercent", r.maxChangePercent);
   if constexpr (std::is_same_v<Amount, Millicores>) v.object("startupBoost", r.startupBoost);
+  v("decreaseUsageMarginPercent", r.decreaseUsageMarginPercent);
 }
 
 template <typename V>
@@ -160,6 +161,7 @@ void fields(V& v, UpdateStrategy& u) {
   v("maxTotalCpuIncrease", u.maxTotalCpuIncrease);
   v("maxTotalMemoryIncrease", u.maxTotalMemoryIncrease);
   v.list("sloGuardrails", u.sloGuardrails);
+  v("resizeMethod", u.resizeMethod);
 }
 
 template <typename V>

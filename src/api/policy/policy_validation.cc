@@ -62,6 +62,10 @@ constexpr IntegerBound kIntegerBounds[] = {
      [](const AttunePolicy& p) { return widen(p.spec.cpu.maxChangePercent); }, 1, 100},
     {"spec.memory.maxChangePercent",
      [](const AttunePolicy& p) { return widen(p.spec.memory.maxChangePercent); }, 1, 100},
+    {"spec.cpu.decreaseUsageMarginPercent",
+     [](const AttunePolicy& p) { return widen(p.spec.cpu.decreaseUsageMarginPercent); }, 0, 100},
+    {"spec.memory.decreaseUsageMarginPercent",
+     [](const AttunePolicy& p) { return widen(p.spec.memory.decreaseUsageMarginPercent); }, 0, 100},
     {"spec.updateStrategy.canary.percentage",
      [](const AttunePolicy& p) {
        const auto& canary = p.spec.updateStrategy.canary;

@@ -225,6 +225,9 @@ Result<api::Pod> Cluster::resizePod(std::string_view ns, std::string_view name,
     auto spec = applyResize(p, containers);
     if (!spec) return std::unexpected(spec.error());
     if (*spec == p.spec) return Change::kNone;
+    if (auto ok = checkMemoryLimitDecrease(p.spec, *spec, state_.kubernetesVersion()); !ok) {
+      return std::unexpected(ok.error());
+    }
     if (auto ok = state_.admitPodResize(p, *spec); !ok) return std::unexpected(ok.error());
     p.spec = std::move(*spec);
     return Change::kSpec;
@@ -309,6 +312,8 @@ Result<api::WebhookConfiguration> Cluster::getWebhookConfiguration(
     api::WebhookConfigurationKind kind, std::string_view name) {
   return state_.webhookConfigurations(kind).get("", name);
 }
+
+Result<api::ServerVersion> Cluster::getServerVersion() { return state_.kubernetesVersion(); }
 
 Result<api::WebhookConfiguration> Cluster::patchWebhookCaBundles(
     const api::WebhookConfiguration& config) {

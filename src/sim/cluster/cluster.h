@@ -75,6 +75,8 @@ class Cluster final : public api::ClusterApi {
   Result<api::Lease> getLease(std::string_view ns, std::string_view name) override;
   Result<api::WebhookConfiguration> getWebhookConfiguration(api::WebhookConfigurationKind kind,
                                                             std::string_view name) override;
+  // The version the simulated API server runs (ClusterState::kubernetesVersion).
+  Result<api::ServerVersion> getServerVersion() override;
   Result<api::WebhookConfiguration> patchWebhookCaBundles(
       const api::WebhookConfiguration& config) override;
   Result<api::Node> updateNodeTaints(std::string_view name, std::span<const api::Taint> taints,

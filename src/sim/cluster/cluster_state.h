@@ -119,6 +119,12 @@ class ClusterState {
       "mutatingwebhookconfigurations.admissionregistration.k8s.io", versioner_};
   ObjectStore<api::WebhookConfiguration> validatingWebhooks{
       "validatingwebhookconfigurations.admissionregistration.k8s.io", versioner_};
+  // The Kubernetes version the simulated API server and kubelets run: what /version answers, and
+  // the resize rules that depend on it (resize_validation.h). v1.34.0 unless set (the
+  // scenario's spec.kubernetesVersion).
+  const api::ServerVersion& kubernetesVersion() const { return kubernetesVersion_; }
+  void setKubernetesVersion(api::ServerVersion version) { kubernetesVersion_ = std::move(version); }
+
   ObjectStore<api::WebhookConfiguration>& webhookConfigurations(
       api::WebhookConfigurationKind kind) {
     return kind == api::WebhookConfigurationKind::kMutating ? mutatingWebhooks : validatingWebhooks;
@@ -141,6 +147,8 @@ class ClusterState {
                           const QuotaCharge& after) const;
 
   PodAdmission podAdmission_;
+  api::ServerVersion kubernetesVersion_{
+      .major = 1, .minor = 34, .patch = 0, .gitVersion = "v1.34.0"};
   std::vector<api::WatchEvent<api::Pod>> podLog_;  // in resourceVersion order
   std::vector<EvictionRecord> evictions_;
   std::map<std::string, NamespaceQuotas, std::less<>> quotaNamespaces_;

@@ -1,5 +1,6 @@
 #include "sim/cluster/resize_validation.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -139,6 +140,33 @@ Result<api::PodSpec> applyResize(const api::Pod& pod,
                 "spec");
   }
   return spec;
+}
+
+Result<void> checkMemoryLimitDecrease(const api::PodSpec& before, const api::PodSpec& after,
+                                      const api::ServerVersion& version) {
+  if (version.atLeast(1, 34)) return {};
+  const auto check = [](const std::vector<api::Container>& was,
+                        const std::vector<api::Container>& now,
+                        std::string_view field) -> Result<void> {
+    for (std::size_t i = 0; i < now.size() && i < was.size(); ++i) {
+      const Quantity* oldLimit = was[i].resources.limits.find("memory");
+      const Quantity* newLimit = now[i].resources.limits.find("memory");
+      if (!oldLimit || !newLimit || !(*newLimit < *oldLimit)) continue;
+      const auto& policies = now[i].resizePolicy;
+      const bool restarts = std::any_of(policies.begin(), policies.end(), [](const auto& p) {
+        return p.resourceName == "memory" && p.restartPolicy == "RestartContainer";
+      });
+      if (restarts) continue;
+      return fail(
+          ErrorCode::kInvalidArgument,
+          "Forbidden: memory limits cannot be decreased unless resizePolicy is "
+          "RestartContainer",
+          "spec." + std::string(field) + "[" + std::to_string(i) + "].resources.limits.memory");
+    }
+    return {};
+  };
+  if (auto ok = check(before.containers, after.containers, "containers"); !ok) return ok;
+  return check(before.initContainers, after.initContainers, "initContainers");
 }
 
 Result<void> validatePodResources(const api::PodSpec& spec) {

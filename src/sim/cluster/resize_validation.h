@@ -21,6 +21,15 @@ namespace attune::sim {
 Result<api::PodSpec> applyResize(const api::Pod& pod,
                                  std::span<const api::ContainerResize> containers);
 
+// The version rule of the resize subresource for memory limits (KEP-1287): before Kubernetes
+// v1.34 a container's memory limit may not decrease unless its memory resizePolicy is
+// RestartContainer: kInvalidArgument, field "<container>.resources.limits.memory", message
+// "Forbidden: memory limits cannot be decreased unless resizePolicy is RestartContainer".
+// From v1.34 a decrease is accepted (the kubelet guards it against the container's usage:
+// kubelet/resize_actuator.h). A limit added or removed is not a decrease. Pure.
+Result<void> checkMemoryLimitDecrease(const api::PodSpec& before, const api::PodSpec& after,
+                                      const api::ServerVersion& version);
+
 // The resource rules of pod validation on create, over regular and init containers; fails
 // with kInvalidArgument and Error::field set: "<container>.resources.{requests,limits}.<name>"
 // for a negative quantity, "<container>.resources.requests" for a cpu or memory request above

@@ -45,6 +45,7 @@ Simulation::Simulation(const Scenario& scenario, const SimulationOptions& option
 Result<std::unique_ptr<Simulation>> Simulation::create(const Scenario& scenario,
                                                        SimulationOptions options) {
   std::unique_ptr<Simulation> sim(new Simulation(scenario, options));
+  if (scenario.kubernetesVersion) sim->state_.setKubernetesVersion(*scenario.kubernetesVersion);
   if (auto ok = buildCluster(sim->scenario_, sim->state_, sim->models_); !ok) {
     return std::unexpected(ok.error());
   }

@@ -110,6 +110,10 @@ struct Scenario {
   Duration duration = std::chrono::hours(24);
   Duration tick = std::chrono::seconds(60);
 
+  // The Kubernetes version of the simulated API server and kubelets (spec.kubernetesVersion,
+  // e.g. "v1.33.2"): /version answers it, and before v1.34 the resize subresource refuses a
+  // memory limit decrease without a RestartContainer resize policy. Unset: v1.34.0.
+  std::optional<api::ServerVersion> kubernetesVersion;
   // Options of every node's kubelet; perNode is filled from the pools' restartBackoff.
   KubeletOptions kubelet;
   std::vector<NodePool> nodePools;

@@ -216,6 +216,18 @@ void readSpec(YamlReader& r, std::vector<ScenarioDiagnostic>& errors, const Node
        r.field("start", out.start),
        r.field("duration", out.duration),
        r.field("tick", out.tick),
+       {"kubernetesVersion",
+        [&](const Node& n, const Path& p) {
+          std::string text;
+          r.read(n, p, text);
+          if (text.empty()) return;
+          auto version = api::parseServerVersion(text);
+          if (!version) {
+            r.error(n, p, ErrorCode::kInvalidArgument, version.error().message);
+            return;
+          }
+          out.kubernetesVersion = std::move(*version);
+        }},
        {"kubelet", [&](const Node& n, const Path& p) { readKubelet(r, n, p, out.kubelet); }},
        {"nodePools",
         [&](const Node& n, const Path& p) {

@@ -239,7 +239,10 @@ HttpResponse ApiServer::handle(const HttpRequest& request) {
     r.contentType = "text/plain; version=0.0.4; charset=utf-8";
     return r;
   }
-  if (path == "/version") return json(200, versionJson());
+  if (path == "/version") {
+    return json(200, api::encodeServerVersion(host_.inspect(
+                         [](Simulation& s) { return s.state().kubernetesVersion(); })));
+  }
   if (!options_.token.empty() && request.header("authorization") != "Bearer " + options_.token) {
     return status(401, "Unauthorized");
   }

@@ -106,22 +106,6 @@ const ResourceInfo* findResource(std::string_view group, std::string_view versio
   return nullptr;
 }
 
-std::string versionJson() {
-  const std::string v(kServedKubernetesVersion);
-  const std::size_t dot1 = v.find('.');
-  const std::size_t dot2 = v.find('.', dot1 + 1);
-  return Json{{"major", v.substr(1, dot1 - 1)},
-              {"minor", v.substr(dot1 + 1, dot2 - dot1 - 1)},
-              {"gitVersion", v},
-              {"gitCommit", "0000000000000000000000000000000000000000"},
-              {"gitTreeState", "clean"},
-              {"buildDate", "2025-01-01T00:00:00Z"},
-              {"goVersion", "go1.24"},
-              {"compiler", "gc"},
-              {"platform", "linux/amd64"}}
-      .dump();
-}
-
 std::string apiVersionsJson(std::string_view serverAddress) {
   return Json{{"kind", "APIVersions"},
               {"versions", {"v1"}},

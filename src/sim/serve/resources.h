@@ -11,7 +11,8 @@
 
 namespace attune::sim::serve {
 
-// The Kubernetes version the server reports (/version).
+// The Kubernetes version the OpenAPI documents name (/version answers the simulated cluster's own,
+// ClusterState::kubernetesVersion).
 inline constexpr std::string_view kServedKubernetesVersion = "v1.33.0";
 
 // How a resource's objects are kept.
@@ -44,8 +45,6 @@ std::span<const ResourceInfo> servedResources();
 const ResourceInfo* findResource(std::string_view group, std::string_view version,
                                  std::string_view plural);
 
-// /version.
-std::string versionJson();
 // /api: APIVersions (["v1"]), with `serverAddress` ("127.0.0.1:8443") for every client CIDR.
 std::string apiVersionsJson(std::string_view serverAddress);
 // /apis: APIGroupList of every non-core group.

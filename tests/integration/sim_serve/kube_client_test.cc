@@ -148,6 +148,14 @@ TEST_F(SimServeKubeClient, ListsTheDemosBudgetAndAnEvictionItRefuses) {
   EXPECT_TRUE(api().getPod("shop", running->metadata.name));
 }
 
+TEST_F(SimServeKubeClient, ReadsTheServersKubernetesVersion) {
+  // The built-in demo runs the simulator's default version.
+  auto version = api().getServerVersion();
+  ASSERT_TRUE(version) << version.error().toString();
+  EXPECT_EQ(version->gitVersion, "v1.34.0");
+  EXPECT_TRUE(version->atLeast(1, 34));
+}
+
 TEST_F(SimServeKubeClient, GetsOnePodAndReportsAMissingOne) {
   auto pods = api().listPods({});
   ASSERT_TRUE(pods) << pods.error().toString();

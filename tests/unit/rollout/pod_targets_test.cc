@@ -41,7 +41,11 @@ TEST(ResizeAction, CarriesTheRecordToWriteFirstAndTheHistoryChanges) {
   ps[0].status.containerStatuses[0].restartCount = 4;
   api::AttunePolicy p = policy(api::UpdateMode::kAuto);
   p.spec.memory.controlledValues = CV::kRequestsAndLimits;
-  Plan plan = planRollout(p, {{web(ps)}}, t0());
+  // The memory limit decreases: a server that lowers it in place, and usage well below it.
+  RolloutInput input{{web(ps)}};
+  input.serverVersion = *api::parseServerVersion("v1.34.0");
+  input.memoryUsage[memoryUsageKey("team", ps[0].metadata.name, "app")] = 100_Mi;
+  Plan plan = planRollout(p, input, t0());
   ASSERT_EQ(plan.all<ResizeAction>().size(), 1u);
   const ResizeAction& r = *plan.all<ResizeAction>()[0];
   EXPECT_EQ(r.workload, api::workloadRef(api::WorkloadKind::kDeployment, "team", "web"));

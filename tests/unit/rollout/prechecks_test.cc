@@ -75,7 +75,11 @@ TEST(Qos, GuaranteedPodMovesRequestsAndLimitsTogether) {
   api::AttunePolicy p = kAuto;
   p.spec.cpu.controlledValues = api::ControlledValues::kRequestsAndLimits;
   p.spec.memory.controlledValues = api::ControlledValues::kRequestsAndLimits;
-  Plan plan = planRollout(p, {{web(ps)}}, t0());
+  // The memory limit decreases: a server that lowers it in place, and usage well below it.
+  RolloutInput input{{web(ps)}};
+  input.serverVersion = *api::parseServerVersion("v1.34.0");
+  input.memoryUsage[memoryUsageKey("team", "web-0", "app")] = 100_Mi;
+  Plan plan = planRollout(p, input, t0());
   ASSERT_EQ(plan.all<ResizeAction>().size(), 1u);
   EXPECT_EQ(plan.all<ResizeAction>()[0]->containers[0].resources,
             resources("250m", "384Mi", "250m", "384Mi"));

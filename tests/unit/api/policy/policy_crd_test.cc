@@ -246,7 +246,8 @@ TEST_F(PolicyCrdTest, EnumsAgreeWithTheDecoderAndValidator) {
     EXPECT_TRUE(hasErrorAt(bad, c.path)) << testing::describe(bad.errors);
     ++checked;
   }
-  EXPECT_EQ(checked, 17);  // with schedule.daysOfWeek, runtimeProfile and a guardrail's comparison
+  EXPECT_EQ(checked, 18);  // with schedule.daysOfWeek, runtimeProfile, a guardrail's comparison
+                           // and resizeMethod
 }
 
 TEST_F(PolicyCrdTest, BoundsAgreeWithTheValidator) {
@@ -259,7 +260,7 @@ TEST_F(PolicyCrdTest, BoundsAgreeWithTheValidator) {
       checked += expectBoundary(c.path, number(c.value), number(c.value, +1));
     }
   }
-  EXPECT_EQ(checked, 26);
+  EXPECT_EQ(checked, 30);
 }
 
 TEST_F(PolicyCrdTest, RequiredFieldsAreRequired) {

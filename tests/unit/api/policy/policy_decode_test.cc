@@ -128,11 +128,11 @@ TEST(PolicyDecodeTest, PublicButUnimplementedFieldsAreAcceptedWithAWarning) {
     EXPECT_GT(w.line, 0);
   }
   // cpu.startupBoost and updateStrategy.sloGuardrails are modelled (slo_startup_boost_test.cc).
-  EXPECT_EQ(paths, (std::vector<std::string>{
-                       "spec.containerPolicies", "spec.cpu.maxIncreasePercent",
-                       "spec.updateStrategy.resizeMethod", "spec.updateStrategy.export"}));
+  EXPECT_EQ(paths,
+            (std::vector<std::string>{"spec.containerPolicies", "spec.cpu.maxIncreasePercent",
+                                      "spec.updateStrategy.export"}));
   EXPECT_EQ(doc.warnings[0].line, 13);
-  ASSERT_EQ(doc.policy->preserved.size(), 4u);
+  ASSERT_EQ(doc.policy->preserved.size(), 3u);
   EXPECT_EQ(doc.policy->preserved[1], (PreservedField{"spec.cpu.maxIncreasePercent", "20"}));
 }
 

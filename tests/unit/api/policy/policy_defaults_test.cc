@@ -120,7 +120,8 @@ TEST(PolicyDefaultsTest, KeepsEverySetField) {
                            .cooldown = 0s,
                            .autoRevert = false,
                            .safetyObservationPeriod = 1min,
-                           .maxConcurrentResizes = 7};
+                           .maxConcurrentResizes = 7,
+                           .resizeMethod = ResizeFallback::kInPlaceOrRecreate};
   p.spec.strategy = RecommendationStrategy::kCruisekube;
   p.spec.weight = 3;
   const AttunePolicy d = defaulted(p);

@@ -83,12 +83,14 @@ spec:
     controlledValues: RequestsOnly
     allowDecrease: false
     maxChangePercent: 30
+    decreaseUsageMarginPercent: 10
   updateStrategy:
     type: Recommend
     cooldown: 1h
     autoRevert: true
     safetyObservationPeriod: 5m
     maxConcurrentResizes: 1
+    resizeMethod: InPlaceOnly
   excludeKnownSidecars: true
   paused: false
   weight: 100

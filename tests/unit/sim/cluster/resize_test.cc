@@ -106,3 +106,69 @@ TEST_F(ResizeTest, UnknownPodIsNotFound) {
 
 }  // namespace
 }  // namespace attune::sim
+
+namespace attune::sim {
+namespace {
+
+using testing::burstablePod;
+using testing::resources;
+
+// The version rule for memory limits (KEP-1287): before v1.34 a decrease is refused unless the
+// container's memory resizePolicy is RestartContainer; from v1.34 it is accepted.
+class MemoryLimitDecreaseTest : public ::testing::Test {
+ protected:
+  MemoryLimitDecreaseTest() {
+    EXPECT_TRUE(state_.createPod(burstablePod()));
+    api::Pod restarts = burstablePod();
+    restarts.metadata.name = "restarts";
+    restarts.spec.containers[0].resizePolicy = {{"memory", "RestartContainer"}};
+    EXPECT_TRUE(state_.createPod(restarts));
+  }
+
+  void runAt(std::string_view version) {
+    state_.setKubernetesVersion(*api::parseServerVersion(version));
+  }
+  // app: 250m / 128Mi requests, limits 1 / 512Mi -> 256Mi.
+  Result<api::Pod> lowerLimit(std::string_view pod) {
+    std::vector<api::ContainerResize> containers = {
+        {"app", resources("250m", "128Mi", "1", "256Mi")}};
+    return cluster_.resizePod("team", pod, containers);
+  }
+
+  SimulatedClock clock_{*parseRfc3339("2025-01-01T00:00:00Z")};
+  ClusterState state_{clock_};
+  Cluster cluster_{state_};
+};
+
+TEST_F(MemoryLimitDecreaseTest, TheServerReportsItsConfiguredVersion) {
+  EXPECT_EQ(cluster_.getServerVersion()->gitVersion, "v1.34.0");
+  runAt("v1.33.4");
+  auto v = cluster_.getServerVersion();
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->minor, 33);
+  EXPECT_EQ(v->patch, 4);
+}
+
+TEST_F(MemoryLimitDecreaseTest, Before134ADecreaseWithoutRestartContainerIsForbidden) {
+  runAt("v1.33.4");
+  auto refused = lowerLimit("api");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(refused.error().field, "spec.containers[0].resources.limits.memory");
+  EXPECT_NE(refused.error().message.find("RestartContainer"), std::string::npos);
+  EXPECT_EQ(cluster_.getPod("team", "api")->metadata.generation, 1);
+  // With the restart policy the same decrease is accepted; increases never need it.
+  EXPECT_TRUE(lowerLimit("restarts"));
+  std::vector<api::ContainerResize> up = {{"app", resources("250m", "128Mi", "1", "1Gi")}};
+  EXPECT_TRUE(cluster_.resizePod("team", "api", up));
+}
+
+TEST_F(MemoryLimitDecreaseTest, From134ADecreaseIsAccepted) {
+  runAt("v1.34.2");
+  auto pod = lowerLimit("api");
+  ASSERT_TRUE(pod) << pod.error().toString();
+  EXPECT_EQ(pod->spec.containers[0].resources, resources("250m", "128Mi", "1", "256Mi"));
+}
+
+}  // namespace
+}  // namespace attune::sim

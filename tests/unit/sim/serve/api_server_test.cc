@@ -283,6 +283,19 @@ ApiServerOptions faulty(const std::string& kinds, double rate = 1, std::uint64_t
   return options;
 }
 
+TEST_F(ApiServerTest, VersionAnswersTheSimulatedClustersKubernetesVersion) {
+  start();
+  EXPECT_EQ(get("/version")["gitVersion"], "v1.34.0");
+  ASSERT_TRUE(host_->withSimulation([](Simulation& s) -> Result<void> {
+    s.state().setKubernetesVersion(*api::parseServerVersion("v1.33.2"));
+    return {};
+  }));
+  const Json v = get("/version");
+  EXPECT_EQ(v["major"], "1");
+  EXPECT_EQ(v["minor"], "33");
+  EXPECT_EQ(v["gitVersion"], "v1.33.2");
+}
+
 TEST_F(ApiServerTest, ThrottleAnswers429WithRetryAfterButNotOnHealthOrDiscovery) {
   start(faulty("throttled"));
   for (const char* path : {"/healthz", "/readyz", "/version", "/api", "/apis", "/api/v1"}) {
