@@ -84,23 +84,27 @@ bool placeFirstFit(const api::Pod& pod, std::vector<Bin>& bins) {
   return false;
 }
 
-// The cluster as the scale-down simulation sees it, read once per loop.
+// The cluster as the autoscaler's simulations see it, read once per loop. It points into the
+// stores: a write to an object invalidates that object's pointer only (std::map nodes), so a
+// node's entries must not be read once it or its pods were deleted.
 struct Snapshot {
-  std::vector<api::Node> nodes;                                          // in name order
-  std::map<std::string, std::vector<api::Pod>, std::less<>> podsByNode;  // non-finished
+  std::vector<std::pair<std::string, const api::Node*>> nodes;                  // in name order
+  std::map<std::string, std::vector<const api::Pod*>, std::less<>> podsByNode;  // non-finished
   UsedByNode used;                                              // requests of those pods, by node
   std::map<std::string, std::int32_t, std::less<>> groupSizes;  // nodes by group
 };
 
 Snapshot snapshotOf(const ClusterState& state) {
   Snapshot s;
-  s.nodes = state.nodes.list({});
+  state.nodes.forEach([&](const api::Node& node) {
+    s.nodes.emplace_back(node.metadata.name, &node);
+    ++s.groupSizes[groupOf(node)];
+  });
   state.pods.forEach([&](const api::Pod& pod) {
     if (pod.spec.nodeName.empty() || isFinished(pod)) return;
-    s.podsByNode[pod.spec.nodeName].push_back(pod);
+    s.podsByNode[pod.spec.nodeName].push_back(&pod);
     addAmounts(s.used[pod.spec.nodeName], podRequests(pod.spec));
   });
-  for (const api::Node& node : s.nodes) ++s.groupSizes[groupOf(node)];
   return s;
 }
 
@@ -112,7 +116,8 @@ std::optional<std::vector<const api::Pod*>> podsToMove(const ClusterState& state
   auto it = s.podsByNode.find(node);
   if (it == s.podsByNode.end()) return out;
   std::map<std::string, std::int32_t, std::less<>> perBudget;
-  for (const api::Pod& pod : it->second) {
+  for (const api::Pod* p : it->second) {
+    const api::Pod& pod = *p;
     if (isDaemonSetPod(pod) || pod.metadata.deletionTimestamp) continue;
     if (pod.metadata.controllerRef() == nullptr) return std::nullopt;
     auto safe = pod.metadata.annotations.find(std::string(kSafeToEvictAnnotation));
@@ -121,7 +126,7 @@ std::optional<std::vector<const api::Pod*>> podsToMove(const ClusterState& state
       const std::string key = pdb->metadata.namespace_ + "/" + pdb->metadata.name;
       if (++perBudget[key] > pdb->status.disruptionsAllowed) return std::nullopt;
     }
-    out.push_back(&pod);
+    out.push_back(p);
   }
   return out;
 }
@@ -133,13 +138,12 @@ bool fitsElsewhere(const Snapshot& s, const std::string& node,
                    const std::vector<const api::Pod*>& pods) {
   if (pods.empty()) return true;
   std::vector<Bin> bins;
-  for (const api::Node& other : s.nodes) {
-    const std::string& name = other.metadata.name;
-    if (name == node || gone.contains(name) || other.spec.unschedulable || !nodeReady(other)) {
+  for (const auto& [name, other] : s.nodes) {
+    if (name == node || gone.contains(name) || other->spec.unschedulable || !nodeReady(*other)) {
       continue;
     }
     auto used = s.used.find(name);
-    bins.push_back({&other, used == s.used.end() ? ResourceAmounts{} : used->second});
+    bins.push_back({other, used == s.used.end() ? ResourceAmounts{} : used->second});
   }
   return std::all_of(pods.begin(), pods.end(),
                      [&](const api::Pod* pod) { return placeFirstFit(*pod, bins); });
@@ -161,6 +165,9 @@ ClusterAutoscaler::ClusterAutoscaler(ClusterAutoscalerOptions options,
     : options_(options), groups_(std::move(groups)) {}
 
 bool ClusterAutoscaler::tick(ClusterState& state, Time now) {
+  // A loop on the state the previous one left, before any of its timers is due, would decide
+  // the same and write nothing.
+  if (state.pods.resourceVersion() == lastVersion_ && nextDue_ && now < *nextDue_) return false;
   bool wrote = createReadyNodes(state, now);
   const bool scaledUp = scaleUp(state, now);
   if (scaledUp) lastScaleUp_ = now;
@@ -168,6 +175,15 @@ bool ClusterAutoscaler::tick(ClusterState& state, Time now) {
       scaledUp || (lastScaleUp_ && now - *lastScaleUp_ < options_.scaleDownDelayAfterAdd);
   // The bookkeeping of step 3 runs in every loop; removal only outside the cool-down.
   wrote = scaleDownStep(state, now, !cooling) || wrote;
+  lastVersion_ = state.pods.resourceVersion();
+  nextDue_ = Time::max();
+  for (const Upcoming& u : upcoming_) nextDue_ = std::min(*nextDue_, u.readyAt);
+  for (const auto& [name, since] : unneeded_) {
+    nextDue_ = std::min(*nextDue_, since + options_.scaleDownUnneededTime);
+  }
+  if (lastScaleUp_ && !unneeded_.empty()) {
+    nextDue_ = std::min(*nextDue_, *lastScaleUp_ + options_.scaleDownDelayAfterAdd);
+  }
   return wrote || scaledUp;
 }
 
@@ -197,10 +213,10 @@ bool ClusterAutoscaler::scaleUp(ClusterState& state, Time now) {
   std::vector<api::Node> upcomingNodes;
   for (const Upcoming& u : upcoming_) upcomingNodes.push_back(namedNode(groups_[u.group], u.name));
   std::vector<Bin> existing;
-  for (const api::Node& node : s.nodes) {
-    if (node.spec.unschedulable || !nodeReady(node)) continue;
-    auto used = s.used.find(node.metadata.name);
-    existing.push_back({&node, used == s.used.end() ? ResourceAmounts{} : used->second});
+  for (const auto& [name, node] : s.nodes) {
+    if (node->spec.unschedulable || !nodeReady(*node)) continue;
+    auto used = s.used.find(name);
+    existing.push_back({node, used == s.used.end() ? ResourceAmounts{} : used->second});
   }
   for (const api::Node& node : upcomingNodes) {
     existing.push_back({&node, daemonSetOverhead(state, node)});
@@ -211,12 +227,9 @@ bool ClusterAutoscaler::scaleUp(ClusterState& state, Time now) {
   }
   if (rest.empty()) return false;
 
-  std::map<std::string, std::int32_t, std::less<>> sizes;
+  std::map<std::string, std::int32_t, std::less<>> sizes = s.groupSizes;
   std::set<std::string, std::less<>> names;
-  state.nodes.forEach([&](const api::Node& node) {
-    ++sizes[groupOf(node)];
-    names.insert(node.metadata.name);
-  });
+  for (const auto& [name, node] : s.nodes) names.insert(name);
   for (const Upcoming& u : upcoming_) {
     ++sizes[groups_[u.group].name];
     names.insert(u.name);
@@ -297,12 +310,11 @@ bool ClusterAutoscaler::scaleDownStep(ClusterState& state, Time now, bool remove
   };
   // Step 3: which nodes are unneeded now, and since when.
   std::map<std::string, Time, std::less<>> unneeded;
-  for (const api::Node& node : s.nodes) {
-    const std::string& name = node.metadata.name;
-    const auto g = groupIndex(node);
-    if (!g || node.spec.unschedulable || !nodeReady(node)) continue;
+  for (const auto& [name, node] : s.nodes) {
+    const auto g = groupIndex(*node);
+    if (!g || node->spec.unschedulable || !nodeReady(*node)) continue;
     if (s.groupSizes.at(groups_[*g].name) <= groups_[*g].minSize) continue;
-    const ResourceAmounts allocatable = allocatableOf(node);
+    const ResourceAmounts allocatable = allocatableOf(*node);
     auto used = s.used.find(name);
     const ResourceAmounts none;
     const ResourceAmounts& requested = used == s.used.end() ? none : used->second;
@@ -317,26 +329,33 @@ bool ClusterAutoscaler::scaleDownStep(ClusterState& state, Time now, bool remove
   unneeded_ = std::move(unneeded);
   if (!remove) return false;
 
-  // Step 4: remove those unneeded long enough.
+  // Step 4: remove those unneeded long enough: empty nodes first (pass 0), then one node to
+  // drain (pass 1), as upstream orders them. A removed node's snapshot entries are not read
+  // again (its pointers are gone).
   bool wrote = false;
-  bool drained = false;
   std::int32_t empties = 0;
   std::set<std::string, std::less<>> gone;
   std::map<std::string, std::int32_t, std::less<>> sizes = s.groupSizes;
-  // Empty nodes first (pass 0), then one node to drain (pass 1), as upstream orders them.
   for (int pass = 0; pass < 2; ++pass) {
-    for (const api::Node& node : s.nodes) {
-      const std::string& name = node.metadata.name;
+    for (const auto& [name, node] : s.nodes) {
+      if (gone.contains(name)) continue;
       auto since = unneeded_.find(name);
       if (since == unneeded_.end() || now - since->second < options_.scaleDownUnneededTime) {
         continue;
       }
-      const NodeGroup& group = groups_[*groupIndex(node)];
+      const NodeGroup& group = groups_[*groupIndex(*node)];
       if (sizes[group.name] <= group.minSize) continue;
       const auto pods = podsToMove(state, s, name);
       if (!pods || !fitsElsewhere(s, name, gone, *pods)) continue;
       if (pods->empty() != (pass == 0)) continue;
-      if (pods->empty() ? empties >= options_.maxEmptyBulkDelete : drained) continue;
+      if (pods->empty() && empties >= options_.maxEmptyBulkDelete) continue;
+      std::vector<std::pair<std::string, std::string>> daemons;
+      if (auto onNode = s.podsByNode.find(name); onNode != s.podsByNode.end()) {
+        for (const api::Pod* pod : onNode->second) {
+          if (isDaemonSetPod(*pod))
+            daemons.emplace_back(pod->metadata.namespace_, pod->metadata.name);
+        }
+      }
       bool evicted = true;
       for (const api::Pod* pod : *pods) {
         api::Eviction eviction;
@@ -349,24 +368,18 @@ bool ClusterAutoscaler::scaleDownStep(ClusterState& state, Time now, bool remove
         ++counters_.podsEvicted;
         wrote = true;
       }
-      if (!evicted) continue;  // the node stays; the next loop looks at it again
-      if (pods->empty()) {
-        ++empties;
-      } else {
-        drained = true;
+      if (evicted) {
+        for (const auto& [ns, pod] : daemons) (void)state.pods.erase(ns, pod);
+        (void)state.nodes.erase("", name);
+        gone.insert(name);
+        --sizes[group.name];
+        ++counters_.nodesRemoved;
+        wrote = true;
+        if (pods->empty()) ++empties;
       }
-      auto onNode = s.podsByNode.find(name);
-      if (onNode != s.podsByNode.end()) {
-        for (const api::Pod& pod : onNode->second) {
-          if (isDaemonSetPod(pod))
-            (void)state.pods.erase(pod.metadata.namespace_, pod.metadata.name);
-        }
-      }
-      (void)state.nodes.erase("", name);
-      gone.insert(name);
-      --sizes[group.name];
-      ++counters_.nodesRemoved;
-      wrote = true;
+      // One drain per loop, whether it completed or not (a node that stays is looked at again
+      // in the next loop).
+      if (!pods->empty()) break;
     }
   }
   for (const std::string& name : gone) unneeded_.erase(name);

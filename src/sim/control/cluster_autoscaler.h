@@ -79,7 +79,8 @@ struct AutoscalerCounters {
 //     DaemonSet pods) and one with pods to drain are removed, in name order: its pods are evicted
 //     through their budgets (the eviction subresource), its DaemonSet pods deleted, then the
 //     node is deleted.
-// Deterministic; not thread-safe.
+// A loop is skipped when nothing was written to the cluster since the previous one and none of
+// its timers is due: it would decide the same. Deterministic; not thread-safe.
 class ClusterAutoscaler {
  public:
   ClusterAutoscaler(ClusterAutoscalerOptions options, std::vector<NodeGroup> groups);
@@ -110,6 +111,10 @@ class ClusterAutoscaler {
   std::map<std::string, Time, std::less<>> unneeded_;
   std::optional<Time> lastScaleUp_;
   AutoscalerCounters counters_;
+  // The cluster's resourceVersion after the last loop, and when a timer of that loop comes due
+  // (a provisioned node, an unneeded time, the end of the delay after a scale-up).
+  std::string lastVersion_;
+  std::optional<Time> nextDue_;
 };
 
 }  // namespace attune::sim
