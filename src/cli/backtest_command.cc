@@ -174,7 +174,8 @@ void addBacktestCommand(CLI::App& app, int& exitCode) {
   cmd->add_option("--trace", options->trace,
                   "Replay a Bitbrains or Attune CSV trace (file or directory) instead");
   cmd->add_option("--strategy", options->strategies,
-                  "Strategies to compare: attune, cruisekube, vpa, krr (default attune)")
+                  "Strategies to compare: attune, cruisekube, vpa, krr, and none (no operator: "
+                  "the baseline) (default attune)")
       ->delimiter(',');
   cmd->add_option("--mode", options->mode,
                   "Run every policy in this mode: Observe, Recommend, OneShot, Canary, Auto");

@@ -114,6 +114,12 @@ void printSummary(const sim::Simulation& s, const sim::RunTotals& t, const RunIn
                                t.ticks, formatDuration(sc.tick), formatRfc3339(sc.start),
                                formatRfc3339(s.scenario().start + t.simulated)));
   row("Nodes", fmt::format("{}", t.nodes));
+  row("Node-hours", fmt::format("{:.2f}, cost {:.2f}; {} to {} nodes{}", hours(t.nodeSeconds),
+                                t.nodeCost, t.nodesMin, t.nodesMax,
+                                s.autoscaler() == nullptr
+                                    ? std::string(" (fixed count)")
+                                    : fmt::format(" (cluster autoscaler: {} added, {} removed)",
+                                                  t.nodesAdded, t.nodesRemoved)));
   row("Pods", fmt::format("{} ({} running, {} pending, {} unschedulable, {} succeeded, {} failed)",
                           t.pods, t.podsRunning, t.podsPending, t.podsUnschedulable,
                           t.podsSucceeded, t.podsFailed));
@@ -151,6 +157,12 @@ nlohmann::ordered_json summaryJson(const sim::Simulation& s, const sim::RunTotal
   j["tick_s"] = std::chrono::duration<double>(sc.tick).count();
   j["ticks"] = t.ticks;
   j["nodes"] = t.nodes;
+  j["node_hours"] = hours(t.nodeSeconds);
+  j["node_cost"] = t.nodeCost;
+  j["nodes_min"] = t.nodesMin;
+  j["nodes_max"] = t.nodesMax;
+  j["nodes_added"] = t.nodesAdded;
+  j["nodes_removed"] = t.nodesRemoved;
   j["pods"] = {{"total", t.pods},
                {"running", t.podsRunning},
                {"pending", t.podsPending},

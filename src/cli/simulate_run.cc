@@ -243,6 +243,14 @@ class RunMeter {
     run.resizes = resizes_;
     run.restarts = static_cast<std::int64_t>(totals.restarts);
     run.evictions = static_cast<std::int64_t>(totals.evictions);
+    run.nodes = {.autoscaled = sim_.autoscaler() != nullptr,
+                 .nodeHours = totals.nodeHours(),
+                 .cost = totals.nodeCost,
+                 .min = totals.nodesMin,
+                 .max = totals.nodesMax,
+                 .final = totals.nodes,
+                 .added = totals.nodesAdded,
+                 .removed = totals.nodesRemoved};
     std::set<api::WorkloadRef> workloads;
     for (const auto& [w, t] : timelines_) workloads.insert(w);
     for (const auto& [w, e] : events_) workloads.insert(w);
@@ -365,21 +373,26 @@ Result<report::SimulationRun> runOne(const SimulateRequest& request, const std::
   // SLO guardrails are evaluated over the simulation's own history.
   sim::SimScalarQuery sloQuery(s.recorder());
   controller::SharedSloQuery sloQueries(sloQuery);
-  controller::Controller controller(
-      s.api(), s.metrics(), s.clock(), registry,
-      controller::ControllerOptions{.watchNamespaces = {},
-                                    .strategyOverride = strategy,
-                                    .modeOverride = request.mode,
-                                    .observation = {},
-                                    .throttleThreshold = 0.5,
-                                    .historyLimit = 100,
-                                    .durationClock = nullptr,
-                                    .resyncPeriod = request.reconcileInterval,
-                                    .oomRecovery = false,
-                                    .oom = {},
-                                    .admissionSizing = phase1 ? &admissionSizing : nullptr,
-                                    .metricsSources = nullptr,
-                                    .sloQueries = &sloQueries});
+  // kNoOperator: the cluster as it would run without Attune, the baseline of a comparison.
+  const bool operated = strategy != kNoOperator;
+  std::optional<controller::Controller> controller;
+  if (operated) {
+    controller.emplace(
+        s.api(), s.metrics(), s.clock(), registry,
+        controller::ControllerOptions{.watchNamespaces = {},
+                                      .strategyOverride = strategy,
+                                      .modeOverride = request.mode,
+                                      .observation = {},
+                                      .throttleThreshold = 0.5,
+                                      .historyLimit = 100,
+                                      .durationClock = nullptr,
+                                      .resyncPeriod = request.reconcileInterval,
+                                      .oomRecovery = false,
+                                      .oom = {},
+                                      .admissionSizing = phase1 ? &admissionSizing : nullptr,
+                                      .metricsSources = nullptr,
+                                      .sloQueries = &sloQueries});
+  }
   Duration step = request.timelineStep;
   if (step <= Duration::zero()) {
     step = std::max<Duration>(request.scenario.tick, request.scenario.duration / 1000);
@@ -388,8 +401,10 @@ Result<report::SimulationRun> runOne(const SimulateRequest& request, const std::
                  hasScaling(request.scenario) || request.hpaGuard.has_value() ||
                      request.nodeOptimisation.has_value());
   std::optional<SimulatedHpaGuard> guard;
-  if (guarded) guard.emplace(s, request.hpaGuardInterval);
-  controller.setObserver([&](const controller::ActionRecord& a) { meter.onAction(a); });
+  if (guarded && operated) guard.emplace(s, request.hpaGuardInterval);
+  if (controller) {
+    controller->setObserver([&](const controller::ActionRecord& a) { meter.onAction(a); });
+  }
   std::string runName = strategy;
   if (request.hpaGuard) runName += guarded ? " (guard on)" : " (guard off)";
   if (nodeOptimised) runName += *nodeOptimised ? " (node opt on)" : " (node opt off)";
@@ -401,7 +416,9 @@ Result<report::SimulationRun> runOne(const SimulateRequest& request, const std::
     meter.afterTick(tick);
     // The controller's work queue on the simulated clock: whatever is due by now (the resync
     // every reconcile interval, requeues, pod changes) is reconciled after each tick.
-    if (auto ok = controller.reconcileDue(); !ok) return std::unexpected(ok.error());
+    if (controller) {
+      if (auto ok = controller->reconcileDue(); !ok) return std::unexpected(ok.error());
+    }
     // The guard beside it, on the same clock: a pass whenever its interval has gone by.
     if (guard) {
       if (auto pass = guard->guard.runDue(); pass && !*pass) {
@@ -421,11 +438,12 @@ Result<report::SimulationRun> runOne(const SimulateRequest& request, const std::
   }
   if (request.onFinish) request.onFinish(strategy, s);
   std::string guardLabel;
-  if (request.hpaGuard) guardLabel = guarded ? "on" : "off";
+  if (request.hpaGuard && operated) guardLabel = guarded ? "on" : "off";
   std::string nodeLabel;
   if (nodeOptimised) nodeLabel = *nodeOptimised ? "on" : "off";
-  return meter.finish(strategy, modeName(request.scenario, request.mode), std::move(guardLabel),
-                      std::move(nodeLabel), admitted);
+  return meter.finish(strategy,
+                      operated ? modeName(request.scenario, request.mode) : std::string("none"),
+                      std::move(guardLabel), std::move(nodeLabel), admitted);
 }
 
 }  // namespace
@@ -433,6 +451,7 @@ Result<report::SimulationRun> runOne(const SimulateRequest& request, const std::
 Result<report::SimulationReport> runSimulate(const SimulateRequest& request,
                                              const SimulateProgress& progress) {
   for (const std::string& name : request.strategies) {
+    if (name == kNoOperator) continue;
     if (auto s = recommend::makeStrategy(name); !s) return std::unexpected(s.error());
   }
   report::SimulationReport out{.scenario = request.scenario.name,
@@ -453,6 +472,13 @@ Result<report::SimulationReport> runSimulate(const SimulateRequest& request,
     return std::unexpected(loaded.error());
   }
   for (const std::string& strategy : request.strategies) {
+    // Without the operator neither the guard nor node optimisation exists: one run.
+    if (strategy == kNoOperator) {
+      auto run = runOne(request, strategy, false, std::nullopt, progress);
+      if (!run) return std::unexpected(run.error());
+      out.runs.push_back(std::move(*run));
+      continue;
+    }
     for (const bool guarded : guards) {
       for (const std::optional<bool> nodeOptimised : nodes) {
         auto run = runOne(shared, strategy, guarded, nodeOptimised, progress);
@@ -507,17 +533,23 @@ Result<sim::Scenario> scenarioFromTrace(const std::filesystem::path& path,
   const auto count = static_cast<std::int32_t>(
       std::max(std::ceil(cpu / 0.7 / nodeCpu), std::ceil(memory / 0.7 / (nodeMemoryGi * kGiB))) +
       1);
-  s.nodePools.push_back({.name = "trace",
-                         .count = count,
-                         .cpu = Millicores(static_cast<std::int64_t>(nodeCpu * 1000)),
-                         .memory = Bytes(static_cast<std::int64_t>(nodeMemoryGi) << 30),
-                         .pods = 110,
-                         .allocatableCpu = std::nullopt,
-                         .allocatableMemory = std::nullopt,
-                         .allocatablePods = std::nullopt,
-                         .labels = {},
-                         .taints = {},
-                         .restartBackoff = std::nullopt});
+  s.nodePools.push_back(
+      {.name = "trace",
+       .count = count,
+       .cpu = Millicores(static_cast<std::int64_t>(nodeCpu * 1000)),
+       .memory = Bytes(static_cast<std::int64_t>(nodeMemoryGi) << 30),
+       .pods = 110,
+       .allocatableCpu = std::nullopt,
+       .allocatableMemory = std::nullopt,
+       .allocatablePods = std::nullopt,
+       .labels = {},
+       .taints = {},
+       .restartBackoff = std::nullopt,
+       .minSize = 1,
+       .maxSize = 2 * count,
+       .pricePerHour = nodeCpu * kTraceCoreHourPrice + nodeMemoryGi * kTraceGibHourPrice});
+  // Lower requests mean fewer, fuller nodes: the pool follows the requests.
+  s.clusterAutoscaler = sim::ClusterAutoscalerOptions{};
   for (const std::string& ns : namespaces) {
     api::AttunePolicy p;
     p.metadata.name = "trace-" + ns;

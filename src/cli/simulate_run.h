@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/policy/attune_policy.h"
@@ -28,9 +29,15 @@ enum class HpaGuardMode { kOff, kOn, kCompare };
 // side by side.
 enum class NodeOptimisationMode { kOff, kOn, kCompare };
 
+// The strategy that runs no operator at all: the same scenario and seed with no controller, no
+// HPA guard and no admission webhook, every pod keeping the requests it was created with. A
+// comparison reads each strategy's savings and added risk against it.
+inline constexpr std::string_view kNoOperator = "none";
+
 struct SimulateRequest {
   sim::Scenario scenario;
-  std::vector<std::string> strategies{"attune"};  // names recommend::makeStrategy accepts
+  // Names recommend::makeStrategy accepts, and kNoOperator.
+  std::vector<std::string> strategies{"attune"};
   // Every policy runs in this mode instead of its own.
   std::optional<api::UpdateMode> mode;
   // How often the controller reconciles every policy.
@@ -56,7 +63,8 @@ struct SimulateRequest {
 using SimulateProgress = std::function<void(const std::string&)>;
 
 // One simulation per strategy (two with HpaGuardMode::kCompare: without the guard, then with
-// it; twice that with NodeOptimisationMode::kCompare: off, then on), each from the same scenario
+// it; twice that with NodeOptimisationMode::kCompare: off, then on; always one for kNoOperator,
+// whose run has mode "none" and no guard or node optimisation label), each from the same scenario
 // and seed. A run's scaling summary is filled when the scenario has HPAs or service rate changes,
 // or the guard or node optimisation was asked about. Errors: an unknown strategy, a
 // scenario the simulator cannot build, a kubelet failure, an HPA list failing in the guard.
@@ -64,10 +72,15 @@ Result<report::SimulationReport> runSimulate(const SimulateRequest& request,
                                              const SimulateProgress& progress = {});
 
 // A scenario replaying a trace (file or directory of Bitbrains GWA-T-12 or Attune CSV): one
-// single-replica Deployment per trace pod, requesting what the trace provisioned, on enough
-// nodes to hold them, over the trace's span; one AttunePolicy per namespace targeting every
-// Deployment (mode Auto unless `mode` says otherwise, at most 10 resizes in flight, memory
-// decreases allowed, controlledValues left at the default RequestsOnly).
+// single-replica Deployment per trace pod, requesting what the trace provisioned, over the
+// trace's span, on one pool of identical nodes that starts with enough of them to hold those
+// requests and is run by the cluster autoscaler (defaults; minSize 1, maxSize twice the start,
+// priced at kTraceCoreHourPrice per core and kTraceGibHourPrice per GiB of a node); one
+// AttunePolicy per namespace targeting every Deployment (mode Auto unless `mode` says otherwise, at
+// most 10 resizes in flight, memory decreases allowed, controlledValues left at the default
+// RequestsOnly).
+inline constexpr double kTraceCoreHourPrice = 0.022;
+inline constexpr double kTraceGibHourPrice = 0.0029;
 Result<sim::Scenario> scenarioFromTrace(const std::filesystem::path& path,
                                         std::optional<api::UpdateMode> mode);
 

@@ -103,6 +103,15 @@ Json run(const SimulationRun& s) {
                 {"reverted_by_reason", byReason(s.resizes.revertedByReason)}}},
               {"restarts", s.restarts},
               {"evictions", s.evictions},
+              {"nodes",
+               {{"autoscaled", s.nodes.autoscaled},
+                {"node_hours", number(s.nodes.nodeHours, 3)},
+                {"cost", number(s.nodes.cost, 3)},
+                {"min", s.nodes.min},
+                {"max", s.nodes.max},
+                {"final", s.nodes.final},
+                {"added", s.nodes.added},
+                {"removed", s.nodes.removed}}},
               {"workloads", workloads}};
   if (!s.hpaGuard.empty()) out["hpa_guard"] = s.hpaGuard;
   if (s.scaling) out["scaling"] = scaling(*s.scaling);

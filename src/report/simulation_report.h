@@ -109,6 +109,14 @@ struct NodeOptimisationSummary {
   std::int64_t admissionSized = 0, admissionUnchanged = 0;
 };
 
+// The nodes of a run: Σ nodes × time, its cost at the pools' pricePerHour, the fewest, most and
+// final node count, and what the cluster autoscaler added and removed (docs/scenarios.md).
+struct NodeSummary {
+  bool autoscaled = false;  // the scenario ran the cluster autoscaler
+  double nodeHours = 0, cost = 0;
+  std::int64_t min = 0, max = 0, final = 0, added = 0, removed = 0;
+};
+
 // One strategy (and mode) run over the whole scenario.
 struct SimulationRun {
   std::string strategy, mode;
@@ -123,6 +131,7 @@ struct SimulationRun {
   MemorySummary memory;
   ResizeSummary resizes;
   std::int64_t restarts = 0, evictions = 0;
+  NodeSummary nodes;
   std::vector<WorkloadTimeline> workloads;
   std::optional<ScalingSummary> scaling;
   std::optional<NodeOptimisationSummary> nodeOptimisationSummary;

@@ -58,6 +58,12 @@ std::string summary(const SimulationRun& s) {
            countWithReasons(total(s.resizes.revertedByReason), "reverted",
                             s.resizes.revertedByReason))},
       {"  pods", fmt::format("restarts {}, evictions {}", s.restarts, s.evictions)},
+      {"  nodes", fmt::format("{} node-h, cost {}, {} to {} nodes ({} at the end){}",
+                              fixedText(s.nodes.nodeHours, 2), fixedText(s.nodes.cost, 2),
+                              s.nodes.min, s.nodes.max, s.nodes.final,
+                              s.nodes.autoscaled ? fmt::format(", autoscaler added {}, removed {}",
+                                                               s.nodes.added, s.nodes.removed)
+                                                 : std::string(", fixed count"))},
   };
   if (s.scaling) {
     for (Row& line : scalingLines(*s.scaling)) rows.push_back(std::move(line));

@@ -47,6 +47,9 @@ constexpr Metric kHead[] = {
 constexpr Metric kTail[] = {
     {"restarts", [](const SimulationRun& s) { return count(s.restarts); }},
     {"evictions", [](const SimulationRun& s) { return count(s.evictions); }},
+    {"node-hours", [](const SimulationRun& s) { return fixedText(s.nodes.nodeHours, 2); }},
+    {"node cost", [](const SimulationRun& s) { return fixedText(s.nodes.cost, 2); }},
+    {"nodes at the end", [](const SimulationRun& s) { return count(s.nodes.final); }},
 };
 
 // A total row followed by one row per reason (union over the runs).

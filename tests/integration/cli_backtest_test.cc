@@ -73,5 +73,19 @@ TEST(CliBacktestTest, NodeOptimisationCompareReportsBothRunsSideBySide) {
   EXPECT_NE(bad.exitCode, 0);
 }
 
+TEST(CliBacktestTest, StrategyNoneIsTheBaselineColumn) {
+  const std::string scenario = (testing::sourceDir() / "examples/scenarios/demo.yaml").string();
+  CommandRun run = runAttune("backtest " + scenario + " --days 0.1 --strategy none,attune -q");
+  ASSERT_EQ(run.exitCode, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("none (mode none):"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("METRIC"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("0 applied, 0 failed, 0 skipped, 0 reverted"), std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("fixed count"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("\nnode-hours "), std::string::npos) << run.out;
+  CommandRun bad = runAttune("backtest " + scenario + " --days 0.1 --strategy nothing -q");
+  EXPECT_NE(bad.exitCode, 0);
+}
+
 }  // namespace
 }  // namespace attune

@@ -1,8 +1,12 @@
 // Every simulated controller of the control plane, run once per simulated tick.
 #pragma once
 
+#include <optional>
+#include <utility>
+
 #include "core/time.h"
 #include "sim/cluster/cluster_state.h"
+#include "sim/control/cluster_autoscaler.h"
 #include "sim/control/daemon_set_controller.h"
 #include "sim/control/deployment_controller.h"
 #include "sim/control/disruption_controller.h"
@@ -23,7 +27,9 @@ namespace attune::sim {
 // recommendations and scale events); the others are level-based on the cluster state.
 class ControlPlane {
  public:
-  explicit ControlPlane(HpaControllerOptions hpa = {}) : hpas_(hpa) {}
+  explicit ControlPlane(HpaControllerOptions hpa = {},
+                        std::optional<ClusterAutoscaler> autoscaler = std::nullopt)
+      : hpas_(hpa), autoscaler_(std::move(autoscaler)) {}
 
   void tick(ClusterState& state, Time now, const PodUsageReader& readUsage = {});
   // The disruption controller alone, after the kubelet's writes of a tick: upstream's reacts to
@@ -33,6 +39,13 @@ class ControlPlane {
   // True when the HPA controller would sync at `now`: the tick must run even if nothing
   // changed in the cluster since the last one.
   bool hpaSyncDue(const ClusterState& state, Time now) const { return hpas_.due(state, now); }
+  // One loop of the cluster autoscaler, when the scenario opted in (after tick(), so it sees the
+  // scheduler's verdicts); true when it wrote. Its timers make it run on every tick.
+  bool autoscale(ClusterState& state, Time now) {
+    return autoscaler_ && autoscaler_->tick(state, now);
+  }
+  // Unset when the node count is fixed.
+  const ClusterAutoscaler* autoscaler() const { return autoscaler_ ? &*autoscaler_ : nullptr; }
 
  private:
   HpaController hpas_;
@@ -43,6 +56,7 @@ class ControlPlane {
   JobController jobs_;
   Scheduler scheduler_;
   DisruptionController disruptions_;
+  std::optional<ClusterAutoscaler> autoscaler_;
 };
 
 }  // namespace attune::sim

@@ -67,6 +67,18 @@ void RunAccounting::record(const ClusterState& state, const Kubelet& kubelet, Ti
     totals_.cpuDemandCoreSeconds += node.cpuDemandCores * seconds;
     totals_.memoryUsedByteSeconds += static_cast<double>(node.memoryWorkingSet.value()) * seconds;
   }
+  std::int64_t nodes = 0;
+  state.nodes.forEach([&](const api::Node& node) {
+    ++nodes;
+    totals_.nodeSeconds += seconds;
+    auto pool = node.metadata.labels.find("sim.attune.io/node-pool");
+    if (pool == node.metadata.labels.end()) return;
+    auto price = prices_.find(pool->second);
+    if (price != prices_.end()) totals_.nodeCost += price->second * seconds / 3600;
+  });
+  totals_.nodesMin = totals_.ticks == 1 ? nodes : std::min(totals_.nodesMin, nodes);
+  totals_.nodesMax = std::max(totals_.nodesMax, nodes);
+  retireNodes(kubelet);
   // The kubelet OOM-kills and exits a container at most once per tick, at the tick's end.
   for (const auto& [uid, pod] : kubelet.pods()) {
     for (const ContainerRuntime& c : pod.containers) {
@@ -79,10 +91,33 @@ void RunAccounting::record(const ClusterState& state, const Kubelet& kubelet, Ti
   }
 }
 
+void RunAccounting::retireNodes(const Kubelet& kubelet) {
+  if (nodeCounters_.size() == kubelet.nodes().size() &&
+      std::equal(nodeCounters_.begin(), nodeCounters_.end(), kubelet.nodes().begin(),
+                 [](const auto& a, const auto& b) { return a.first == b.first; })) {
+    for (const auto& [name, node] : kubelet.nodes()) {
+      nodeCounters_[name] = {node.psiCpuWaitingSecondsTotal, node.evictionsTotal};
+    }
+    return;  // the common tick: the same nodes
+  }
+  for (auto it = nodeCounters_.begin(); it != nodeCounters_.end();) {
+    if (kubelet.nodes().contains(it->first)) {
+      ++it;
+      continue;
+    }
+    retiredPsiSeconds_ += it->second.first;
+    retiredEvictions_ += it->second.second;
+    it = nodeCounters_.erase(it);
+  }
+  for (const auto& [name, node] : kubelet.nodes()) {
+    nodeCounters_[name] = {node.psiCpuWaitingSecondsTotal, node.evictionsTotal};
+  }
+}
+
 void RunAccounting::finish(const ClusterState& state, const Kubelet& kubelet) {
   RunTotals& t = totals_;
-  t.psiWaitingSeconds = 0;
-  t.kubeletEvictions = 0;
+  t.psiWaitingSeconds = retiredPsiSeconds_;
+  t.kubeletEvictions = retiredEvictions_;
   for (const auto& [name, node] : kubelet.nodes()) {
     t.psiWaitingSeconds += node.psiCpuWaitingSecondsTotal;
     t.kubeletEvictions += node.evictionsTotal;

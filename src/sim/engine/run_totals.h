@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/time.h"
@@ -47,6 +48,17 @@ struct RunTotals {
   std::int64_t podsUnschedulable = 0;  // PodScheduled False, reason Unschedulable
   std::int64_t podsSucceeded = 0;
   std::int64_t podsFailed = 0;
+  // Nodes over the run: Σ nodes × tick, Σ nodes × tick × their pool's pricePerHour, the fewest
+  // and the most at a tick's end; and what the cluster autoscaler did (zero without it).
+  double nodeSeconds = 0;
+  double nodeCost = 0;
+  std::int64_t nodesMin = 0;
+  std::int64_t nodesMax = 0;
+  std::int64_t nodesAdded = 0;
+  std::int64_t nodesRemoved = 0;
+  std::int64_t autoscalerEvictions = 0;
+
+  double nodeHours() const { return nodeSeconds / 3600; }
 
   double throttledPercent() const {
     return cfsPeriods == 0
@@ -61,9 +73,14 @@ struct RunTotals {
 // Not thread-safe.
 class RunAccounting {
  public:
+  // `pricePerHourByPool`: what a node of each pool (label sim.attune.io/node-pool) costs per
+  // hour; nodes of other pools cost nothing.
+  explicit RunAccounting(std::map<std::string, double, std::less<>> pricePerHourByPool = {})
+      : prices_(std::move(pricePerHourByPool)) {}
   // Adds tick (now - dt, now], after the kubelet's tick and before the next one.
   void record(const ClusterState& state, const Kubelet& kubelet, Time now, Duration dt);
-  // Fills the end-of-run fields from the state and the kubelet now; may be called repeatedly.
+  // Fills the end-of-run fields from the state and the kubelet now (node counters include the
+  // nodes removed during the run); may be called repeatedly.
   void finish(const ClusterState& state, const Kubelet& kubelet);
   const RunTotals& totals() const { return totals_; }
 
@@ -74,8 +91,16 @@ class RunAccounting {
   };
   void applyPodEvents(const ClusterState& state);
 
+  // Keeps the PSI and eviction counters of nodes the kubelet no longer runs.
+  void retireNodes(const Kubelet& kubelet);
+
+  std::map<std::string, double, std::less<>> prices_;
   RunTotals totals_;
   std::string podResourceVersion_;
+  // The last counters seen per node, and those of nodes gone since.
+  std::map<std::string, std::pair<double, std::uint64_t>, std::less<>> nodeCounters_;
+  double retiredPsiSeconds_ = 0;
+  std::uint64_t retiredEvictions_ = 0;
   std::map<std::string, Charge, std::less<>> charges_;  // counted pods by uid
   Charge requested_;                                    // sum of charges_
 };

@@ -256,11 +256,24 @@ KubeletOptions kubeletOptionsFor(const Scenario& scenario) {
   options.perNode.clear();
   for (const NodePool& pool : scenario.nodePools) {
     if (!pool.restartBackoff) continue;
-    for (int i = 0; i < pool.count; ++i) {
+    for (int i = 0; i < std::max(pool.count, pool.maxSize.value_or(0)); ++i) {
       options.perNode.insert_or_assign(pool.name + "-" + std::to_string(i), *pool.restartBackoff);
     }
   }
   return options;
+}
+
+std::optional<ClusterAutoscaler> clusterAutoscalerFor(const Scenario& scenario) {
+  if (!scenario.clusterAutoscaler) return std::nullopt;
+  std::vector<NodeGroup> groups;
+  for (const NodePool& pool : scenario.nodePools) {
+    groups.push_back({.name = pool.name,
+                      .minSize = pool.minSize.value_or(pool.count),
+                      .maxSize = pool.maxSize.value_or(pool.count),
+                      .pricePerHour = pool.pricePerHour,
+                      .templateNode = nodeOf(pool, 0)});
+  }
+  return ClusterAutoscaler(*scenario.clusterAutoscaler, std::move(groups));
 }
 
 Result<void> buildCluster(const Scenario& scenario, ClusterState& state, ModelRegistry& models) {

@@ -3,8 +3,11 @@
 // the usage model of every workload container.
 #pragma once
 
+#include <optional>
+
 #include "core/error.h"
 #include "sim/cluster/cluster_state.h"
+#include "sim/control/cluster_autoscaler.h"
 #include "sim/engine/model_registry.h"
 #include "sim/kubelet/kubelet.h"
 #include "sim/scenario/scenario.h"
@@ -14,10 +17,15 @@ namespace attune::sim {
 // The label every scenario workload's pods carry and select on (value: the workload's name,
 // unless the scenario's labels set it).
 inline constexpr std::string_view kWorkloadNameLabel = "app.kubernetes.io/name";
-// The label naming a node's pool.
-inline constexpr std::string_view kNodePoolLabel = "sim.attune.io/node-pool";
+// The label naming a node's pool (the autoscaler's node group label).
+inline constexpr std::string_view kNodePoolLabel = kNodeGroupLabel;
 
-// The kubelet options of the scenario, with perNode filled for the nodes of pools that set
+// The cluster autoscaler spec.clusterAutoscaler asks for, one node group per pool (minSize and
+// maxSize default to count; new nodes are made as the pool's nodes are); unset without it.
+std::optional<ClusterAutoscaler> clusterAutoscalerFor(const Scenario& scenario);
+
+// The kubelet options of the scenario, with perNode filled for the nodes of pools (up to
+// their maxSize) that set
 // their own restartBackoff.
 KubeletOptions kubeletOptionsFor(const Scenario& scenario);
 

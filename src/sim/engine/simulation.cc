@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <map>
+#include <string>
 
 #include "sim/engine/scenario_builder.h"
 
@@ -27,6 +29,12 @@ PodUsageByName podUsage(const Kubelet& kubelet, Time now, Duration tick) {
   return out;
 }
 
+std::map<std::string, double, std::less<>> pricesOf(const Scenario& scenario) {
+  std::map<std::string, double, std::less<>> out;
+  for (const NodePool& pool : scenario.nodePools) out.emplace(pool.name, pool.pricePerHour);
+  return out;
+}
+
 }  // namespace
 
 Simulation::Simulation(const Scenario& scenario, const SimulationOptions& options)
@@ -34,13 +42,15 @@ Simulation::Simulation(const Scenario& scenario, const SimulationOptions& option
       clock_(scenario.start),
       state_(clock_),
       cluster_(state_),
+      controlPlane_(HpaControllerOptions{}, clusterAutoscalerFor(scenario)),
       models_(Random(scenario.seed), scenario.start),
       kubelet_(kubeletOptionsFor(scenario),
                [this](const api::Pod& pod, const api::Container& container) {
                  return models_.modelFor(state_, pod, container);
                }),
       recorder_(RecorderOptions{options.retention.value_or(scenario.duration + scenario.tick)}),
-      metrics_(recorder_, state_) {}
+      metrics_(recorder_, state_),
+      accounting_(pricesOf(scenario)) {}
 
 Result<std::unique_ptr<Simulation>> Simulation::create(const Scenario& scenario,
                                                        SimulationOptions options) {
@@ -67,6 +77,9 @@ Result<void> Simulation::step() {
     afterControlPlane_ = state_.pods.resourceVersion();
     controlPlaneWrote_ = afterControlPlane_ != before;
   }
+  // The cluster autoscaler's timers (unneeded time, provisioning) run on every tick; what it
+  // writes (nodes, evictions) makes the next tick run the control plane.
+  if (controlPlane_.autoscale(state_, now)) controlPlaneWrote_ = true;
   models_.refreshEndpoints(state_);
   if (auto ok = kubelet_.tick(state_, now, tick); !ok) return ok;
   controlPlane_.syncDisruptionBudgets(state_, now);
@@ -102,7 +115,13 @@ std::vector<WorkloadRequests> Simulation::requests() const {
 RunTotals Simulation::totals() const {
   RunAccounting copy = accounting_;
   copy.finish(state_, kubelet_);
-  return copy.totals();
+  RunTotals totals = copy.totals();
+  if (const ClusterAutoscaler* autoscaler = controlPlane_.autoscaler()) {
+    totals.nodesAdded = autoscaler->counters().nodesAdded;
+    totals.nodesRemoved = autoscaler->counters().nodesRemoved;
+    totals.autoscalerEvictions = autoscaler->counters().podsEvicted;
+  }
+  return totals;
 }
 
 }  // namespace attune::sim

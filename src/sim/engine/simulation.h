@@ -58,7 +58,8 @@ class Simulation {
   //     usage the kubelets reported in the previous tick, Deployments, ReplicaSets,
   //     StatefulSets, DaemonSets, Jobs, the Scheduler), at t + tick — unless its previous run
   //     wrote nothing, nothing was written since and no HPA sync is due, when it would again
-  //     write nothing;
+  //     write nothing; then, with spec.clusterAutoscaler, one loop of the cluster autoscaler
+  //     (sim/control/cluster_autoscaler.h);
   //  3. service workloads learn their ready pods (ModelRegistry::refreshEndpoints), the
   //     kubelets run (t, t + tick]: start new pods, act on resizes, run the containers
   //     against their usage models, OOM-kill, restart, evict, write pod and node status;
@@ -87,6 +88,8 @@ class Simulation {
   api::ClusterApi& api() { return cluster_; }
   metrics::MetricsSource& metrics() { return metrics_; }
   const Kubelet& kubelet() const { return kubelet_; }
+  // The cluster autoscaler; nullptr when the scenario keeps a fixed node count.
+  const ClusterAutoscaler* autoscaler() const { return controlPlane_.autoscaler(); }
   const ModelRegistry& models() const { return models_; }
   // Every service workload's requests received so far (http_requests_total), by workload.
   std::vector<WorkloadRequests> requests() const;

@@ -19,6 +19,7 @@
 #include "api/policy/attune_policy.h"
 #include "core/time.h"
 #include "core/units.h"
+#include "sim/control/cluster_autoscaler.h"
 #include "sim/kubelet/kubelet.h"
 #include "sim/workload/usage_model_factory.h"
 
@@ -46,6 +47,11 @@ struct NodePool {
   std::vector<api::Taint> taints;
   // The pool's own KEP-4603 kubelet inputs; unset: the scenario's kubelet.restartBackoff.
   std::optional<RestartBackoffConfig> restartBackoff;
+  // The pool as a node group of the cluster autoscaler (spec.clusterAutoscaler): its size
+  // bounds (unset: count) and what one node costs per hour (also counted with a fixed count).
+  std::optional<std::int32_t> minSize;
+  std::optional<std::int32_t> maxSize;
+  double pricePerHour = 0;
 };
 
 // One container of a workload's pod template.
@@ -125,6 +131,8 @@ struct Scenario {
   std::vector<api::HorizontalPodAutoscaler> hpas;
   std::vector<api::PodDisruptionBudget> podDisruptionBudgets;  // status left to the controller
   std::vector<api::AttunePolicy> policies;                     // as written (not defaulted)
+  // Set: the cluster autoscaler runs (docs/scenarios.md); unset: every pool keeps its count.
+  std::optional<ClusterAutoscalerOptions> clusterAutoscaler;
 
   // Where each field was written (field path → line), for messages about the scenario that are
   // found after decoding (Simulation::create). Empty for scenarios built in code.

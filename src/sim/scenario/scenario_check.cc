@@ -1,9 +1,11 @@
 // checkScenario(): the rules that span fields or objects of a decoded scenario.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "sim/engine/cron_schedule.h"
 #include "sim/scenario/scenario_decoders.h"
@@ -56,6 +58,45 @@ void checkRun(YamlReader& r, const Scenario& s) {
   }
 }
 
+// A pool's autoscaling fields: minSize <= count <= maxSize <= 10000, only with
+// spec.clusterAutoscaler; a price that is a non-negative number.
+void checkNodeGroup(YamlReader& r, const Scenario& s, const NodePool& p, const std::string& path) {
+  if (!(p.pricePerHour >= 0) || !std::isfinite(p.pricePerHour)) {
+    r.error(path + ".pricePerHour", "must be a non-negative number");
+  }
+  for (const auto& [field, value] : {std::pair{"minSize", p.minSize}, {"maxSize", p.maxSize}}) {
+    if (value && !s.clusterAutoscaler) {
+      r.error(path + "." + field,
+              "needs spec.clusterAutoscaler: without it every pool keeps its count");
+    }
+  }
+  if (p.minSize && (*p.minSize < 0 || *p.minSize > p.count)) {
+    r.error(path + ".minSize", "must be in [0, count]");
+  }
+  if (p.maxSize && (*p.maxSize < p.count || *p.maxSize > 10000)) {
+    r.error(path + ".maxSize", "must be in [count, 10000]");
+  }
+}
+
+void checkClusterAutoscaler(YamlReader& r, const Scenario& s) {
+  if (!s.clusterAutoscaler) return;
+  const ClusterAutoscalerOptions& o = *s.clusterAutoscaler;
+  const std::string path = "spec.clusterAutoscaler";
+  if (!(o.scaleDownUtilizationThreshold > 0 && o.scaleDownUtilizationThreshold <= 1)) {
+    r.error(path + ".scaleDownUtilizationThreshold", "must be in (0, 1]");
+  }
+  if (o.scaleDownUnneededTime < Duration::zero()) {
+    r.error(path + ".scaleDownUnneededTime", "must not be negative");
+  }
+  if (o.scaleDownDelayAfterAdd < Duration::zero()) {
+    r.error(path + ".scaleDownDelayAfterAdd", "must not be negative");
+  }
+  if (o.provisioningDelay < Duration::zero()) {
+    r.error(path + ".provisioningDelay", "must not be negative");
+  }
+  if (o.maxEmptyBulkDelete < 1) r.error(path + ".maxEmptyBulkDelete", "must be at least 1");
+}
+
 void checkNodePools(YamlReader& r, const Scenario& s) {
   if (s.nodePools.empty()) r.error("spec.nodePools", "at least one node pool is required");
   std::set<std::string, std::less<>> names;
@@ -79,6 +120,7 @@ void checkNodePools(YamlReader& r, const Scenario& s) {
     if (p.allocatablePods && (*p.allocatablePods < 0 || *p.allocatablePods > p.pods)) {
       r.error(path + ".allocatable.pods", "must be in [0, pods]");
     }
+    checkNodeGroup(r, s, p, path);
   }
 }
 
@@ -246,6 +288,7 @@ void checkPodDisruptionBudgets(YamlReader& r, const Scenario& s) {
 void checkScenario(YamlReader& r, const Scenario& scenario) {
   checkRun(r, scenario);
   checkNodePools(r, scenario);
+  checkClusterAutoscaler(r, scenario);
   for (std::size_t i = 0; i < scenario.namespaces.size(); ++i) {
     checkName(r, scenario.namespaces[i], "spec.namespaces[" + std::to_string(i) + "]");
   }

@@ -61,11 +61,25 @@ void readNodePool(YamlReader& r, const Node& node, const Path& path, NodePool& o
                  internal::readTaint(r, item, ip, out.taints.emplace_back());
                });
              }},
-            {"kubelet", [&](const Node& n, const Path& p) {
+            {"kubelet",
+             [&](const Node& n, const Path& p) {
                r.object(n, p, {{"restartBackoff", [&](const Node& b, const Path& bp) {
                                   readRestartBackoff(r, b, bp, out.restartBackoff.emplace());
                                 }}});
-             }}});
+             }},
+            r.field("minSize", out.minSize),
+            r.field("maxSize", out.maxSize),
+            r.field("pricePerHour", out.pricePerHour)});
+}
+
+void readClusterAutoscaler(YamlReader& r, const Node& node, const Path& path,
+                           ClusterAutoscalerOptions& out) {
+  r.object(node, path,
+           {r.field("scaleDownUtilizationThreshold", out.scaleDownUtilizationThreshold),
+            r.field("scaleDownUnneededTime", out.scaleDownUnneededTime),
+            r.field("scaleDownDelayAfterAdd", out.scaleDownDelayAfterAdd),
+            r.field("maxEmptyBulkDelete", out.maxEmptyBulkDelete),
+            r.field("provisioningDelay", out.provisioningDelay)});
 }
 
 void readContainer(YamlReader& r, const Node& node, const Path& path, ContainerScenario& out) {
@@ -236,6 +250,10 @@ void readSpec(YamlReader& r, std::vector<ScenarioDiagnostic>& errors, const Node
           });
         },
         true},
+       {"clusterAutoscaler",
+        [&](const Node& n, const Path& p) {
+          readClusterAutoscaler(r, n, p, out.clusterAutoscaler.emplace());
+        }},
        r.field("namespaces", out.namespaces),
        {"workloads",
         [&](const Node& n, const Path& p) {

@@ -35,9 +35,9 @@ TEST(SimulationJsonTest, TopLevelFields) {
 TEST(SimulationJsonTest, EveryRunCarriesTheRequiredFields) {
   const auto j = ordered_json::parse(renderSimulationJson(testing::sampleReport()));
   const auto& run = j["runs"][0];
-  EXPECT_EQ(keys(run),
-            (std::vector<std::string>{"strategy", "mode", "duration_s", "pods", "containers", "cpu",
-                                      "memory", "resizes", "restarts", "evictions", "workloads"}));
+  EXPECT_EQ(keys(run), (std::vector<std::string>{"strategy", "mode", "duration_s", "pods",
+                                                 "containers", "cpu", "memory", "resizes",
+                                                 "restarts", "evictions", "nodes", "workloads"}));
   EXPECT_EQ(run["mode"], "Auto");
   EXPECT_EQ(run["duration_s"], 7200);
   EXPECT_EQ(run["pods"], 3);
@@ -69,6 +69,16 @@ TEST(SimulationJsonTest, EveryRunCarriesTheRequiredFields) {
   EXPECT_EQ(run["resizes"]["reverted_by_reason"], json({{"oomkill", 1}}));
   EXPECT_EQ(run["restarts"], 1);
   EXPECT_EQ(run["evictions"], 0);
+  EXPECT_EQ(keys(run["nodes"]), (std::vector<std::string>{"autoscaled", "node_hours", "cost", "min",
+                                                          "max", "final", "added", "removed"}));
+  EXPECT_EQ(run["nodes"]["autoscaled"], true);
+  EXPECT_EQ(run["nodes"]["node_hours"], 6.5);
+  EXPECT_EQ(run["nodes"]["cost"], 1.75);
+  EXPECT_EQ(run["nodes"]["min"], 2);
+  EXPECT_EQ(run["nodes"]["max"], 5);
+  EXPECT_EQ(run["nodes"]["final"], 3);
+  EXPECT_EQ(run["nodes"]["added"], 4);
+  EXPECT_EQ(run["nodes"]["removed"], 3);
   // A run without skips still has the (empty) object.
   EXPECT_TRUE(j["runs"][1]["resizes"]["skipped_by_reason"].is_object());
   EXPECT_TRUE(j["runs"][1]["resizes"]["skipped_by_reason"].empty());

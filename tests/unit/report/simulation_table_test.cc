@@ -38,7 +38,8 @@ TEST(SimulationTableTest, HeaderAndOneSummaryBlockPerRun) {
         "waiting 12.5 core-s",
         "requests 2.00 -> 1.75 GiB-h (savings 12.5%), used 1.12 GiB-h, OOM kills 1",
         "4 applied, 1 failed, 2 skipped (cooldown 2), 1 reverted (oomkill 1)",
-        "0 skipped, 3 reverted (throttle 3)", "restarts 1, evictions 0"}) {
+        "0 skipped, 3 reverted (throttle 3)", "restarts 1, evictions 0",
+        "6.50 node-h, cost 1.75, 2 to 5 nodes (3 at the end), autoscaler added 4, removed 3"}) {
     EXPECT_TRUE(has(t, part)) << part << "\n" << t;
   }
 }
@@ -54,6 +55,8 @@ TEST(SimulationTableTest, SeveralRunsAreComparedSideBySide) {
   EXPECT_EQ(wordsOfLine(comparison, "CPU requests before (core-h)"),
             (std::vector<std::string>{"3.00", "3.00"}));
   EXPECT_EQ(wordsOfLine(comparison, "OOM kills"), (std::vector<std::string>{"1", "1"}));
+  EXPECT_EQ(wordsOfLine(comparison, "node-hours"), (std::vector<std::string>{"6.50", "6.50"}));
+  EXPECT_EQ(wordsOfLine(comparison, "node cost"), (std::vector<std::string>{"1.75", "1.75"}));
   // Reasons are the union over the runs; a run without one shows 0.
   EXPECT_EQ(wordsOfLine(comparison, "resizes skipped"), (std::vector<std::string>{"2", "0"}));
   EXPECT_EQ(wordsOfLine(comparison, "  skipped: cooldown"), (std::vector<std::string>{"2", "0"}));

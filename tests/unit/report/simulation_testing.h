@@ -78,6 +78,14 @@ inline SimulationRun run(std::string strategy) {
                .revertedByReason = {{"oomkill", 1}}};
   s.restarts = 1;
   s.evictions = 0;
+  s.nodes = {.autoscaled = true,
+             .nodeHours = 6.5,
+             .cost = 1.75,
+             .min = 2,
+             .max = 5,
+             .final = 3,
+             .added = 4,
+             .removed = 3};
   s.workloads.push_back(workload("web"));
   return s;
 }
