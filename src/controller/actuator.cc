@@ -73,31 +73,38 @@ ActionOutcome Actuator::carryOut(const rollout::EndObservationAction& action) {
   return {};
 }
 
-ActionOutcome Actuator::carryOut(const rollout::ResizeAction& action) {
-  const std::string& ns = action.workload.ns;
-  // 1. The originals first: a pod is never touched before its record is stored.
-  auto annotated =
-      api_.patchPodAnnotations(ns, action.pod, action.annotations, action.podResourceVersion);
+std::optional<ActionOutcome> Actuator::annotateThenResize(
+    const api::WorkloadRef& workload, const std::string& pod,
+    const api::AnnotationChanges& annotations, const std::string& resourceVersion,
+    std::span<const api::ContainerResize> containers) {
+  auto annotated = api_.patchPodAnnotations(workload.ns, pod, annotations, resourceVersion);
   if (!annotated) {
     // Changed since the snapshot (or gone): the next pass decides again.
-    return {.status = ActionOutcome::Status::kNotAttempted,
-            .error = annotated.error().toString(),
-            .recordCleared = false};
+    return ActionOutcome{.status = ActionOutcome::Status::kNotAttempted,
+                         .error = annotated.error().toString(),
+                         .recordCleared = false};
   }
-  // 2. The resize.
-  auto resized = resize(ns, action.pod, action.containers);
-  if (!resized) {
-    // A refused resize changed nothing: its record goes. After a transport failure the resize
-    // may have been applied all the same (or may still be): the record stays, so that the
-    // originals are never lost, and the observation planner watches the pod (or, once no
-    // request can still land and the pod is at its originals, removes the record).
-    if (resized.error().code == ErrorCode::kUnavailable) return failed(resized.error());
-    api::AnnotationChanges undo;
-    for (const auto& [key, value] : action.annotations) {
-      if (value) undo[key] = std::nullopt;
-    }
-    patchPod(action.workload, action.pod, undo);
-    return failed(resized.error(), /*recordCleared=*/true);
+  auto resized = resize(workload.ns, pod, containers);
+  if (resized) return std::nullopt;
+  // After a transport failure the resize may have been applied all the same (or may still be):
+  // the annotations stay, so that what it replaced is never lost. A refusal changed nothing:
+  // the annotations it set go.
+  if (resized.error().code == ErrorCode::kUnavailable) return failed(resized.error());
+  api::AnnotationChanges undo;
+  for (const auto& [key, value] : annotations) {
+    if (value) undo[key] = std::nullopt;
+  }
+  patchPod(workload, pod, undo);
+  return failed(resized.error(), /*recordCleared=*/true);
+}
+
+ActionOutcome Actuator::carryOut(const rollout::ResizeAction& action) {
+  // 1. The originals first: a pod is never touched before its record is stored. 2. The resize.
+  // (With the record kept after a transport failure, the observation planner watches the pod,
+  // or, once no request can still land and the pod is at its originals, removes the record.)
+  if (auto notDone = annotateThenResize(action.workload, action.pod, action.annotations,
+                                        action.podResourceVersion, action.containers)) {
+    return *notDone;
   }
   // 3. The workload's cooldown.
   patchWorkload(action.workload, action.workloadAnnotations);
@@ -105,26 +112,11 @@ ActionOutcome Actuator::carryOut(const rollout::ResizeAction& action) {
 }
 
 ActionOutcome Actuator::carryOut(const rollout::StartupBoostAction& action) {
-  const std::string& ns = action.workload.ns;
-  // What the boost replaces is stored first, so that its end never depends on memory.
-  auto annotated =
-      api_.patchPodAnnotations(ns, action.pod, action.annotations, action.podResourceVersion);
-  if (!annotated) {
-    return {.status = ActionOutcome::Status::kNotAttempted,
-            .error = annotated.error().toString(),
-            .recordCleared = false};
-  }
-  auto resized = resize(ns, action.pod, action.containers);
-  if (!resized) {
-    // After a transport failure the boost may have landed: the annotations stay and the boost
-    // ends as planned. A refusal changed nothing: they go.
-    if (resized.error().code == ErrorCode::kUnavailable) return failed(resized.error());
-    api::AnnotationChanges undo;
-    for (const auto& [key, value] : action.annotations) undo[key] = std::nullopt;
-    patchPod(action.workload, action.pod, undo);
-    return failed(resized.error(), /*recordCleared=*/true);
-  }
-  return {};
+  // What the boost replaces is stored first, so that its end never depends on memory; after a
+  // transport failure the boost may have landed and ends as planned.
+  return annotateThenResize(action.workload, action.pod, action.annotations,
+                            action.podResourceVersion, action.containers)
+      .value_or(ActionOutcome{});
 }
 
 ActionOutcome Actuator::carryOut(const rollout::EndStartupBoostAction& action) {

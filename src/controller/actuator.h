@@ -4,6 +4,7 @@
 // still land). It writes and reports what happened; it books nothing (see ActionRecorder).
 #pragma once
 
+#include <optional>
 #include <set>
 #include <span>
 #include <string>
@@ -55,6 +56,15 @@ class Actuator {
   // the requested values) as success.
   Result<void> resize(const std::string& ns, const std::string& pod,
                       std::span<const api::ContainerResize> containers);
+  // Writes `annotations` on the pod (at `resourceVersion`), then resizes it: what a resize
+  // replaces is stored before the pod changes. nullopt when both landed; otherwise the outcome
+  // (not attempted when the annotations did not land; failed, with the annotations taken back
+  // when the resize was refused).
+  std::optional<ActionOutcome> annotateThenResize(const api::WorkloadRef& workload,
+                                                  const std::string& pod,
+                                                  const api::AnnotationChanges& annotations,
+                                                  const std::string& resourceVersion,
+                                                  std::span<const api::ContainerResize> containers);
   // Puts the recorded originals back and removes the record; the record stays when the restore
   // fails.
   ActionOutcome restore(const api::WorkloadRef& workload, const std::string& pod,
