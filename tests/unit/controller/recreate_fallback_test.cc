@@ -103,7 +103,8 @@ TEST(RecreateFallbackTest, InPlaceOnlyLeavesTheDeferredPodAlone) {
   const auto now = names(h.pods("apps", "web"));
   EXPECT_EQ(std::count(now.begin(), now.end(), pod), 1);
   EXPECT_TRUE(h.events("Evicted").empty());
-  const api::Condition* blocked = condition(h.policy("apps", "web"), "ResizeBlocked");
+  const auto policy = h.policy("apps", "web");  // kept alive while its condition is read
+  const api::Condition* blocked = condition(policy, "ResizeBlocked");
   ASSERT_NE(blocked, nullptr);
   EXPECT_EQ(blocked->reason, "PodsDeferred");
 }
