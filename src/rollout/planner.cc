@@ -89,10 +89,11 @@ class Pass {
     }
     tally();
     checkSchedule();
-    // A resize the kubelet has held Deferred past kDeferredResizeTimeout is parked on its node
-    // (the kubelet applies it once the node has room): it stays under observation and in the
-    // ResizeBlocked condition but no longer holds a slot, or parked resizes would stop every
-    // other workload of the policy for as long as their nodes stay full.
+    // Under InPlaceOnly a resize the kubelet has held Deferred past kDeferredResizeTimeout is
+    // parked on its node (the kubelet applies it once the node has room): it stays under
+    // observation and in the ResizeBlocked condition but no longer holds a slot, or parked
+    // resizes would stop every other workload of the policy for as long as their nodes stay
+    // full.
     const int inFlight = std::max(input_.resizesInFlight, plan_.underObservation - parked_);
     slots_ = std::max(
         0,
@@ -126,13 +127,17 @@ class Pass {
   void tally() {
     std::vector<std::string> deferred;
     std::vector<std::string> infeasible;
+    const bool recreates =
+        policy_.spec.updateStrategy.resizeMethod.value_or(api::ResizeFallback::kInPlaceOnly) ==
+        api::ResizeFallback::kInPlaceOrRecreate;
     for (const WorkloadInput& w : input_.workloads) {
       for (const api::Pod* pod : w.pods) {
         if (!running(*pod)) continue;
         if (safety::hasResizeRecord(*pod)) {
           ++plan_.underObservation;
+          // Under InPlaceOrRecreate the recreate fallback evicts it instead.
           const auto stalled = stalledResize(*pod, now_);
-          if (stalled && stalled->cause == "deferred-timeout") ++parked_;
+          if (stalled && stalled->cause == "deferred-timeout" && !recreates) ++parked_;
         }
         if (const auto* c = api::findCondition(pod->status.conditions, api::kPodResizePending)) {
           if (c->reason == kResizeDeferred) deferred.push_back(pod->metadata.name);
