@@ -22,8 +22,8 @@ bool keepsHourOfDay(const stats::Series& series, int p) {
   return std::abs(series.config().hourOfDayQuantile - p / 100.0) <= 1e-9;
 }
 
-// CPU before the margin: the coming hours' percentile, floored by a share of the window's
-// percentile and by the recent P75.
+// CPU before the margin: the window's percentile, raised to the coming hours' percentile and to
+// the recent P75.
 std::expected<double, std::string> cpuRaw(const StrategyInput& in, int p, Explainer& ex) {
   const Resource r = Resource::kCpu;
   const stats::Series& series = seriesOf(in, r);
@@ -44,13 +44,11 @@ std::expected<double, std::string> cpuRaw(const StrategyInput& in, int p, Explai
       }
     }
     if (coming) {
-      char what[96];
-      std::snprintf(what, sizeof what, "%s of hours %02d-%02d UTC over the last week",
-                    percentileName(p).c_str(), hour, (hour + kAdaptiveHoursAhead) % 24);
-      v = ex.step(what, *coming);
-      if (v < level * kAdaptiveCpuFloorShare) {
-        v = ex.step("raised to 50% of the window's " + percentileName(p),
-                    level * kAdaptiveCpuFloorShare);
+      if (*coming > v) {
+        char what[96];
+        std::snprintf(what, sizeof what, "raised to the %s of hours %02d-%02d UTC",
+                      percentileName(p).c_str(), hour, (hour + kAdaptiveHoursAhead) % 24);
+        v = ex.step(what, *coming);
       }
     } else {
       ex.note("hour-of-day " + percentileName(p), "no sample in these hours: window value");
@@ -107,13 +105,17 @@ Outcome recommendResource(const StrategyInput& in, Resource r, Explainer& ex) {
         std::clamp(v, s.minAllowed, s.maxAllowed));
   }
   const std::optional<double> request = currentRequest(in, r);
-  // Increases are not capped: a container short of CPU or memory gets all of it at once.
-  const bool increase = request && v > *request;
+  // Increases are never capped: a container short of CPU or memory gets all of it at once.
+  // Decreases are capped at maxChangePercent during the first day of data only: after that the
+  // history says where the container runs, and a pod recreated at its template's size comes
+  // back down in one step.
+  const bool capped =
+      request && v < *request && daysOfData(in.stats, in.now) < kAdaptiveCappedDecreaseDays;
   v = applyChangeRules(
       v,
       {.current = request,
        .minChangePercent = kMinChangePercent,
-       .maxChangePercent = increase ? std::nullopt : std::optional<int>(s.maxChangePercent),
+       .maxChangePercent = capped ? std::optional<int>(s.maxChangePercent) : std::nullopt,
        .allowDecrease = s.allowDecrease},
       ex);
   return withLimit(v, request, currentLimit(in, r), s.controlLimits, ex);

@@ -14,12 +14,11 @@ using namespace testing;
 
 constexpr std::int64_t kDay = 1440;  // minutes
 
-// 1 core from 08:00 to 12:00 UTC, 0.2 core the rest of the day; memory 1e9 bytes throughout.
-// The window's p95 is 1 core (4 busy hours of 24 are 17% of the samples).
-double diurnalCpu(std::int64_t m) {
-  const std::int64_t hour = (m / 60) % 24;
-  return hour >= 8 && hour < 12 ? 1.0 : 0.2;
-}
+// 1 core from 08:00 to 09:00 UTC, 0.2 core the rest of the day; memory 1e9 bytes throughout.
+// The busy hour is 4.2% of the samples, so the window's p95 is 0.2 core; hour 8's own p95 is 1.
+double diurnalCpu(std::int64_t m) { return (m / 60) % 24 == 8 ? 1.0 : 0.2; }
+// The same with the busy hour at 00:00.
+double midnightCpu(std::int64_t m) { return (m / 60) % 24 == 0 ? 1.0 : 0.2; }
 double flatMemory(std::int64_t) { return 1e9; }
 
 // The sketch is within 0.99% of the exact rank, the hour-of-day values within 0.05%; allow 1.2%
@@ -44,42 +43,46 @@ class AdaptiveStrategyTest : public ::testing::Test {
   Time now_;
 };
 
-// At 03:00 the coming hours (03-05) ran at 0.2 core all week: 200m, raised to half the window's
-// p95 (1 core → 500m), × 1.15 = 575m. Memory: p99 1e9 × 1.15.
-TEST_F(AdaptiveStrategyTest, QuietHoursFloorAtHalfTheWindowPercentile) {
+// At 03:00 the coming hours (03-05) ran at 0.2 core all week, as the window's p95: 200m × 1.15
+// = 230m. Memory: p99 1e9 × 1.15.
+TEST_F(AdaptiveStrategyTest, QuietHoursGetTheWindowPercentile) {
   const Recommendation r = at(3 * 60);
   ASSERT_TRUE(r.enoughData) << r.reason;
-  expectClose(cpuRequest(r), 575);
+  expectClose(cpuRequest(r), 230);
   expectClose(memoryRequest(r), 1.15e9);
   EXPECT_EQ(r.resources.cpuLimit, std::nullopt);
   EXPECT_EQ(r.resources.memoryLimit, std::nullopt);
-  EXPECT_TRUE(explains(r, "cpu: p95 of hours 03-05 UTC over the last week"));
-  EXPECT_TRUE(explains(r, "cpu: raised to 50% of the window's p95"));
+  EXPECT_TRUE(explains(r, "cpu: p95 over 168h"));
+  EXPECT_FALSE(explains(r, "cpu: raised"));
   EXPECT_TRUE(explains(r, "memory: × (1 + 15%)"));
 }
 
-// At 07:00 the coming hours include 08 and 09, busy all week: 1 core × 1.15 = 1150m, ahead of
-// the load (the recent P75 is still 0.2 core).
-TEST_F(AdaptiveStrategyTest, RisesBeforeTheBusyHours) {
+// At 07:00 the coming hours include 08, busy all week: 1 core × 1.15 = 1150m, ahead of the load
+// (the recent P75 is still 0.2 core).
+TEST_F(AdaptiveStrategyTest, RisesBeforeTheBusyHour) {
   const Recommendation r = at(7 * 60);
   ASSERT_TRUE(r.enoughData) << r.reason;
   expectClose(cpuRequest(r), 1150);
-  EXPECT_TRUE(explains(r, "cpu: p95 of hours 07-09 UTC"));
-  EXPECT_FALSE(explains(r, "raised to 50%"));
+  EXPECT_TRUE(explains(r, "cpu: raised to the p95 of hours 07-09 UTC"));
 }
 
-// At 23:00 the coming hours wrap around midnight (23, 00, 01, read modulo 24), all quiet: the
-// 0.2-core level floored at 500m, × 1.15.
+// At 23:00 the coming hours wrap around midnight (23, 00, 01, read modulo 24): a busy hour at
+// 00:00 raises the request to 1150m; at 03:00 it is behind, and the request is 230m.
 TEST_F(AdaptiveStrategyTest, HoursWrapAroundMidnight) {
-  const Recommendation r = at(23 * 60);
+  const Recommendation r = at(23 * 60, {}, midnightCpu);
   ASSERT_TRUE(r.enoughData) << r.reason;
-  expectClose(cpuRequest(r), 575);
-  EXPECT_TRUE(explains(r, "cpu: p95 of hours 23-01 UTC"));
+  expectClose(cpuRequest(r), 1150);
+  EXPECT_TRUE(explains(r, "cpu: raised to the p95 of hours 23-01 UTC"));
+  stats::ContainerStats fresh(config_);
+  feed(fresh, minuteSamples(7 * kDay + 3 * 60 + 1, midnightCpu, flatMemory));
+  const Recommendation later = makeAdaptiveStrategy()->recommend(
+      {.stats = fresh, .now = minute(7 * kDay + 3 * 60), .current = {}, .policy = policy_});
+  expectClose(cpuRequest(later), 230);
 }
 
 // The last 10 minutes at 2 cores: the recent P75 (2 cores) is above the week's values, so the
 // request follows the present: 2 × 1.15 = 2300m. Without hour-of-day percentiles in the stats
-// the window's p95 is the base.
+// the window's p95 (0.2 core) is the base.
 TEST_F(AdaptiveStrategyTest, RecentLoadRaisesTheRequest) {
   config_.cpu.hourOfDayQuantile = 0.5;  // not the policy's p95
   const std::int64_t last = 7 * kDay + 3 * 60;
@@ -101,11 +104,23 @@ TEST_F(AdaptiveStrategyTest, OomKillRaisesMemoryToTheBump) {
   EXPECT_TRUE(explains(r, "memory: raised to the OOM bump max(m + 100Mi, 1.2 m)"));
 }
 
-// Decreases are capped at maxChangePercent (CPU default 50%): 2000m → target 575m gives 1000m.
-TEST_F(AdaptiveStrategyTest, DecreasesAreCapped) {
-  const Recommendation r = at(3 * 60, {.cpuRequest = 2000_m});
+// With 7 days of data a decrease goes to the target in one step: 4000m → 230m.
+TEST_F(AdaptiveStrategyTest, DecreasesAreNotCappedOnceADayOfDataIsIn) {
+  const Recommendation r = at(3 * 60, {.cpuRequest = 4000_m});
   ASSERT_TRUE(r.enoughData) << r.reason;
-  EXPECT_EQ(cpuRequest(r), 1000);
+  expectClose(cpuRequest(r), 230);
+  EXPECT_FALSE(explains(r, "capped"));
+}
+
+// During the first day of data a decrease is capped at maxChangePercent (CPU default 50%). At
+// 12:00 on day 0 the busy hour is 60 of 721 samples (8.3%), so the p95 is 1 core: target 1150m;
+// 4000m → 2000m (−71% capped at −50%).
+TEST_F(AdaptiveStrategyTest, DecreasesAreCappedDuringTheFirstDay) {
+  feed(stats_, minuteSamples(721, diurnalCpu, flatMemory));
+  const Recommendation r = makeAdaptiveStrategy()->recommend(
+      {.stats = stats_, .now = minute(720), .current = {.cpuRequest = 4000_m}, .policy = policy_});
+  ASSERT_TRUE(r.enoughData) << r.reason;
+  EXPECT_EQ(cpuRequest(r), 2000);
   EXPECT_TRUE(explains(r, "capped at ±50%"));
 }
 
