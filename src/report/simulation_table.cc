@@ -32,7 +32,7 @@ std::string countWithReasons(std::int64_t n, const char* what,
   return fmt::format("{} {}{}", n, what, detail.empty() ? "" : " (" + detail + ")");
 }
 
-std::string summary(const SimulationRun& s) {
+std::string summary(const SimulationRun& s, const SimulationRun* base) {
   std::string out =
       fmt::format("{}{}{} (mode {}): {} simulated, {} pods, {} containers, {} workload{}\n",
                   s.strategy, s.hpaGuard.empty() ? "" : ", HPA guard " + s.hpaGuard,
@@ -65,6 +65,7 @@ std::string summary(const SimulationRun& s) {
                                                                s.nodes.added, s.nodes.removed)
                                                  : std::string(", fixed count"))},
   };
+  for (Row& line : riskLines(s, base)) rows.push_back(std::move(line));
   if (s.scaling) {
     for (Row& line : scalingLines(*s.scaling)) rows.push_back(std::move(line));
   }
@@ -92,7 +93,7 @@ std::string renderSimulationTable(const SimulationReport& r) {
                                 secondsText(std::chrono::duration<double>(r.duration).count()),
                                 r.runs.size(), r.runs.size() == 1 ? "" : "s");
   if (r.runs.empty()) return out + "\nNo runs.\n";
-  for (const SimulationRun& run : r.runs) out += "\n" + summary(run);
+  for (const SimulationRun& run : r.runs) out += "\n" + summary(run, baselineRun(r));
   if (r.runs.size() > 1) out += "\nCOMPARISON\n" + comparison(r);
   return out;
 }
