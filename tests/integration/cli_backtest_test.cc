@@ -48,7 +48,8 @@ TEST(CliBacktestTest, HpaGuardCompareReportsBothRunsSideBySide) {
       (testing::sourceDir() / "examples/scenarios/upstream-outage.yaml").string();
   CommandRun run = runAttune("simulate " + scenario + " --hpa-guard compare -q");
   ASSERT_EQ(run.exitCode, 0) << run.out << run.err;
-  EXPECT_NE(run.out.find("attune (guard off)  attune (guard on)"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("adaptive (guard off)  adaptive (guard on)"), std::string::npos)
+      << run.out;
   EXPECT_NE(run.out.find("HPA shop/api replicas min"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("time to recover shop/Deployment/api after 1h-1h20m"), std::string::npos)
       << run.out;
@@ -65,10 +66,10 @@ TEST(CliBacktestTest, NodeOptimisationCompareReportsBothRunsSideBySide) {
   const std::string scenario = (testing::sourceDir() / "examples/scenarios/demo.yaml").string();
   CommandRun run = runAttune("backtest " + scenario + " --days 0.1 --node-optimisation compare -q");
   ASSERT_EQ(run.exitCode, 0) << run.out << run.err;
-  EXPECT_NE(run.out.find("attune (node opt off)  attune (node opt on)"), std::string::npos)
+  EXPECT_NE(run.out.find("adaptive (node opt off)  adaptive (node opt on)"), std::string::npos)
       << run.out;
   EXPECT_NE(run.out.find("evictions by the node optimiser"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("attune, node optimisation on (mode"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("adaptive, node optimisation on (mode"), std::string::npos) << run.out;
   CommandRun bad = runAttune("backtest " + scenario + " --node-optimisation sometimes");
   EXPECT_NE(bad.exitCode, 0);
 }
