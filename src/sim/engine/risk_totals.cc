@@ -23,8 +23,8 @@ std::optional<RiskSample> sampleOf(const PodRuntime& pod, const ContainerRuntime
 
 void RiskTotals::add(const RiskSample& s) {
   ++samples;
+  if (s.cpuDemandCores > s.cpuRequestCores) ++cpuAboveRequestSamples;
   if (s.cpuUsageCores > s.cpuRequestCores) {
-    ++cpuAboveRequestSamples;
     cpuAboveRequestCoreSeconds += (s.cpuUsageCores - s.cpuRequestCores) * s.seconds;
   }
   cpuShortCoreSeconds += std::max(0.0, s.cpuDemandCores - s.cpuUsageCores) * s.seconds;

@@ -31,7 +31,10 @@ std::optional<RiskSample> sampleOf(const PodRuntime& pod, const ContainerRuntime
 
 struct RiskTotals {
   std::int64_t samples = 0;
-  // Samples whose CPU usage was above the CPU request (strictly; any usage with no request).
+  // Samples whose CPU usage as the workload asked for it (its demand: the trace's or model's
+  // usage, before CFS quota and node contention) was above the CPU request (strictly; any
+  // demand with no request). Not the CPU received: a container starved by its neighbours gets
+  // less than it asks for, and counting what it got would make starvation look safe.
   std::int64_t cpuAboveRequestSamples = 0;
   // Σ (demand − usage) × seconds over the samples: CPU demanded and not received, i.e. CFS
   // throttling at the limit plus node contention.

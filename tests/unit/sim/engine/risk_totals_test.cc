@@ -28,11 +28,14 @@ TEST(RiskTotalsTest, CpuFiguresPerSample) {
   t.add({.seconds = 30, .cpuRequestCores = 0, .cpuDemandCores = 0.1, .cpuUsageCores = 0.1});
   // Well under its request, throttled: 0.3 short.
   t.add({.seconds = 60, .cpuRequestCores = 2, .cpuDemandCores = 1.5, .cpuUsageCores = 1.2});
-  EXPECT_EQ(t.samples, 4);
-  EXPECT_EQ(t.cpuAboveRequestSamples, 2);
-  EXPECT_DOUBLE_EQ(t.sharePct(t.cpuAboveRequestSamples), 50.0);
-  // 0.2 × 60 + 0 + 0 + 0.3 × 60 = 30 core-s.
-  EXPECT_NEAR(t.cpuShortCoreSeconds, 30.0, 1e-9);
+  // Asks for 0.8 of a 0.5 request but its neighbours leave it 0.4: above request (the demand
+  // is), 0.4 short, and nothing taken beyond the request.
+  t.add({.seconds = 60, .cpuRequestCores = 0.5, .cpuDemandCores = 0.8, .cpuUsageCores = 0.4});
+  EXPECT_EQ(t.samples, 5);
+  EXPECT_EQ(t.cpuAboveRequestSamples, 3);
+  EXPECT_DOUBLE_EQ(t.sharePct(t.cpuAboveRequestSamples), 60.0);
+  // 0.2 × 60 + 0 + 0 + 0.3 × 60 + 0.4 × 60 = 54 core-s.
+  EXPECT_NEAR(t.cpuShortCoreSeconds, 54.0, 1e-9);
   // (0.8 − 0.5) × 60 + 0.1 × 30 = 18 + 3 = 21 core-s.
   EXPECT_NEAR(t.cpuAboveRequestCoreSeconds, 21.0, 1e-9);
 }
