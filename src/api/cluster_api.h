@@ -16,6 +16,8 @@
 // - Implementations are not required to be thread-safe; callers serialise access.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -57,6 +59,28 @@ template <typename T>
 struct WatchBatch {
   std::vector<WatchEvent<T>> events;
   std::string resourceVersion;
+};
+
+// Pods read where a cache keeps them (kube::PodInformer behind kube::CachedClusterApi), instead
+// of a LIST that copies every pod: a reader asks for the pods it needs, by owner or by name,
+// and only those are unpacked. Pointers stay valid, and the objects unchanged, until the cache
+// is next refreshed (CachedClusterApi::sync); a write made meanwhile is visible to later calls
+// only. Not thread-safe.
+class PodView {
+ public:
+  virtual ~PodView() = default;
+  // The pod, or nullptr.
+  virtual const Pod* pod(std::string_view ns, std::string_view name) const = 0;
+  // The pods whose controller ownerReference is `kind`/`name` in namespace `ns`, in name order.
+  virtual std::vector<const Pod*> podsOwnedBy(std::string_view ns, std::string_view kind,
+                                              std::string_view name) const = 0;
+  // Calls fn(pod) for each pod `options` selects, in (namespace, name) order: the pods and the
+  // order of listPods(options). The reference is valid during the call only (one object reused
+  // for every pod: nothing is kept).
+  virtual void forEachPod(const ListOptions& options,
+                          const std::function<void(const Pod&)>& fn) const = 0;
+  // The resourceVersion the cache stands at: a pod watch from it misses nothing.
+  virtual const std::string& resourceVersion() const = 0;
 };
 
 class ClusterApi {
@@ -120,6 +144,30 @@ class ClusterApi {
   // Fails with kInvalidArgument (field "resourceVersion") on a malformed resourceVersion.
   virtual Result<WatchBatch<Pod>> watchPods(const ListOptions& options,
                                             std::string_view resourceVersion) = 0;
+
+  // One page of the pod LIST `options` selects, for a reader that consumes a large list piece
+  // by piece instead of holding it whole: at most `limit` pods (0: no limit) after
+  // `continueToken` ("" = the first page), in (namespace, name) order. The page's continueToken
+  // is empty on the last page; every page carries the resourceVersion of the first one. A token
+  // the server no longer honours fails with kConflict (field "resourceVersion", the API server's
+  // 410 Gone): the reader starts again from the first page. The default serves the whole list
+  // as its only page.
+  virtual Result<List<Pod>> listPodsPage(const ListOptions& options, std::size_t limit,
+                                         std::string_view continueToken) {
+    (void)limit;
+    if (!continueToken.empty()) {
+      return fail(ErrorCode::kInvalidArgument, "this ClusterApi does not page lists", "continue");
+    }
+    return listPods(options);
+  }
+
+  // The pods of namespace `ns` ("" = all) to read in place, or nullptr when this api keeps no
+  // cache that covers them (read them with listPods then). Valid until the cache is next
+  // refreshed. The default has none.
+  virtual const PodView* podView(std::string_view ns) {
+    (void)ns;
+    return nullptr;
+  }
 
   // --- Writes.
   // JSON merge patch of metadata.annotations (`changes`: set, or nullopt to delete). When

@@ -48,6 +48,12 @@ Result<List<Pod>> ForwardingClusterApi::listPods(const ListOptions& options) {
   return forward(readCall("listPods"), [&] { return inner_.listPods(options); });
 }
 
+Result<List<Pod>> ForwardingClusterApi::listPodsPage(const ListOptions& options, std::size_t limit,
+                                                     std::string_view continueToken) {
+  return forward(readCall("listPodsPage"),
+                 [&] { return inner_.listPodsPage(options, limit, continueToken); });
+}
+
 Result<Node> ForwardingClusterApi::getNode(std::string_view name) {
   return forward(readCall("getNode", {}, name), [&] { return inner_.getNode(name); });
 }

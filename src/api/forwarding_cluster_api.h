@@ -77,6 +77,10 @@ class ForwardingClusterApi : public ClusterApi {
 
   Result<WatchBatch<Pod>> watchPods(const ListOptions& options,
                                     std::string_view resourceVersion) override;
+  Result<List<Pod>> listPodsPage(const ListOptions& options, std::size_t limit,
+                                 std::string_view continueToken) override;
+  // inner()'s view, without the hooks: reads through a view do not fail.
+  const PodView* podView(std::string_view ns) override { return inner_.podView(ns); }
 
   Result<ObjectMeta> patchPodAnnotations(std::string_view ns, std::string_view name,
                                          const AnnotationChanges& changes,

@@ -214,6 +214,10 @@ Result<api::WatchBatch<api::Pod>> CachedClusterApi::watchPods(const api::ListOpt
   return pods_.recentEvents(options, resourceVersion);
 }
 
+const api::PodView* CachedClusterApi::podView(std::string_view ns) {
+  return covers(pods_.synced(), ns) ? &pods_ : nullptr;
+}
+
 // --- Writes
 
 Result<api::ObjectMeta> CachedClusterApi::patchPodAnnotations(std::string_view ns,

@@ -11,6 +11,8 @@
 //   (pods: where the watch stands); get* answer kNotFound (`<resource> "<name>" not found`) when
 //   the object is not cached. A read is passed to the inner api instead while its informer has
 //   never synced, and when it asks for a namespace outside options().namespace_.
+// - podView hands out the pod informer itself (api::PodView: pods by owner and by name, read in
+//   place) once it has synced, for namespaces it covers.
 // - watchPods follows the pod informer's log of recent changes (PodInformer::recentEvents): the
 //   informer holds the only watch on the inner api, and a reader sees what sync() brought in.
 //   Passed through while the pod informer has never synced or for a namespace it does not cover.
@@ -85,6 +87,9 @@ class CachedClusterApi final : public api::ForwardingClusterApi {
   Result<api::List<api::AttunePolicy>> listAttunePolicies(const api::ListOptions& options) override;
   Result<api::WatchBatch<api::Pod>> watchPods(const api::ListOptions& options,
                                               std::string_view resourceVersion) override;
+  // The pod informer, once it has synced and when it covers `ns`: the controller reads the
+  // pods of its targets there instead of listing copies of every pod.
+  const api::PodView* podView(std::string_view ns) override;
 
   Result<api::ObjectMeta> patchPodAnnotations(std::string_view ns, std::string_view name,
                                               const api::AnnotationChanges& changes,

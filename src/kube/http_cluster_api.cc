@@ -101,6 +101,23 @@ Result<api::List<T>> HttpClusterApi::listAll(const Resource& resource,
   return all;
 }
 
+Result<api::List<api::Pod>> HttpClusterApi::listPodsPage(const api::ListOptions& options,
+                                                         std::size_t limit,
+                                                         std::string_view continueToken) {
+  auto selector = selectorQuery(options.labelSelector);
+  if (!selector) return std::unexpected(selector.error());
+  const std::string target = collectionPath(kPods, options.namespace_) +
+                             query({{"limit", limit == 0 ? std::string() : std::to_string(limit)},
+                                    {"labelSelector", *selector},
+                                    {"continue", std::string(continueToken)}});
+  auto body = rest_.call(Method::kGet, target);
+  if (!body) return std::unexpected(body.error());
+  auto page = api::decodeList<api::Pod>(*body);
+  if (!page) return std::unexpected(responseError(page.error(), "GET " + target));
+  sortByNamespaceAndName(page->items);
+  return page;
+}
+
 #define ATTUNE_KUBE_GET(Type, Name, resource, decoder)                                      \
   Result<api::Type> HttpClusterApi::get##Name(std::string_view ns, std::string_view name) { \
     return getOne<api::Type>(objectPath(resource, ns, name), api::decoder);                 \

@@ -95,6 +95,9 @@ class HttpClusterApi final : public api::ClusterApi {
 
   Result<api::WatchBatch<api::Pod>> watchPods(const api::ListOptions& options,
                                               std::string_view resourceVersion) override;
+  // One GET of the collection with limit (0: the server's default, none) and continue.
+  Result<api::List<api::Pod>> listPodsPage(const api::ListOptions& options, std::size_t limit,
+                                           std::string_view continueToken) override;
 
   // PATCH application/merge-patch+json {"metadata":{"annotations":{...},"resourceVersion":rv}}
   // (resourceVersion only when given: the API server then answers 409 when it is stale).

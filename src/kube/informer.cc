@@ -96,24 +96,68 @@ Result<api::WatchBatch<api::Pod>> PodInformer::recentEvents(
 }
 
 Result<void> PodInformer::relist() {
-  auto list = api_.listPods(options_.list);
-  if (!list) {
-    stats_.lastError = list.error();
-    return std::unexpected(list.error());
+  std::string resourceVersion;
+  if (options_.pageSize == 0) {
+    auto list = api_.listPods(options_.list);
+    if (!list) {
+      stats_.lastError = list.error();
+      return std::unexpected(list.error());
+    }
+    pods_.clear();
+    owners_.clear();
+    // The decoded list is freed only after every pod is packed: the packed pods then sit
+    // together above it in the heap, and the list's memory goes back whole instead of staying
+    // pinned by small packed pods scattered through it.
+    for (const api::Pod& pod : list->items) store(pod);
+    resourceVersion = std::move(list->resourceVersion);
+  } else {
+    // The cache as it was stays aside until the new list is complete, so that a failed LIST
+    // leaves it unchanged.
+    PodMap previousPods;
+    OwnerMap previousOwners;
+    previousPods.swap(pods_);
+    previousOwners.swap(owners_);
+    for (int attempt = 0;; ++attempt) {
+      auto listed = listPages();
+      if (listed) {
+        resourceVersion = std::move(*listed);
+        break;
+      }
+      stats_.lastError = listed.error();
+      const bool gone =
+          listed.error().code == ErrorCode::kConflict && listed.error().field == "resourceVersion";
+      if (!gone || attempt + 1 >= kListRestarts) {
+        pods_.swap(previousPods);
+        owners_.swap(previousOwners);
+        return std::unexpected(listed.error());
+      }
+      ++stats_.listRestarts;
+    }
   }
-  pods_.clear();
-  owners_.clear();
   pendingWrites_.clear();
-  // The decoded list is freed only after every pod is packed: the packed pods then sit together
-  // above it in the heap, and the list's memory goes back whole instead of staying pinned by
-  // small packed pods scattered through it.
-  for (const api::Pod& pod : list->items) store(pod);
-  resourceVersion_ = std::move(list->resourceVersion);
+  resourceVersion_ = std::move(resourceVersion);
   recent_.clear();
   logMark();
   schedule_.listed();
   ++stats_.relists;
   return {};
+}
+
+Result<std::string> PodInformer::listPages() {
+  pods_.clear();
+  owners_.clear();
+  std::string resourceVersion;
+  std::string continueToken;
+  bool first = true;
+  do {
+    auto page = api_.listPodsPage(options_.list, options_.pageSize, continueToken);
+    if (!page) return std::unexpected(page.error());
+    if (first) resourceVersion = std::move(page->resourceVersion);
+    first = false;
+    for (const api::Pod& pod : page->items) store(pod);
+    continueToken = std::move(page->continueToken);
+  } while (!continueToken.empty());
+  return resourceVersion;
 }
 
 void PodInformer::apply(const api::WatchEvent<api::Pod>& event) {
@@ -220,9 +264,24 @@ void PodInformer::forEach(std::string_view ns,
 
 std::vector<api::Pod> PodInformer::list(const api::ListOptions& options) const {
   std::vector<api::Pod> out;
+  forEachPod(options, [&](const api::Pod& pod) { out.push_back(pod); });
+  return out;
+}
+
+void PodInformer::forEachPod(const api::ListOptions& options,
+                             const std::function<void(const api::Pod&)>& fn) const {
   forEach(options.namespace_, [&](const api::Pod& pod) {
-    if (api::selectorMatches(options.labelSelector, pod.metadata.labels)) out.push_back(pod);
+    if (api::selectorMatches(options.labelSelector, pod.metadata.labels)) fn(pod);
   });
+}
+
+std::vector<const api::Pod*> PodInformer::podsOwnedBy(std::string_view ns, std::string_view kind,
+                                                      std::string_view name) const {
+  auto it = owners_.find(OwnerKey{std::string(ns), std::string(kind), std::string(name)});
+  if (it == owners_.end()) return {};
+  std::vector<const api::Pod*> out;
+  out.reserve(it->second.size());
+  for (const ObjectKey* key : it->second) out.push_back(get(*key));
   return out;
 }
 

@@ -1,7 +1,9 @@
 // Informer caches: local copies of the objects the controller reads, kept current from an
 // api::ClusterApi so that a reconcile pass reads memory instead of the API server.
 //
-// - PodInformer LISTs once, then follows the pod watch (ClusterApi::watchPods): each sync()
+// - PodInformer LISTs once (page by page, each page packed before the next is read; a 410 Gone
+//   on a later page, an expired continue token, starts the LIST again from its first page, up
+//   to kListRestarts times), then follows the pod watch (ClusterApi::watchPods): each sync()
 //   applies the ADDED / MODIFIED / DELETED events that arrived since the last one, in order.
 //   A watch whose resourceVersion has expired (410 Gone: kConflict, field "resourceVersion")
 //   or that fails in any other way except kUnavailable is replaced by a full relist. kUnavailable
@@ -92,6 +94,10 @@ struct InformerOptions {
   // A full relist once this much time (on the informer's Clock) has passed since the last one;
   // zero relists on every sync().
   Duration resyncPeriod = Duration::zero();
+  // PodInformer: the pods of each LIST page (ClusterApi::listPodsPage), packed into the cache
+  // before the next page is read, so that a LIST never lies decoded whole in memory. Zero: one
+  // unpaged LIST (ClusterApi::listPods).
+  std::size_t pageSize = 500;
 };
 
 // What an informer has done; for metrics and tests.
@@ -100,6 +106,7 @@ struct InformerStats {
   std::uint64_t expired = 0;       // watch errors that forced a relist (410 Gone and others)
   std::uint64_t reconnects = 0;    // watch calls that failed with kUnavailable
   std::uint64_t events = 0;        // watch events applied
+  std::uint64_t listRestarts = 0;  // paged LISTs started again after a 410 Gone mid-way
   std::optional<Error> lastError;  // the last failed LIST or watch call, if any
 };
 
@@ -119,8 +126,10 @@ class ResyncSchedule {
   std::optional<Time> last_;
 };
 
-// Pods, listed then watched. `api` and `clock` must outlive the informer.
-class PodInformer {
+// Pods, listed then watched. `api` and `clock` must outlive the informer. Its api::PodView
+// (pod, podsOwnedBy, forEachPod) reads the cache in place: the controller's pass takes the
+// pods of its targets from it instead of a copy of every pod.
+class PodInformer final : public api::PodView {
  public:
   PodInformer(api::ClusterApi& api, Clock& clock, InformerOptions options = defaultOptions());
 
@@ -136,7 +145,7 @@ class PodInformer {
   // True once a LIST has succeeded.
   bool synced() const { return schedule_.synced(); }
   // The resourceVersion the next watch resumes from.
-  const std::string& resourceVersion() const { return resourceVersion_; }
+  const std::string& resourceVersion() const override { return resourceVersion_; }
   std::size_t size() const { return pods_.size(); }
 
   // The most recent pod changes the cache applied, for a reader that follows the cache instead
@@ -146,6 +155,9 @@ class PodInformer {
   // relist; a resourceVersion it no longer covers fails with kConflict (field
   // "resourceVersion"), as a 410 Gone would.
   static constexpr std::size_t kRecentEvents = 2048;
+  // How many times one relist starts again after a 410 Gone before it gives up (the error is
+  // then sync()'s, and the next sync() tries again).
+  static constexpr int kListRestarts = 5;
   Result<api::WatchBatch<api::Pod>> recentEvents(const api::ListOptions& options,
                                                  std::string_view resourceVersion) const;
   const InformerStats& stats() const { return stats_; }
@@ -156,6 +168,16 @@ class PodInformer {
   // is visible to later calls only).
   const api::Pod* get(std::string_view ns, std::string_view name) const;
   const api::Pod* get(const ObjectKey& key) const { return get(key.namespace_, key.name); }
+
+  // api::PodView. pod() is get(); podsOwnedBy() the pods of keysOwnedBy() through get();
+  // forEachPod() the pods list(options) would copy, in its order, unpacked one at a time.
+  const api::Pod* pod(std::string_view ns, std::string_view name) const override {
+    return get(ns, name);
+  }
+  std::vector<const api::Pod*> podsOwnedBy(std::string_view ns, std::string_view kind,
+                                           std::string_view name) const override;
+  void forEachPod(const api::ListOptions& options,
+                  const std::function<void(const api::Pod&)>& fn) const override;
 
   // Calls fn(pod) for every cached pod in namespace `ns` ("" = all), in (namespace, name)
   // order. The reference is valid during the call only. Unpacks each pod into one reused
@@ -190,6 +212,9 @@ class PodInformer {
   using OwnerMap = std::map<OwnerKey, std::vector<const ObjectKey*>>;
 
   Result<void> relist();
+  // One attempt at a paged LIST into pods_ / owners_ (emptied first); the resourceVersion of
+  // the list, or the error of the failed page.
+  Result<std::string> listPages();
   void apply(const api::WatchEvent<api::Pod>& event);
   void store(const api::Pod& pod);
   void erase(std::string_view ns, std::string_view name);

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "api/k8s/decode.h"
@@ -194,6 +195,97 @@ TEST_F(InformerTest, FailedRelistKeepsTheCacheAndReturnsTheError) {
   ASSERT_TRUE(informer.sync());
   EXPECT_EQ(informer.size(), 2u);
   EXPECT_EQ(informer.stats().relists, 2u);
+}
+
+// Every cached pod, whole, in the informer's (namespace, name) order.
+std::vector<api::Pod> cachedPods(const PodInformer& informer) {
+  std::vector<api::Pod> out;
+  informer.forEachPod({}, [&](const api::Pod& pod) { out.push_back(pod); });
+  return out;
+}
+
+TEST_F(InformerTest, PagedListFillsTheCacheAsAnUnpagedListDoes) {
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_TRUE(state_.createPod(makePod("team-c", "batch-" + std::to_string(i), "batch-rs")));
+  }
+  InformerOptions paged = options();
+  paged.pageSize = 3;
+  PodInformer informer(api_, clock_, paged);
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(api_.pageCalls, 5);  // 13 pods, 3 a page
+  EXPECT_EQ(informer.stats().listRestarts, 0u);
+
+  InformerOptions whole = options();
+  whole.pageSize = 0;
+  PodInformer unpaged(api_, clock_, whole);
+  ASSERT_TRUE(unpaged.sync());
+  EXPECT_EQ(cachedPods(informer), cachedPods(unpaged));
+  EXPECT_EQ(cachedPods(informer), cluster_.listPods({})->items);
+  EXPECT_EQ(informer.resourceVersion(), unpaged.resourceVersion());
+}
+
+TEST_F(InformerTest, PagedListRestartsAfterA410MidWay) {
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_TRUE(state_.createPod(makePod("team-c", "batch-" + std::to_string(i), "batch-rs")));
+  }
+  InformerOptions paged = options();
+  paged.pageSize = 4;
+  PodInformer informer(api_, clock_, paged);
+  // After the first page the cluster changes (a pod added, one deleted, one annotated) and the
+  // continue token expires: the list starts again and sees the cluster as it now is.
+  bool changed = false;
+  api_.afterPage = [&] {
+    if (std::exchange(changed, true)) return;
+    ASSERT_TRUE(state_.createPod(makePod("team-a", "web-0", "web-rs")));
+    ASSERT_TRUE(state_.deletePod("team-c", "batch-7"));
+    ASSERT_TRUE(cluster_.patchPodAnnotations("team-a", "web-2", annotate("note", "late"), ""));
+    api_.goneOnContinue = true;
+  };
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(informer.stats().listRestarts, 1u);
+  EXPECT_EQ(informer.stats().relists, 1u);
+  EXPECT_EQ(api_.listPodsCalls, 2);  // two first pages
+  EXPECT_EQ(api_.pageCalls, 2 + 4);  // the first page and the 410, then 13 pods 4 a page
+
+  InformerOptions whole = options();
+  whole.pageSize = 0;
+  PodInformer unpaged(api_, clock_, whole);
+  ASSERT_TRUE(unpaged.sync());
+  EXPECT_EQ(cachedPods(informer), cachedPods(unpaged));
+  EXPECT_EQ(cachedPods(informer), cluster_.listPods({})->items);
+  EXPECT_EQ(informer.resourceVersion(), cluster_.listPods({})->resourceVersion);
+  EXPECT_EQ(annotation(informer, "team-a", "web-2", "note"), "late");
+  EXPECT_EQ(informer.get("team-c", "batch-7"), nullptr);
+  // The indexes hold only what the last attempt listed.
+  EXPECT_EQ(informer.keysOwnedBy("team-c", "ReplicaSet", "batch-rs").size(), 9u);
+  EXPECT_EQ(informer.keysInNamespace("team-a").size(), 3u);
+
+  // The watch goes on from the restarted list's resourceVersion.
+  ASSERT_TRUE(state_.deletePod("team-a", "web-0"));
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(informer.get("team-a", "web-0"), nullptr);
+  EXPECT_EQ(api_.listPodsCalls, 3);  // no relist since the unpaged informer's LIST
+}
+
+TEST_F(InformerTest, PagedListGivesUpAfterRepeated410sAndKeepsTheCache) {
+  InformerOptions paged = options(std::chrono::minutes(1));
+  paged.pageSize = 1;
+  PodInformer informer(api_, clock_, paged);
+  ASSERT_TRUE(informer.sync());
+  const std::vector<api::Pod> before = cachedPods(informer);
+  ASSERT_TRUE(state_.deletePod("team-a", "web-1"));
+  clock_.advance(std::chrono::minutes(1));
+  api_.afterPage = [&] { api_.goneOnContinue = true; };  // every continue token expires
+  auto result = informer.sync();
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().code, ErrorCode::kConflict);
+  EXPECT_EQ(informer.stats().listRestarts,
+            static_cast<std::uint64_t>(PodInformer::kListRestarts - 1));
+  EXPECT_EQ(cachedPods(informer), before);  // the cache as it was, indexes included
+  EXPECT_EQ(informer.keysOwnedBy("team-a", "ReplicaSet", "web-rs").size(), 2u);
+  api_.afterPage = nullptr;
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(informer.size(), 2u);
 }
 
 TEST_F(InformerTest, IndexesFollowUpdates) {
