@@ -61,6 +61,10 @@ struct WatchBatch {
   std::string resourceVersion;
 };
 
+// The kind a generic watch call is for: api.watch(Watched<Deployment>{}, options, rv).
+template <typename T>
+struct Watched {};
+
 // Pods read where a cache keeps them (kube::PodInformer behind kube::CachedClusterApi), instead
 // of a LIST that copies every pod: a reader asks for the pods it needs, by owner or by name,
 // and only those are unpacked. Pointers stay valid, and the objects unchanged, until the cache
@@ -144,6 +148,73 @@ class ClusterApi {
   // Fails with kInvalidArgument (field "resourceVersion") on a malformed resourceVersion.
   virtual Result<WatchBatch<Pod>> watchPods(const ListOptions& options,
                                             std::string_view resourceVersion) = 0;
+
+  // The generic watch: the changes of one kind other than pods, with the contract of
+  // watchPods (events strictly after `resourceVersion`, filtered by `options`, oldest first; the
+  // batch's resourceVersion is where the next call resumes; 410 Gone is kConflict with field
+  // "resourceVersion"). One overload per kind the controller reads. An implementation that
+  // cannot watch a kind fails with kUnsupported (the default): its reader relists instead.
+  virtual Result<WatchBatch<Node>> watch(Watched<Node>, const ListOptions& options,
+                                         std::string_view resourceVersion) {
+    return unwatched<Node>(options, resourceVersion);
+  }
+  virtual Result<WatchBatch<Deployment>> watch(Watched<Deployment>, const ListOptions& options,
+                                               std::string_view resourceVersion) {
+    return unwatched<Deployment>(options, resourceVersion);
+  }
+  virtual Result<WatchBatch<StatefulSet>> watch(Watched<StatefulSet>, const ListOptions& options,
+                                                std::string_view resourceVersion) {
+    return unwatched<StatefulSet>(options, resourceVersion);
+  }
+  virtual Result<WatchBatch<DaemonSet>> watch(Watched<DaemonSet>, const ListOptions& options,
+                                              std::string_view resourceVersion) {
+    return unwatched<DaemonSet>(options, resourceVersion);
+  }
+  virtual Result<WatchBatch<ReplicaSet>> watch(Watched<ReplicaSet>, const ListOptions& options,
+                                               std::string_view resourceVersion) {
+    return unwatched<ReplicaSet>(options, resourceVersion);
+  }
+  virtual Result<WatchBatch<Job>> watch(Watched<Job>, const ListOptions& options,
+                                        std::string_view resourceVersion) {
+    return unwatched<Job>(options, resourceVersion);
+  }
+  virtual Result<WatchBatch<CronJob>> watch(Watched<CronJob>, const ListOptions& options,
+                                            std::string_view resourceVersion) {
+    return unwatched<CronJob>(options, resourceVersion);
+  }
+  virtual Result<WatchBatch<LimitRange>> watch(Watched<LimitRange>, const ListOptions& options,
+                                               std::string_view resourceVersion) {
+    return unwatched<LimitRange>(options, resourceVersion);
+  }
+  virtual Result<WatchBatch<ResourceQuota>> watch(Watched<ResourceQuota>,
+                                                  const ListOptions& options,
+                                                  std::string_view resourceVersion) {
+    return unwatched<ResourceQuota>(options, resourceVersion);
+  }
+  virtual Result<WatchBatch<HorizontalPodAutoscaler>> watch(Watched<HorizontalPodAutoscaler>,
+                                                            const ListOptions& options,
+                                                            std::string_view resourceVersion) {
+    return unwatched<HorizontalPodAutoscaler>(options, resourceVersion);
+  }
+  virtual Result<WatchBatch<PodDisruptionBudget>> watch(Watched<PodDisruptionBudget>,
+                                                        const ListOptions& options,
+                                                        std::string_view resourceVersion) {
+    return unwatched<PodDisruptionBudget>(options, resourceVersion);
+  }
+  virtual Result<WatchBatch<AttunePolicy>> watch(Watched<AttunePolicy>, const ListOptions& options,
+                                                 std::string_view resourceVersion) {
+    return unwatched<AttunePolicy>(options, resourceVersion);
+  }
+  virtual Result<WatchBatch<AttuneDefaults>> watch(Watched<AttuneDefaults>,
+                                                   const ListOptions& options,
+                                                   std::string_view resourceVersion) {
+    return unwatched<AttuneDefaults>(options, resourceVersion);
+  }
+  virtual Result<WatchBatch<AttuneNamespaceDefaults>> watch(Watched<AttuneNamespaceDefaults>,
+                                                            const ListOptions& options,
+                                                            std::string_view resourceVersion) {
+    return unwatched<AttuneNamespaceDefaults>(options, resourceVersion);
+  }
 
   // One page of the pod LIST `options` selects, for a reader that consumes a large list piece
   // by piece instead of holding it whole: at most `limit` pods (0: no limit) after
@@ -280,6 +351,13 @@ class ClusterApi {
   // A core/v1 Secret (its data decoded), for the credentials a policy names (a Prometheus
   // bearer token). kNotFound when absent; kForbidden when RBAC does not allow `get` on it.
   virtual Result<Secret> getSecret(std::string_view ns, std::string_view name) = 0;
+
+ protected:
+  // The default generic watch's answer.
+  template <typename T>
+  static Result<WatchBatch<T>> unwatched(const ListOptions&, std::string_view) {
+    return fail(ErrorCode::kUnsupported, "this ClusterApi cannot watch this kind");
+  }
 };
 using ClusterApiPtr = std::unique_ptr<ClusterApi>;
 

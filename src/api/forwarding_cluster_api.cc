@@ -192,6 +192,102 @@ Result<WatchBatch<Pod>> ForwardingClusterApi::watchPods(const ListOptions& optio
                  [&] { return inner_.watchPods(options, resourceVersion); });
 }
 
+Result<WatchBatch<Node>> ForwardingClusterApi::watch(Watched<Node> kind, const ListOptions& options,
+                                                     std::string_view resourceVersion) {
+  return forward({.method = "watch", .kind = ForwardedCall::Kind::kWatch},
+                 [&] { return inner_.watch(kind, options, resourceVersion); });
+}
+
+Result<WatchBatch<Deployment>> ForwardingClusterApi::watch(Watched<Deployment> kind,
+                                                           const ListOptions& options,
+                                                           std::string_view resourceVersion) {
+  return forward({.method = "watch", .kind = ForwardedCall::Kind::kWatch},
+                 [&] { return inner_.watch(kind, options, resourceVersion); });
+}
+
+Result<WatchBatch<StatefulSet>> ForwardingClusterApi::watch(Watched<StatefulSet> kind,
+                                                            const ListOptions& options,
+                                                            std::string_view resourceVersion) {
+  return forward({.method = "watch", .kind = ForwardedCall::Kind::kWatch},
+                 [&] { return inner_.watch(kind, options, resourceVersion); });
+}
+
+Result<WatchBatch<DaemonSet>> ForwardingClusterApi::watch(Watched<DaemonSet> kind,
+                                                          const ListOptions& options,
+                                                          std::string_view resourceVersion) {
+  return forward({.method = "watch", .kind = ForwardedCall::Kind::kWatch},
+                 [&] { return inner_.watch(kind, options, resourceVersion); });
+}
+
+Result<WatchBatch<ReplicaSet>> ForwardingClusterApi::watch(Watched<ReplicaSet> kind,
+                                                           const ListOptions& options,
+                                                           std::string_view resourceVersion) {
+  return forward({.method = "watch", .kind = ForwardedCall::Kind::kWatch},
+                 [&] { return inner_.watch(kind, options, resourceVersion); });
+}
+
+Result<WatchBatch<Job>> ForwardingClusterApi::watch(Watched<Job> kind, const ListOptions& options,
+                                                    std::string_view resourceVersion) {
+  return forward({.method = "watch", .kind = ForwardedCall::Kind::kWatch},
+                 [&] { return inner_.watch(kind, options, resourceVersion); });
+}
+
+Result<WatchBatch<CronJob>> ForwardingClusterApi::watch(Watched<CronJob> kind,
+                                                        const ListOptions& options,
+                                                        std::string_view resourceVersion) {
+  return forward({.method = "watch", .kind = ForwardedCall::Kind::kWatch},
+                 [&] { return inner_.watch(kind, options, resourceVersion); });
+}
+
+Result<WatchBatch<LimitRange>> ForwardingClusterApi::watch(Watched<LimitRange> kind,
+                                                           const ListOptions& options,
+                                                           std::string_view resourceVersion) {
+  return forward({.method = "watch", .kind = ForwardedCall::Kind::kWatch},
+                 [&] { return inner_.watch(kind, options, resourceVersion); });
+}
+
+Result<WatchBatch<ResourceQuota>> ForwardingClusterApi::watch(Watched<ResourceQuota> kind,
+                                                              const ListOptions& options,
+                                                              std::string_view resourceVersion) {
+  return forward({.method = "watch", .kind = ForwardedCall::Kind::kWatch},
+                 [&] { return inner_.watch(kind, options, resourceVersion); });
+}
+
+Result<WatchBatch<HorizontalPodAutoscaler>> ForwardingClusterApi::watch(
+    Watched<HorizontalPodAutoscaler> kind, const ListOptions& options,
+    std::string_view resourceVersion) {
+  return forward({.method = "watch", .kind = ForwardedCall::Kind::kWatch},
+                 [&] { return inner_.watch(kind, options, resourceVersion); });
+}
+
+Result<WatchBatch<PodDisruptionBudget>> ForwardingClusterApi::watch(
+    Watched<PodDisruptionBudget> kind, const ListOptions& options,
+    std::string_view resourceVersion) {
+  return forward({.method = "watch", .kind = ForwardedCall::Kind::kWatch},
+                 [&] { return inner_.watch(kind, options, resourceVersion); });
+}
+
+Result<WatchBatch<AttunePolicy>> ForwardingClusterApi::watch(Watched<AttunePolicy> kind,
+                                                             const ListOptions& options,
+                                                             std::string_view resourceVersion) {
+  return forward({.method = "watch", .kind = ForwardedCall::Kind::kWatch},
+                 [&] { return inner_.watch(kind, options, resourceVersion); });
+}
+
+Result<WatchBatch<AttuneDefaults>> ForwardingClusterApi::watch(Watched<AttuneDefaults> kind,
+                                                               const ListOptions& options,
+                                                               std::string_view resourceVersion) {
+  return forward({.method = "watch", .kind = ForwardedCall::Kind::kWatch},
+                 [&] { return inner_.watch(kind, options, resourceVersion); });
+}
+
+Result<WatchBatch<AttuneNamespaceDefaults>> ForwardingClusterApi::watch(
+    Watched<AttuneNamespaceDefaults> kind, const ListOptions& options,
+    std::string_view resourceVersion) {
+  return forward({.method = "watch", .kind = ForwardedCall::Kind::kWatch},
+                 [&] { return inner_.watch(kind, options, resourceVersion); });
+}
+
 // ---- Writes
 
 Result<ObjectMeta> ForwardingClusterApi::patchPodAnnotations(std::string_view ns,

@@ -18,7 +18,9 @@ bool byName(const ObjectKey* a, const ObjectKey* b) { return a->name < b->name; 
 
 }  // namespace
 
-bool ResyncSchedule::due() const { return !last_ || clock_.now() - *last_ >= period_; }
+bool ResyncSchedule::due(Duration period) const {
+  return !last_ || clock_.now() - *last_ >= period;
+}
 
 void ResyncSchedule::listed() { last_ = clock_.now(); }
 
@@ -346,7 +348,35 @@ ListedInformer<T>::ListedInformer(api::ClusterApi& api, ListFn list, Clock& cloc
 
 template <typename T>
 Result<void> ListedInformer<T>::sync() {
-  if (!schedule_.due()) return {};
+  if (schedule_.due(watched_ ? options_.resyncPeriod : options_.unwatchedResync)) {
+    return relist();
+  }
+  if (!watched_) return {};
+  api::ListOptions scope;
+  scope.namespace_ = options_.list.namespace_;
+  auto batch = api_.watch(api::Watched<T>{}, scope, resourceVersion_);
+  if (!batch) {
+    if (batch.error().code == ErrorCode::kUnsupported) {
+      watched_ = false;
+      return schedule_.due(options_.unwatchedResync) ? relist() : Result<void>{};
+    }
+    stats_.lastError = batch.error();
+    switch (batch.error().code) {
+      case ErrorCode::kUnavailable:
+        ++stats_.reconnects;
+        return {};
+      default:
+        ++stats_.expired;
+        return relist();
+    }
+  }
+  for (const api::WatchEvent<T>& event : batch->events) apply(event);
+  resourceVersion_ = std::move(batch->resourceVersion);
+  return {};
+}
+
+template <typename T>
+Result<void> ListedInformer<T>::relist() {
   auto list = (api_.*listFn_)(options_.list);
   if (!list) {
     stats_.lastError = list.error();
@@ -358,10 +388,43 @@ Result<void> ListedInformer<T>::sync() {
     objects.insert_or_assign(std::move(key), std::move(object));
   }
   objects_ = std::move(objects);
+  pendingWrites_.clear();
   resourceVersion_ = std::move(list->resourceVersion);
   schedule_.listed();
   ++stats_.relists;
   return {};
+}
+
+template <typename T>
+void ListedInformer<T>::apply(const api::WatchEvent<T>& event) {
+  const api::ObjectMeta& meta = event.object.metadata;
+  switch (event.type) {
+    case api::WatchEventType::kDeleted:
+      pendingWrites_.erase(ObjectKey{meta.namespace_, meta.name});
+      if (auto it = objects_.find(viewOf(meta)); it != objects_.end()) objects_.erase(it);
+      break;
+    case api::WatchEventType::kAdded:
+    case api::WatchEventType::kModified: {
+      if (auto p = pendingWrites_.find(viewOf(meta)); p != pendingWrites_.end()) {
+        // Events before the one of our own write are older than what the cache holds.
+        if (p->second != meta.resourceVersion) return;
+        pendingWrites_.erase(p);
+      }
+      objects_.insert_or_assign(ObjectKey{meta.namespace_, meta.name}, event.object);
+      break;
+    }
+    case api::WatchEventType::kBookmark:
+    case api::WatchEventType::kError:
+      return;
+  }
+  ++stats_.events;
+}
+
+template <typename T>
+void ListedInformer<T>::pending(const api::ObjectMeta& meta) {
+  if (watched_ && !meta.resourceVersion.empty()) {
+    pendingWrites_.insert_or_assign(ObjectKey{meta.namespace_, meta.name}, meta.resourceVersion);
+  }
 }
 
 template <typename T>
@@ -392,6 +455,9 @@ template <typename T>
 void ListedInformer<T>::recordWrite(T object) {
   const api::ObjectMeta& meta = object.metadata;
   if (!options_.list.namespace_.empty() && meta.namespace_ != options_.list.namespace_) return;
+  auto it = objects_.find(viewOf(meta));
+  if (it != objects_.end() && it->second.metadata.resourceVersion == meta.resourceVersion) return;
+  pending(meta);
   ObjectKey key{meta.namespace_, meta.name};
   objects_.insert_or_assign(std::move(key), std::move(object));
 }
@@ -399,7 +465,9 @@ void ListedInformer<T>::recordWrite(T object) {
 template <typename T>
 void ListedInformer<T>::recordWrite(const api::ObjectMeta& meta) {
   auto it = objects_.find(viewOf(meta));
-  if (it != objects_.end()) it->second.metadata = meta;
+  if (it == objects_.end() || it->second.metadata.resourceVersion == meta.resourceVersion) return;
+  pending(meta);
+  it->second.metadata = meta;
 }
 
 template class ListedInformer<api::Node>;
@@ -414,5 +482,7 @@ template class ListedInformer<api::ResourceQuota>;
 template class ListedInformer<api::HorizontalPodAutoscaler>;
 template class ListedInformer<api::PodDisruptionBudget>;
 template class ListedInformer<api::AttunePolicy>;
+template class ListedInformer<api::AttuneDefaults>;
+template class ListedInformer<api::AttuneNamespaceDefaults>;
 
 }  // namespace attune::kube

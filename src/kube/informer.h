@@ -94,6 +94,9 @@ struct InformerOptions {
   // A full relist once this much time (on the informer's Clock) has passed since the last one;
   // zero relists on every sync().
   Duration resyncPeriod = Duration::zero();
+  // ListedInformer: the relist period while ClusterApi cannot watch the kind (kUnsupported);
+  // zero relists on every sync(). While the kind is watched, resyncPeriod applies.
+  Duration unwatchedResync = Duration::zero();
   // PodInformer: the pods of each LIST page (ClusterApi::listPodsPage), packed into the cache
   // before the next page is read, so that a LIST never lies decoded whole in memory. Zero: one
   // unpaged LIST (ClusterApi::listPods).
@@ -115,7 +118,9 @@ class ResyncSchedule {
  public:
   ResyncSchedule(Clock& clock, Duration period) : clock_(clock), period_(period) {}
   // True before the first successful list and once `period` has passed since the last one.
-  bool due() const;
+  bool due() const { return due(period_); }
+  // The same with another period.
+  bool due(Duration period) const;
   // Records a successful list at clock.now().
   void listed();
   bool synced() const { return last_.has_value(); }
@@ -245,9 +250,12 @@ class PodInformer final : public api::PodView {
   void logMark();
 };
 
-// One kind that ClusterApi can only list, relisted by sync() when its resync period has passed.
-// `T` has an api::ObjectMeta `metadata`. Instantiated (in informer.cc) for every kind the
-// controller reads; the aliases below name them.
+// One kind other than pods, listed then followed through the generic watch
+// (ClusterApi::watch(api::Watched<T>, ...)) as PodInformer follows the pod watch: 410 Gone and
+// other failures relist, kUnavailable keeps the cache and reopens the watch at the next sync(),
+// a full relist every resyncPeriod. A ClusterApi that cannot watch the kind (kUnsupported) is
+// relisted every unwatchedResync instead. `T` has an api::ObjectMeta `metadata`. Instantiated
+// (in informer.cc) for every kind the controller reads.
 template <typename T>
 class ListedInformer {
  public:
@@ -256,10 +264,13 @@ class ListedInformer {
   // Lists with (api.*list)(options.list): only the namespace of options.list is used.
   ListedInformer(api::ClusterApi& api, ListFn list, Clock& clock, InformerOptions options = {});
 
-  // Relists when due; a failed LIST leaves the cache as it was and is returned.
+  // Relists when due, otherwise drains the watch; a failed LIST leaves the cache as it was and
+  // is returned.
   Result<void> sync();
 
   bool synced() const { return schedule_.synced(); }
+  // False once the ClusterApi answered the watch with kUnsupported.
+  bool watched() const { return watched_; }
   const std::string& resourceVersion() const { return resourceVersion_; }
   std::size_t size() const { return objects_.size(); }
   const InformerStats& stats() const { return stats_; }
@@ -275,11 +286,18 @@ class ListedInformer {
   void forEach(const std::function<void(const T&)>& fn) const;
 
   // Write-through: stores `object` (when in the informer's namespace) / replaces the metadata
-  // of the cached object `meta` names (nothing when not cached).
+  // of the cached object `meta` names (nothing when not cached). As with pods, watch events
+  // older than the write are ignored until the write's own event arrives.
   void recordWrite(T object);
   void recordWrite(const api::ObjectMeta& meta);
 
  private:
+  Result<void> relist();
+  void apply(const api::WatchEvent<T>& event);
+  void pending(const api::ObjectMeta& meta);
+
+  bool watched_ = true;
+  std::map<ObjectKey, std::string, ObjectKeyLess> pendingWrites_;
   api::ClusterApi& api_;
   ListFn listFn_;
   InformerOptions options_;
@@ -300,5 +318,7 @@ extern template class ListedInformer<api::LimitRange>;
 extern template class ListedInformer<api::ResourceQuota>;
 extern template class ListedInformer<api::HorizontalPodAutoscaler>;
 extern template class ListedInformer<api::AttunePolicy>;
+extern template class ListedInformer<api::AttuneDefaults>;
+extern template class ListedInformer<api::AttuneNamespaceDefaults>;
 
 }  // namespace attune::kube

@@ -37,6 +37,12 @@ class FaultyClusterApi final : public api::ForwardingClusterApi {
   std::function<void()> afterPage;
   int pageCalls = 0;
 
+  // The Deployment watch (ClusterApi::watch(Watched<Deployment>)): this function when set,
+  // otherwise inner()'s.
+  std::function<Result<api::WatchBatch<api::Deployment>>(const api::ListOptions&, std::string_view)>
+      deploymentWatch;
+  int deploymentWatchCalls = 0;
+
   int listPodsCalls = 0;  // unpaged LISTs and first pages
   int watchCalls = 0;
   int listDeploymentsCalls = 0;
@@ -89,6 +95,14 @@ class FaultyClusterApi final : public api::ForwardingClusterApi {
                                    : batch->events.back().object.metadata.resourceVersion;
     }
     return batch;
+  }
+  using ForwardingClusterApi::watch;
+  Result<api::WatchBatch<api::Deployment>> watch(api::Watched<api::Deployment> kind,
+                                                 const api::ListOptions& options,
+                                                 std::string_view resourceVersion) override {
+    ++deploymentWatchCalls;
+    if (deploymentWatch) return deploymentWatch(options, resourceVersion);
+    return ForwardingClusterApi::watch(kind, options, resourceVersion);
   }
   Result<api::List<api::Deployment>> listDeployments(const api::ListOptions& options) override {
     ++listDeploymentsCalls;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -391,7 +392,8 @@ TEST_F(InformerTest, ListedInformerRelistsWhenDue) {
   d.metadata.name = "web";
   ASSERT_TRUE(state_.deployments.create(d));
   InformerOptions o;
-  o.resyncPeriod = std::chrono::minutes(5);
+  o.resyncPeriod = std::chrono::minutes(30);
+  o.unwatchedResync = std::chrono::minutes(5);  // the simulated cluster cannot watch deployments
   ListedInformer<api::Deployment> informer(api_, &api::ClusterApi::listDeployments, clock_, o);
   ASSERT_TRUE(informer.sync());
   ASSERT_NE(informer.get("team-a", "web"), nullptr);
@@ -405,6 +407,119 @@ TEST_F(InformerTest, ListedInformerRelistsWhenDue) {
   EXPECT_NE(informer.get("team-a", "api"), nullptr);
   EXPECT_EQ(informer.size(), 2u);
   EXPECT_EQ(informer.stats().relists, 2u);
+  EXPECT_FALSE(informer.watched());
+}
+
+// A Deployment watch over the simulated cluster's store: its changes, recorded as they happen,
+// served after a resourceVersion as ClusterApi::watch serves them.
+class DeploymentLog {
+ public:
+  explicit DeploymentLog(sim::ClusterState& state) {
+    state.deployments.setWatchObserver([this](api::WatchEventType type, const api::Deployment& d) {
+      events_.push_back({type, d, {}});
+    });
+  }
+  Result<api::WatchBatch<api::Deployment>> after(const api::ListOptions& options,
+                                                 std::string_view resourceVersion) const {
+    api::WatchBatch<api::Deployment> batch{{}, std::string(resourceVersion)};
+    const std::uint64_t from = std::stoull(std::string(resourceVersion));
+    for (const auto& e : events_) {
+      if (std::stoull(e.object.metadata.resourceVersion) <= from) continue;
+      batch.resourceVersion = e.object.metadata.resourceVersion;
+      if (options.namespace_.empty() || e.object.metadata.namespace_ == options.namespace_) {
+        batch.events.push_back(e);
+      }
+    }
+    return batch;
+  }
+
+ private:
+  std::vector<api::WatchEvent<api::Deployment>> events_;
+};
+
+api::Deployment deployment(std::string ns, std::string name) {
+  api::Deployment d;
+  d.metadata.namespace_ = std::move(ns);
+  d.metadata.name = std::move(name);
+  return d;
+}
+
+TEST_F(InformerTest, ListedInformerFollowsTheWatchOfItsKind) {
+  DeploymentLog log(state_);
+  api_.deploymentWatch = [&](const api::ListOptions& o, std::string_view rv) {
+    return log.after(o, rv);
+  };
+  ASSERT_TRUE(state_.deployments.create(deployment("team-a", "web")));
+  ASSERT_TRUE(state_.deployments.create(deployment("team-a", "db")));
+  InformerOptions o;
+  o.resyncPeriod = std::chrono::minutes(30);
+  ListedInformer<api::Deployment> informer(api_, &api::ClusterApi::listDeployments, clock_, o);
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(api_.listDeploymentsCalls, 1);
+
+  // Added, modified, deleted: carried by the watch, no relist.
+  ASSERT_TRUE(state_.deployments.create(deployment("team-b", "api")));
+  ASSERT_TRUE(cluster_.patchWorkloadAnnotations(api::WorkloadKind::kDeployment, "team-a", "web",
+                                                annotate("note", "one"), ""));
+  ASSERT_TRUE(state_.deployments.erase("team-a", "db"));
+  ASSERT_TRUE(informer.sync());
+  EXPECT_TRUE(informer.watched());
+  EXPECT_EQ(api_.listDeploymentsCalls, 1);
+  EXPECT_EQ(api_.deploymentWatchCalls, 1);
+  EXPECT_EQ(informer.stats().events, 3u);
+  EXPECT_EQ(informer.list({}), cluster_.listDeployments({})->items);
+  EXPECT_EQ(informer.get("team-a", "web")->metadata.annotations.at("note"), "one");
+  EXPECT_EQ(informer.get("team-a", "db"), nullptr);
+
+  // A write of this process is not undone by a watch that has not brought it yet.
+  auto written = cluster_.patchWorkloadAnnotations(api::WorkloadKind::kDeployment, "team-a", "web",
+                                                   annotate("note", "two"), "");
+  ASSERT_TRUE(written);
+  ASSERT_TRUE(cluster_.patchWorkloadAnnotations(api::WorkloadKind::kDeployment, "team-b", "api",
+                                                annotate("note", "x"), ""));
+  const auto full = api_.deploymentWatch;
+  api_.deploymentWatch = [&](const api::ListOptions& opts, std::string_view rv) {
+    auto batch = log.after(opts, rv);
+    batch->events.clear();  // the stream lags: nothing has arrived yet
+    batch->resourceVersion = std::string(rv);
+    return batch;
+  };
+  informer.recordWrite(*written);
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(informer.get("team-a", "web")->metadata.annotations.at("note"), "two");
+  api_.deploymentWatch = full;
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(informer.list({}), cluster_.listDeployments({})->items);
+
+  // 410 Gone: relist.
+  api_.deploymentWatch = [](const api::ListOptions&, std::string_view) {
+    return Result<api::WatchBatch<api::Deployment>>(
+        fail(ErrorCode::kConflict, "too old resource version", "resourceVersion"));
+  };
+  ASSERT_TRUE(state_.deployments.create(deployment("team-b", "late")));
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(api_.listDeploymentsCalls, 2);
+  EXPECT_EQ(informer.stats().expired, 1u);
+  EXPECT_NE(informer.get("team-b", "late"), nullptr);
+
+  // Unavailable: the cache stays, the next sync resumes.
+  api_.deploymentWatch = [](const api::ListOptions&, std::string_view) {
+    return Result<api::WatchBatch<api::Deployment>>(
+        fail(ErrorCode::kUnavailable, "connection reset"));
+  };
+  ASSERT_TRUE(state_.deployments.erase("team-b", "late"));
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(informer.stats().reconnects, 1u);
+  EXPECT_NE(informer.get("team-b", "late"), nullptr);
+  api_.deploymentWatch = full;
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(informer.get("team-b", "late"), nullptr);
+  EXPECT_EQ(api_.listDeploymentsCalls, 2);
+
+  // The full resync still relists.
+  clock_.advance(std::chrono::minutes(30));
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(api_.listDeploymentsCalls, 3);
 }
 
 // --- The compact encoding
