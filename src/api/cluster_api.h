@@ -16,6 +16,8 @@
 // - Implementations are not required to be thread-safe; callers serialise access.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -57,6 +59,32 @@ template <typename T>
 struct WatchBatch {
   std::vector<WatchEvent<T>> events;
   std::string resourceVersion;
+};
+
+// The kind a generic watch call is for: api.watch(Watched<Deployment>{}, options, rv).
+template <typename T>
+struct Watched {};
+
+// Pods read where a cache keeps them (kube::PodInformer behind kube::CachedClusterApi), instead
+// of a LIST that copies every pod: a reader asks for the pods it needs, by owner or by name,
+// and only those are unpacked. Pointers stay valid, and the objects unchanged, until the cache
+// is next refreshed (CachedClusterApi::sync); a write made meanwhile is visible to later calls
+// only. Not thread-safe.
+class PodView {
+ public:
+  virtual ~PodView() = default;
+  // The pod, or nullptr.
+  virtual const Pod* pod(std::string_view ns, std::string_view name) const = 0;
+  // The pods whose controller ownerReference is `kind`/`name` in namespace `ns`, in name order.
+  virtual std::vector<const Pod*> podsOwnedBy(std::string_view ns, std::string_view kind,
+                                              std::string_view name) const = 0;
+  // Calls fn(pod) for each pod `options` selects, in (namespace, name) order: the pods and the
+  // order of listPods(options). The reference is valid during the call only (one object reused
+  // for every pod: nothing is kept).
+  virtual void forEachPod(const ListOptions& options,
+                          const std::function<void(const Pod&)>& fn) const = 0;
+  // The resourceVersion the cache stands at: a pod watch from it misses nothing.
+  virtual const std::string& resourceVersion() const = 0;
 };
 
 class ClusterApi {
@@ -120,6 +148,97 @@ class ClusterApi {
   // Fails with kInvalidArgument (field "resourceVersion") on a malformed resourceVersion.
   virtual Result<WatchBatch<Pod>> watchPods(const ListOptions& options,
                                             std::string_view resourceVersion) = 0;
+
+  // The generic watch: the changes of one kind other than pods, with the contract of
+  // watchPods (events strictly after `resourceVersion`, filtered by `options`, oldest first; the
+  // batch's resourceVersion is where the next call resumes; 410 Gone is kConflict with field
+  // "resourceVersion"). One overload per kind the controller reads. An implementation that
+  // cannot watch a kind fails with kUnsupported (the default): its reader relists instead.
+  virtual Result<WatchBatch<Node>> watch(Watched<Node>, const ListOptions& options,
+                                         std::string_view resourceVersion) {
+    return unwatched<Node>(options, resourceVersion);
+  }
+  virtual Result<WatchBatch<Deployment>> watch(Watched<Deployment>, const ListOptions& options,
+                                               std::string_view resourceVersion) {
+    return unwatched<Deployment>(options, resourceVersion);
+  }
+  virtual Result<WatchBatch<StatefulSet>> watch(Watched<StatefulSet>, const ListOptions& options,
+                                                std::string_view resourceVersion) {
+    return unwatched<StatefulSet>(options, resourceVersion);
+  }
+  virtual Result<WatchBatch<DaemonSet>> watch(Watched<DaemonSet>, const ListOptions& options,
+                                              std::string_view resourceVersion) {
+    return unwatched<DaemonSet>(options, resourceVersion);
+  }
+  virtual Result<WatchBatch<ReplicaSet>> watch(Watched<ReplicaSet>, const ListOptions& options,
+                                               std::string_view resourceVersion) {
+    return unwatched<ReplicaSet>(options, resourceVersion);
+  }
+  virtual Result<WatchBatch<Job>> watch(Watched<Job>, const ListOptions& options,
+                                        std::string_view resourceVersion) {
+    return unwatched<Job>(options, resourceVersion);
+  }
+  virtual Result<WatchBatch<CronJob>> watch(Watched<CronJob>, const ListOptions& options,
+                                            std::string_view resourceVersion) {
+    return unwatched<CronJob>(options, resourceVersion);
+  }
+  virtual Result<WatchBatch<LimitRange>> watch(Watched<LimitRange>, const ListOptions& options,
+                                               std::string_view resourceVersion) {
+    return unwatched<LimitRange>(options, resourceVersion);
+  }
+  virtual Result<WatchBatch<ResourceQuota>> watch(Watched<ResourceQuota>,
+                                                  const ListOptions& options,
+                                                  std::string_view resourceVersion) {
+    return unwatched<ResourceQuota>(options, resourceVersion);
+  }
+  virtual Result<WatchBatch<HorizontalPodAutoscaler>> watch(Watched<HorizontalPodAutoscaler>,
+                                                            const ListOptions& options,
+                                                            std::string_view resourceVersion) {
+    return unwatched<HorizontalPodAutoscaler>(options, resourceVersion);
+  }
+  virtual Result<WatchBatch<PodDisruptionBudget>> watch(Watched<PodDisruptionBudget>,
+                                                        const ListOptions& options,
+                                                        std::string_view resourceVersion) {
+    return unwatched<PodDisruptionBudget>(options, resourceVersion);
+  }
+  virtual Result<WatchBatch<AttunePolicy>> watch(Watched<AttunePolicy>, const ListOptions& options,
+                                                 std::string_view resourceVersion) {
+    return unwatched<AttunePolicy>(options, resourceVersion);
+  }
+  virtual Result<WatchBatch<AttuneDefaults>> watch(Watched<AttuneDefaults>,
+                                                   const ListOptions& options,
+                                                   std::string_view resourceVersion) {
+    return unwatched<AttuneDefaults>(options, resourceVersion);
+  }
+  virtual Result<WatchBatch<AttuneNamespaceDefaults>> watch(Watched<AttuneNamespaceDefaults>,
+                                                            const ListOptions& options,
+                                                            std::string_view resourceVersion) {
+    return unwatched<AttuneNamespaceDefaults>(options, resourceVersion);
+  }
+
+  // One page of the pod LIST `options` selects, for a reader that consumes a large list piece
+  // by piece instead of holding it whole: at most `limit` pods (0: no limit) after
+  // `continueToken` ("" = the first page), in (namespace, name) order. The page's continueToken
+  // is empty on the last page; every page carries the resourceVersion of the first one. A token
+  // the server no longer honours fails with kConflict (field "resourceVersion", the API server's
+  // 410 Gone): the reader starts again from the first page. The default serves the whole list
+  // as its only page.
+  virtual Result<List<Pod>> listPodsPage(const ListOptions& options, std::size_t limit,
+                                         std::string_view continueToken) {
+    (void)limit;
+    if (!continueToken.empty()) {
+      return fail(ErrorCode::kInvalidArgument, "this ClusterApi does not page lists", "continue");
+    }
+    return listPods(options);
+  }
+
+  // The pods of namespace `ns` ("" = all) to read in place, or nullptr when this api keeps no
+  // cache that covers them (read them with listPods then). Valid until the cache is next
+  // refreshed. The default has none.
+  virtual const PodView* podView(std::string_view ns) {
+    (void)ns;
+    return nullptr;
+  }
 
   // --- Writes.
   // JSON merge patch of metadata.annotations (`changes`: set, or nullopt to delete). When
@@ -232,6 +351,13 @@ class ClusterApi {
   // A core/v1 Secret (its data decoded), for the credentials a policy names (a Prometheus
   // bearer token). kNotFound when absent; kForbidden when RBAC does not allow `get` on it.
   virtual Result<Secret> getSecret(std::string_view ns, std::string_view name) = 0;
+
+ protected:
+  // The default generic watch's answer.
+  template <typename T>
+  static Result<WatchBatch<T>> unwatched(const ListOptions&, std::string_view) {
+    return fail(ErrorCode::kUnsupported, "this ClusterApi cannot watch this kind");
+  }
 };
 using ClusterApiPtr = std::unique_ptr<ClusterApi>;
 

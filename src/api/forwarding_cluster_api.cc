@@ -48,6 +48,12 @@ Result<List<Pod>> ForwardingClusterApi::listPods(const ListOptions& options) {
   return forward(readCall("listPods"), [&] { return inner_.listPods(options); });
 }
 
+Result<List<Pod>> ForwardingClusterApi::listPodsPage(const ListOptions& options, std::size_t limit,
+                                                     std::string_view continueToken) {
+  return forward(readCall("listPodsPage"),
+                 [&] { return inner_.listPodsPage(options, limit, continueToken); });
+}
+
 Result<Node> ForwardingClusterApi::getNode(std::string_view name) {
   return forward(readCall("getNode", {}, name), [&] { return inner_.getNode(name); });
 }
@@ -184,6 +190,102 @@ Result<WatchBatch<Pod>> ForwardingClusterApi::watchPods(const ListOptions& optio
                                                         std::string_view resourceVersion) {
   return forward({.method = "watchPods", .kind = ForwardedCall::Kind::kWatch},
                  [&] { return inner_.watchPods(options, resourceVersion); });
+}
+
+Result<WatchBatch<Node>> ForwardingClusterApi::watch(Watched<Node> kind, const ListOptions& options,
+                                                     std::string_view resourceVersion) {
+  return forward({.method = "watch", .kind = ForwardedCall::Kind::kWatch},
+                 [&] { return inner_.watch(kind, options, resourceVersion); });
+}
+
+Result<WatchBatch<Deployment>> ForwardingClusterApi::watch(Watched<Deployment> kind,
+                                                           const ListOptions& options,
+                                                           std::string_view resourceVersion) {
+  return forward({.method = "watch", .kind = ForwardedCall::Kind::kWatch},
+                 [&] { return inner_.watch(kind, options, resourceVersion); });
+}
+
+Result<WatchBatch<StatefulSet>> ForwardingClusterApi::watch(Watched<StatefulSet> kind,
+                                                            const ListOptions& options,
+                                                            std::string_view resourceVersion) {
+  return forward({.method = "watch", .kind = ForwardedCall::Kind::kWatch},
+                 [&] { return inner_.watch(kind, options, resourceVersion); });
+}
+
+Result<WatchBatch<DaemonSet>> ForwardingClusterApi::watch(Watched<DaemonSet> kind,
+                                                          const ListOptions& options,
+                                                          std::string_view resourceVersion) {
+  return forward({.method = "watch", .kind = ForwardedCall::Kind::kWatch},
+                 [&] { return inner_.watch(kind, options, resourceVersion); });
+}
+
+Result<WatchBatch<ReplicaSet>> ForwardingClusterApi::watch(Watched<ReplicaSet> kind,
+                                                           const ListOptions& options,
+                                                           std::string_view resourceVersion) {
+  return forward({.method = "watch", .kind = ForwardedCall::Kind::kWatch},
+                 [&] { return inner_.watch(kind, options, resourceVersion); });
+}
+
+Result<WatchBatch<Job>> ForwardingClusterApi::watch(Watched<Job> kind, const ListOptions& options,
+                                                    std::string_view resourceVersion) {
+  return forward({.method = "watch", .kind = ForwardedCall::Kind::kWatch},
+                 [&] { return inner_.watch(kind, options, resourceVersion); });
+}
+
+Result<WatchBatch<CronJob>> ForwardingClusterApi::watch(Watched<CronJob> kind,
+                                                        const ListOptions& options,
+                                                        std::string_view resourceVersion) {
+  return forward({.method = "watch", .kind = ForwardedCall::Kind::kWatch},
+                 [&] { return inner_.watch(kind, options, resourceVersion); });
+}
+
+Result<WatchBatch<LimitRange>> ForwardingClusterApi::watch(Watched<LimitRange> kind,
+                                                           const ListOptions& options,
+                                                           std::string_view resourceVersion) {
+  return forward({.method = "watch", .kind = ForwardedCall::Kind::kWatch},
+                 [&] { return inner_.watch(kind, options, resourceVersion); });
+}
+
+Result<WatchBatch<ResourceQuota>> ForwardingClusterApi::watch(Watched<ResourceQuota> kind,
+                                                              const ListOptions& options,
+                                                              std::string_view resourceVersion) {
+  return forward({.method = "watch", .kind = ForwardedCall::Kind::kWatch},
+                 [&] { return inner_.watch(kind, options, resourceVersion); });
+}
+
+Result<WatchBatch<HorizontalPodAutoscaler>> ForwardingClusterApi::watch(
+    Watched<HorizontalPodAutoscaler> kind, const ListOptions& options,
+    std::string_view resourceVersion) {
+  return forward({.method = "watch", .kind = ForwardedCall::Kind::kWatch},
+                 [&] { return inner_.watch(kind, options, resourceVersion); });
+}
+
+Result<WatchBatch<PodDisruptionBudget>> ForwardingClusterApi::watch(
+    Watched<PodDisruptionBudget> kind, const ListOptions& options,
+    std::string_view resourceVersion) {
+  return forward({.method = "watch", .kind = ForwardedCall::Kind::kWatch},
+                 [&] { return inner_.watch(kind, options, resourceVersion); });
+}
+
+Result<WatchBatch<AttunePolicy>> ForwardingClusterApi::watch(Watched<AttunePolicy> kind,
+                                                             const ListOptions& options,
+                                                             std::string_view resourceVersion) {
+  return forward({.method = "watch", .kind = ForwardedCall::Kind::kWatch},
+                 [&] { return inner_.watch(kind, options, resourceVersion); });
+}
+
+Result<WatchBatch<AttuneDefaults>> ForwardingClusterApi::watch(Watched<AttuneDefaults> kind,
+                                                               const ListOptions& options,
+                                                               std::string_view resourceVersion) {
+  return forward({.method = "watch", .kind = ForwardedCall::Kind::kWatch},
+                 [&] { return inner_.watch(kind, options, resourceVersion); });
+}
+
+Result<WatchBatch<AttuneNamespaceDefaults>> ForwardingClusterApi::watch(
+    Watched<AttuneNamespaceDefaults> kind, const ListOptions& options,
+    std::string_view resourceVersion) {
+  return forward({.method = "watch", .kind = ForwardedCall::Kind::kWatch},
+                 [&] { return inner_.watch(kind, options, resourceVersion); });
 }
 
 // ---- Writes

@@ -77,6 +77,41 @@ class ForwardingClusterApi : public ClusterApi {
 
   Result<WatchBatch<Pod>> watchPods(const ListOptions& options,
                                     std::string_view resourceVersion) override;
+  Result<List<Pod>> listPodsPage(const ListOptions& options, std::size_t limit,
+                                 std::string_view continueToken) override;
+  Result<WatchBatch<Node>> watch(Watched<Node> kind, const ListOptions& options,
+                                 std::string_view resourceVersion) override;
+  Result<WatchBatch<Deployment>> watch(Watched<Deployment> kind, const ListOptions& options,
+                                       std::string_view resourceVersion) override;
+  Result<WatchBatch<StatefulSet>> watch(Watched<StatefulSet> kind, const ListOptions& options,
+                                        std::string_view resourceVersion) override;
+  Result<WatchBatch<DaemonSet>> watch(Watched<DaemonSet> kind, const ListOptions& options,
+                                      std::string_view resourceVersion) override;
+  Result<WatchBatch<ReplicaSet>> watch(Watched<ReplicaSet> kind, const ListOptions& options,
+                                       std::string_view resourceVersion) override;
+  Result<WatchBatch<Job>> watch(Watched<Job> kind, const ListOptions& options,
+                                std::string_view resourceVersion) override;
+  Result<WatchBatch<CronJob>> watch(Watched<CronJob> kind, const ListOptions& options,
+                                    std::string_view resourceVersion) override;
+  Result<WatchBatch<LimitRange>> watch(Watched<LimitRange> kind, const ListOptions& options,
+                                       std::string_view resourceVersion) override;
+  Result<WatchBatch<ResourceQuota>> watch(Watched<ResourceQuota> kind, const ListOptions& options,
+                                          std::string_view resourceVersion) override;
+  Result<WatchBatch<HorizontalPodAutoscaler>> watch(Watched<HorizontalPodAutoscaler> kind,
+                                                    const ListOptions& options,
+                                                    std::string_view resourceVersion) override;
+  Result<WatchBatch<PodDisruptionBudget>> watch(Watched<PodDisruptionBudget> kind,
+                                                const ListOptions& options,
+                                                std::string_view resourceVersion) override;
+  Result<WatchBatch<AttunePolicy>> watch(Watched<AttunePolicy> kind, const ListOptions& options,
+                                         std::string_view resourceVersion) override;
+  Result<WatchBatch<AttuneDefaults>> watch(Watched<AttuneDefaults> kind, const ListOptions& options,
+                                           std::string_view resourceVersion) override;
+  Result<WatchBatch<AttuneNamespaceDefaults>> watch(Watched<AttuneNamespaceDefaults> kind,
+                                                    const ListOptions& options,
+                                                    std::string_view resourceVersion) override;
+  // inner()'s view, without the hooks: reads through a view do not fail.
+  const PodView* podView(std::string_view ns) override { return inner_.podView(ns); }
 
   Result<ObjectMeta> patchPodAnnotations(std::string_view ns, std::string_view name,
                                          const AnnotationChanges& changes,

@@ -313,7 +313,8 @@ int runController(const ControllerFlags& f) {
   kube::HttpClusterApi leaseApi(*config, clock, leaseOptions);
   kube::CachedClusterApiOptions cacheOptions;
   if (f.watchNamespaces.size() == 1) cacheOptions.namespace_ = f.watchNamespaces.front();
-  // Pods follow their watch at every poll; the other kinds are relisted once per pass.
+  // Every cached kind follows its watch at every poll (and is relisted every podResync); a kind
+  // the API server would not watch is relisted once per pass.
   cacheOptions.listResync = settings->reconcileInterval;
   kube::CachedClusterApi api(direct, clock, cacheOptions);
   metrics::PrometheusSource source(prometheus, clock);

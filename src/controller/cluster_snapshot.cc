@@ -44,7 +44,19 @@ Result<ClusterSnapshot> ClusterSnapshot::take(api::ClusterApi& api,
   };
   using K = api::TargetKind;
   Result<void> ok = listInto(s.nodes_, all, [&](const auto& o) { return api.listNodes(o); });
-  if (ok) {
+  // Pods in place when a cache covers every namespace of the pass; listed otherwise.
+  for (const std::string& ns : namespaces.empty() ? std::vector<std::string>{""} : namespaces) {
+    const api::PodView* view = api.podView(ns);
+    if (view == nullptr) {
+      s.views_.clear();
+      break;
+    }
+    s.views_[ns] = view;
+  }
+  if (ok && !s.views_.empty()) {
+    s.allPods_ = false;
+    for (const auto& [ns, view] : s.views_) s.podListVersions_[ns] = view->resourceVersion();
+  } else if (ok) {
     ok = listInto(
         s.pods_, namespaces, [&](const auto& o) { return api.listPods(o); }, &s.podListVersions_);
   }
@@ -108,7 +120,7 @@ ClusterSnapshot ClusterSnapshot::fromLists(
 
 void ClusterSnapshot::index() {
   for (std::size_t i = 0; i < nodes_.size(); ++i) nodeIndex_[nodes_[i].metadata.name] = i;
-  for (std::size_t i = 0; i < pods_.size(); ++i) {
+  for (std::size_t i = 0; !readsInPlace() && i < pods_.size(); ++i) {
     podIndex_[{pods_[i].metadata.namespace_, pods_[i].metadata.name}] = i;
   }
   for (const auto& rs : replicaSets_) {
@@ -121,7 +133,58 @@ void ClusterSnapshot::index() {
       jobOwner_[{job.metadata.namespace_, job.metadata.name}] = {ref->kind, ref->name};
     }
   }
-  for (std::size_t i = 0; i < pods_.size(); ++i) podsByOwner_[ownerOf(pods_[i])].push_back(i);
+  if (readsInPlace()) return;  // podsOf reads the views as it is asked
+  for (const api::Pod& pod : pods_) podsByOwner_[ownerOf(pod)].push_back(&pod);
+}
+
+const std::vector<api::Pod>& ClusterSnapshot::pods() const {
+  if (!allPods_) {
+    for (const auto& [ns, view] : views_) {
+      view->forEachPod(api::ListOptions{.namespace_ = ns, .labelSelector = {}},
+                       [&](const api::Pod& pod) { pods_.push_back(pod); });
+    }
+    allPods_ = true;
+  }
+  return pods_;
+}
+
+const api::PodView* ClusterSnapshot::viewOf(std::string_view ns) const {
+  if (auto it = views_.find(ns); it != views_.end()) return it->second;
+  if (auto it = views_.find(""); it != views_.end()) return it->second;
+  return nullptr;
+}
+
+std::vector<const api::Pod*> ClusterSnapshot::viewedPodsOf(const api::WorkloadRef& w) const {
+  std::vector<const api::Pod*> out;
+  const api::PodView* view = viewOf(w.ns);
+  if (view == nullptr) return out;
+  if (w.kind == "Pod") {
+    const api::Pod* pod = view->pod(w.ns, w.name);
+    if (pod != nullptr && pod->metadata.controllerRef() == nullptr) out.push_back(pod);
+    return out;
+  }
+  const auto add = [&](std::string_view kind, std::string_view name) {
+    for (const api::Pod* pod : view->podsOwnedBy(w.ns, kind, name)) out.push_back(pod);
+  };
+  // Pods controlled by the workload itself, unless it is a ReplicaSet or Job whose own
+  // controller is known (ownerOf then names that controller).
+  const bool mapsUp = (w.kind == "ReplicaSet" && rsOwner_.contains({w.ns, w.name})) ||
+                      (w.kind == "Job" && jobOwner_.contains({w.ns, w.name}));
+  if (!mapsUp) add(w.kind, w.name);
+  // Pods of the ReplicaSets and Jobs it controls.
+  for (const auto& [key, owner] : rsOwner_) {
+    if (key.first == w.ns && owner.first == w.kind && owner.second == w.name) {
+      add("ReplicaSet", key.second);
+    }
+  }
+  for (const auto& [key, owner] : jobOwner_) {
+    if (key.first == w.ns && owner.first == w.kind && owner.second == w.name)
+      add("Job", key.second);
+  }
+  std::ranges::sort(out, [](const api::Pod* a, const api::Pod* b) {
+    return a->metadata.name < b->metadata.name;
+  });
+  return out;
 }
 
 const api::Node* ClusterSnapshot::node(std::string_view name) const {
@@ -130,6 +193,10 @@ const api::Node* ClusterSnapshot::node(std::string_view name) const {
 }
 
 const api::Pod* ClusterSnapshot::pod(std::string_view ns, std::string_view name) const {
+  if (readsInPlace()) {
+    const api::PodView* view = viewOf(ns);
+    return view == nullptr ? nullptr : view->pod(ns, name);
+  }
   auto it = podIndex_.find(Key{std::string(ns), std::string(name)});
   return it == podIndex_.end() ? nullptr : &pods_[it->second];
 }
@@ -147,10 +214,13 @@ api::WorkloadRef ClusterSnapshot::ownerOf(const api::Pod& pod) const {
   return {ns, ref->kind, ref->name};
 }
 
-const std::vector<std::size_t>& ClusterSnapshot::podsOf(const api::WorkloadRef& workload) const {
-  static const std::vector<std::size_t> kNone;
+const std::vector<const api::Pod*>& ClusterSnapshot::podsOf(
+    const api::WorkloadRef& workload) const {
+  static const std::vector<const api::Pod*> kNone;
   auto it = podsByOwner_.find(workload);
-  return it == podsByOwner_.end() ? kNone : it->second;
+  if (it != podsByOwner_.end()) return it->second;
+  if (!readsInPlace()) return kNone;
+  return podsByOwner_.emplace(workload, viewedPodsOf(workload)).first->second;
 }
 
 }  // namespace attune::controller

@@ -1,6 +1,11 @@
 // A consistent read of everything one reconcile pass looks at, with the indexes the policies
 // need (pods by namespace, top-level owners). Taken once per pass, so a pass over many policies
 // lists each kind once, as an informer cache would serve it.
+//
+// Pods are read in place when the ClusterApi keeps a pod cache (ClusterApi::podView, the
+// operator's CachedClusterApi): podsOf and pod take the pods they are asked for from the cache,
+// by owner and by name, and no other pod is copied. Without a cache the pods are listed. Either
+// way podsOf, pod and pods answer alike.
 #pragma once
 
 #include <map>
@@ -19,7 +24,8 @@ namespace attune::controller {
 
 class ClusterSnapshot {
  public:
-  // Lists, in `namespaces` (empty = all namespaces): pods, LimitRanges, ResourceQuotas, HPAs,
+  // Lists, in `namespaces` (empty = all namespaces): pods (unless api.podView covers every one
+  // of them: then they are read in place), LimitRanges, ResourceQuotas, HPAs,
   // and the workload kinds policies targeting `kinds` resolve through (a Deployment's
   // ReplicaSets, a CronJob's Jobs), plus all nodes. Kinds no policy targets are not listed and
   // stay empty. The first failing list is returned as the error.
@@ -34,9 +40,12 @@ class ClusterSnapshot {
       api::List<api::CronJob> cronJobs, api::List<api::LimitRange> limitRanges,
       api::List<api::ResourceQuota> quotas, api::List<api::HorizontalPodAutoscaler> hpas);
 
-  const std::vector<api::Pod>& pods() const { return pods_; }
-  // The resourceVersion of each pod LIST `take` made, by namespace ("" when it listed all): where
-  // a pod watch can start without a gap. Empty for a snapshot built fromLists.
+  // Every pod. Read in place, they are copied out of the cache on the first call (only node
+  // optimisation, which looks at every node's pods, asks for them all).
+  const std::vector<api::Pod>& pods() const;
+  // The resourceVersion of each pod LIST `take` made (or of the cache it read in place), by
+  // namespace ("" when it listed all): where a pod watch can start without a gap. Empty for a
+  // snapshot built fromLists.
   const std::map<std::string, std::string, std::less<>>& podListVersions() const {
     return podListVersions_;
   }
@@ -66,13 +75,23 @@ class ClusterSnapshot {
   // StatefulSet, DaemonSet; the pod itself (kind "Pod") when it has no controller. An owner that
   // is not in the snapshot stops the walk at the last known object's reference.
   api::WorkloadRef ownerOf(const api::Pod& pod) const;
-  // Indexes into pods() of the pods whose top-level owner is `workload`, in name order.
-  const std::vector<std::size_t>& podsOf(const api::WorkloadRef& workload) const;
+  // The pods whose top-level owner is `workload`, in name order. The pointers stay valid as long
+  // as the snapshot (and, read in place, until the cache is next refreshed).
+  const std::vector<const api::Pod*>& podsOf(const api::WorkloadRef& workload) const;
+  // Whether pods are read in place (see the file comment).
+  bool readsInPlace() const { return !views_.empty(); }
 
  private:
   void index();
+  // The view covering namespace `ns`, or nullptr.
+  const api::PodView* viewOf(std::string_view ns) const;
+  // podsOf through the views.
+  std::vector<const api::Pod*> viewedPodsOf(const api::WorkloadRef& workload) const;
 
-  std::vector<api::Pod> pods_;
+  mutable std::vector<api::Pod> pods_;
+  mutable bool allPods_ = true;  // pods_ holds every pod (false while read in place only)
+  // The pod caches read in place, by the namespace they were asked for ("" = all).
+  std::map<std::string, const api::PodView*, std::less<>> views_;
   std::map<std::string, std::string, std::less<>> podListVersions_;
   std::vector<api::Node> nodes_;
   std::vector<api::Deployment> deployments_;
@@ -91,7 +110,7 @@ class ClusterSnapshot {
   // ReplicaSet / Job (namespace, name) → its controller's reference (kind, name).
   std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>> rsOwner_;
   std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>> jobOwner_;
-  std::map<api::WorkloadRef, std::vector<std::size_t>> podsByOwner_;
+  mutable std::map<api::WorkloadRef, std::vector<const api::Pod*>> podsByOwner_;
 };
 
 }  // namespace attune::controller

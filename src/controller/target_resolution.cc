@@ -26,11 +26,10 @@ std::vector<TargetWorkload> resolveTargets(const ClusterSnapshot& snapshot,
                      .replicas = replicas,
                      .updatedReplicas = updatedReplicas,
                      .pods = {}};
-    for (std::size_t i : snapshot.podsOf(t.ref)) {
-      const api::Pod& pod = snapshot.pods()[i];
-      if (pod.status.phase == "Running" && !pod.spec.nodeName.empty() &&
-          !pod.metadata.deletionTimestamp) {
-        t.pods.push_back(&pod);
+    for (const api::Pod* pod : snapshot.podsOf(t.ref)) {
+      if (pod->status.phase == "Running" && !pod->spec.nodeName.empty() &&
+          !pod->metadata.deletionTimestamp) {
+        t.pods.push_back(pod);
       }
     }
     out.push_back(std::move(t));

@@ -16,7 +16,8 @@ Result<T> found(const T* object, std::string_view resource, std::string_view nam
 InformerOptions listedOptions(const CachedClusterApiOptions& options, bool namespaced) {
   InformerOptions out;
   if (namespaced) out.list.namespace_ = options.namespace_;
-  out.resyncPeriod = options.listResync;
+  out.resyncPeriod = options.podResync;  // while watched, as pods
+  out.unwatchedResync = options.listResync;
   return out;
 }
 
@@ -47,8 +48,11 @@ CachedClusterApi::CachedClusterApi(api::ClusterApi& inner, Clock& clock,
       hpas_(inner, &api::ClusterApi::listHpas, clock, listedOptions(options_, true)),
       pdbs_(inner, &api::ClusterApi::listPodDisruptionBudgets, clock,
             listedOptions(options_, true)),
-      policies_(inner, &api::ClusterApi::listAttunePolicies, clock, listedOptions(options_, true)) {
-}
+      policies_(inner, &api::ClusterApi::listAttunePolicies, clock, listedOptions(options_, true)),
+      clusterDefaults_(inner, &api::ClusterApi::listAttuneDefaults, clock,
+                       listedOptions(options_, false)),
+      namespaceDefaults_(inner, &api::ClusterApi::listAttuneNamespaceDefaults, clock,
+                         listedOptions(options_, true)) {}
 
 Result<void> CachedClusterApi::sync() {
   Result<void> first;
@@ -68,6 +72,12 @@ Result<void> CachedClusterApi::sync() {
   keep(hpas_.sync());
   keep(pdbs_.sync());
   keep(policies_.sync());
+  // Without their CRDs the defaults kinds answer kNotFound: no defaults, not a failure.
+  const auto installed = [](Result<void> result) {
+    return result || result.error().code != ErrorCode::kNotFound ? result : Result<void>{};
+  };
+  keep(installed(clusterDefaults_.sync()));
+  keep(installed(namespaceDefaults_.sync()));
   return first;
 }
 
@@ -205,6 +215,20 @@ Result<api::List<api::AttunePolicy>> CachedClusterApi::listAttunePolicies(
   return cachedList(policies_, &api::ClusterApi::listAttunePolicies, options);
 }
 
+Result<api::List<api::AttuneDefaults>> CachedClusterApi::listAttuneDefaults(
+    const api::ListOptions& options) {
+  if (!clusterDefaults_.synced()) return inner().listAttuneDefaults(options);
+  api::ListOptions all = options;
+  all.namespace_.clear();  // cluster-scoped
+  return api::List<api::AttuneDefaults>{
+      clusterDefaults_.list(all), clusterDefaults_.resourceVersion(), {}, {}};
+}
+
+Result<api::List<api::AttuneNamespaceDefaults>> CachedClusterApi::listAttuneNamespaceDefaults(
+    const api::ListOptions& options) {
+  return cachedList(namespaceDefaults_, &api::ClusterApi::listAttuneNamespaceDefaults, options);
+}
+
 Result<api::WatchBatch<api::Pod>> CachedClusterApi::watchPods(const api::ListOptions& options,
                                                               std::string_view resourceVersion) {
   // The informer owns the one watch on the inner api; a second reader follows its log.
@@ -212,6 +236,10 @@ Result<api::WatchBatch<api::Pod>> CachedClusterApi::watchPods(const api::ListOpt
     return ForwardingClusterApi::watchPods(options, resourceVersion);
   }
   return pods_.recentEvents(options, resourceVersion);
+}
+
+const api::PodView* CachedClusterApi::podView(std::string_view ns) {
+  return covers(pods_.synced(), ns) ? &pods_ : nullptr;
 }
 
 // --- Writes

@@ -1,21 +1,26 @@
 // kube::CachedClusterApi: an api::ClusterApi that serves reads from informer caches
 // (kube/informer.h) kept current by sync(), and passes writes through to another ClusterApi.
 //
-// - sync() refreshes every informer: pods from the watch (relisted every podResync, on 410 Gone
-//   and on other watch failures), the other cached kinds by a LIST every listResync (zero: every
-//   sync()). The controller calls it once per reconcile pass, then reads through this object.
+// - sync() refreshes every informer from its watch (pods: watchPods; the other cached kinds: the
+//   generic ClusterApi::watch), relisted every podResync, on 410 Gone and on other watch
+//   failures. A kind the inner api cannot watch (kUnsupported) is relisted every listResync
+//   (zero: every sync()). The controller calls it once per reconcile pass, then reads through this
+//   object.
 // - Cached reads: pods, nodes, deployments, statefulsets, daemonsets, replicasets, jobs,
-//   cronjobs, limitranges, resourcequotas, hpas, poddisruptionbudgets, attunepolicies. list* filter
-//   the cache by ListOptions (namespace, label selector with api::selectorMatches) and return
-//   copies sorted by namespace then name, with the resourceVersion of the informer's last LIST
-//   (pods: where the watch stands); get* answer kNotFound (`<resource> "<name>" not found`) when
-//   the object is not cached. A read is passed to the inner api instead while its informer has
+//   cronjobs, limitranges, resourcequotas, hpas, poddisruptionbudgets, attunepolicies, and the
+//   lists of attunedefaults and attunenamespacedefaults (where their CRDs are installed). list*
+//   filter the cache by ListOptions (namespace, label selector with api::selectorMatches) and
+//   return copies sorted by namespace then name, with the resourceVersion of the informer's last
+//   LIST (pods: where the watch stands); get* answer kNotFound (`<resource> "<name>" not found`)
+//   when the object is not cached. A read is passed to the inner api instead while its informer has
 //   never synced, and when it asks for a namespace outside options().namespace_.
+// - podView hands out the pod informer itself (api::PodView: pods by owner and by name, read in
+//   place) once it has synced, for namespaces it covers.
 // - watchPods follows the pod informer's log of recent changes (PodInformer::recentEvents): the
 //   informer holds the only watch on the inner api, and a reader sees what sync() brought in.
 //   Passed through while the pod informer has never synced or for a namespace it does not cover.
 // - Uncached, passed through unchanged (api::ForwardingClusterApi): namespaces, events, leases,
-//   evictPod.
+//   the get of the defaults kinds, evictPod.
 // - Writes go to the inner api; on success the object returned is recorded in the cache
 //   (resizePod and the AttunePolicy writes return the whole object; the annotation patches
 //   return metadata, which replaces the cached object's metadata), so the next read sees the
@@ -41,7 +46,8 @@ struct CachedClusterApiOptions {
   std::string namespace_;
   // Full relist period of the pod informer (between relists it follows the watch).
   Duration podResync = std::chrono::minutes(30);
-  // Relist period of the other kinds (zero: every sync()).
+  // Relist period of the kinds the inner api cannot watch (zero: every sync()); the watched
+  // ones are relisted every podResync.
   Duration listResync = Duration::zero();
 };
 
@@ -83,8 +89,15 @@ class CachedClusterApi final : public api::ForwardingClusterApi {
       const api::ListOptions& options) override;
   Result<api::AttunePolicy> getAttunePolicy(std::string_view ns, std::string_view name) override;
   Result<api::List<api::AttunePolicy>> listAttunePolicies(const api::ListOptions& options) override;
+  Result<api::List<api::AttuneDefaults>> listAttuneDefaults(
+      const api::ListOptions& options) override;
+  Result<api::List<api::AttuneNamespaceDefaults>> listAttuneNamespaceDefaults(
+      const api::ListOptions& options) override;
   Result<api::WatchBatch<api::Pod>> watchPods(const api::ListOptions& options,
                                               std::string_view resourceVersion) override;
+  // The pod informer, once it has synced and when it covers `ns`: the controller reads the
+  // pods of its targets there instead of listing copies of every pod.
+  const api::PodView* podView(std::string_view ns) override;
 
   Result<api::ObjectMeta> patchPodAnnotations(std::string_view ns, std::string_view name,
                                               const api::AnnotationChanges& changes,
@@ -124,6 +137,10 @@ class CachedClusterApi final : public api::ForwardingClusterApi {
   ListedInformer<api::HorizontalPodAutoscaler> hpas_;
   ListedInformer<api::PodDisruptionBudget> pdbs_;
   ListedInformer<api::AttunePolicy> policies_;
+  // The defaults tiers; a LIST answered kNotFound (CRD not installed) leaves them unsynced, so
+  // that their reads pass through and answer kNotFound as the API server does.
+  ListedInformer<api::AttuneDefaults> clusterDefaults_;
+  ListedInformer<api::AttuneNamespaceDefaults> namespaceDefaults_;
 };
 
 }  // namespace attune::kube

@@ -44,11 +44,16 @@ std::string query(std::initializer_list<std::pair<std::string_view, std::string_
 
 }  // namespace
 
-// The open pod watch and what it was opened for.
+// An open watch and what it was opened for.
 struct HttpClusterApi::Watch {
+  virtual ~Watch() = default;
   std::string path;        // collection path and selector it covers
-  std::string resumeFrom;  // the resourceVersion the next watchPods call is expected to pass
-  std::unique_ptr<PodWatchStream> stream;
+  std::string resumeFrom;  // the resourceVersion the next watch call is expected to pass
+};
+
+template <typename T>
+struct HttpClusterApi::TypedWatch final : Watch {
+  std::unique_ptr<WatchStream<T>> stream;
 };
 
 HttpClusterApi::HttpClusterApi(const ClusterConfig& config, Clock& clock,
@@ -99,6 +104,23 @@ Result<api::List<T>> HttpClusterApi::listAll(const Resource& resource,
   } while (!continueToken.empty());
   sortByNamespaceAndName(all.items);
   return all;
+}
+
+Result<api::List<api::Pod>> HttpClusterApi::listPodsPage(const api::ListOptions& options,
+                                                         std::size_t limit,
+                                                         std::string_view continueToken) {
+  auto selector = selectorQuery(options.labelSelector);
+  if (!selector) return std::unexpected(selector.error());
+  const std::string target = collectionPath(kPods, options.namespace_) +
+                             query({{"limit", limit == 0 ? std::string() : std::to_string(limit)},
+                                    {"labelSelector", *selector},
+                                    {"continue", std::string(continueToken)}});
+  auto body = rest_.call(Method::kGet, target);
+  if (!body) return std::unexpected(body.error());
+  auto page = api::decodeList<api::Pod>(*body);
+  if (!page) return std::unexpected(responseError(page.error(), "GET " + target));
+  sortByNamespaceAndName(page->items);
+  return page;
 }
 
 #define ATTUNE_KUBE_GET(Type, Name, resource, decoder)                                      \
@@ -200,14 +222,18 @@ Result<api::List<api::AttuneNamespaceDefaults>> HttpClusterApi::listAttuneNamesp
       kAttuneNamespaceDefaults, options, wire::decodeDefaultsList<api::AttuneNamespaceDefaults>);
 }
 
-Result<api::WatchBatch<api::Pod>> HttpClusterApi::watchPods(const api::ListOptions& options,
-                                                            std::string_view resourceVersion) {
+template <typename T>
+Result<api::WatchBatch<T>> HttpClusterApi::watchResource(const Resource& resource,
+                                                         const api::ListOptions& options,
+                                                         std::string_view resourceVersion,
+                                                         typename WatchStream<T>::Decode decode) {
   auto selector = selectorQuery(options.labelSelector);
   if (!selector) return std::unexpected(selector.error());
   const std::string path =
-      collectionPath(kPods, options.namespace_) + query({{"labelSelector", *selector}});
-  if (watch_ && (watch_->path != path || watch_->resumeFrom != resourceVersion)) watch_.reset();
-  if (!watch_) {
+      collectionPath(resource, options.namespace_) + query({{"labelSelector", *selector}});
+  std::unique_ptr<Watch>& slot = watches_[std::string(resource.plural)];
+  if (slot && (slot->path != path || slot->resumeFrom != resourceVersion)) slot.reset();
+  if (!slot) {
     const auto timeout = std::chrono::duration_cast<std::chrono::seconds>(options_.watchTimeout);
     http::HttpRequest request;
     request.url = rest_.server() + path + (selector->empty() ? "?" : "&") +
@@ -218,23 +244,82 @@ Result<api::WatchBatch<api::Pod>> HttpClusterApi::watchPods(const api::ListOptio
     request.url += "&timeoutSeconds=" + std::to_string(std::max<long>(1, timeout.count()));
     request.headers = {{"Accept", "application/json"}, {"User-Agent", "attune"}};
     rest_.limiter().acquire();
-    watch_ = std::make_unique<Watch>();
-    watch_->path = path;
-    watch_->stream = std::make_unique<PodWatchStream>(factory_(), std::move(request));
+    auto opened = std::make_unique<TypedWatch<T>>();
+    opened->path = path;
+    opened->stream =
+        std::make_unique<WatchStream<T>>(factory_(), std::move(request), std::move(decode));
+    slot = std::move(opened);
   }
-  PodWatchStream::Drained drained = watch_->stream->drain(options_.watchWait);
-  api::WatchBatch<api::Pod> batch;
+  auto& watch = static_cast<TypedWatch<T>&>(*slot);
+  typename WatchStream<T>::Drained drained = watch.stream->drain(options_.watchWait);
+  api::WatchBatch<T> batch;
   batch.events = std::move(drained.events);
   batch.resourceVersion =
       drained.resourceVersion.empty() ? std::string(resourceVersion) : drained.resourceVersion;
-  watch_->resumeFrom = batch.resourceVersion;
+  watch.resumeFrom = batch.resourceVersion;
   if (drained.error && batch.events.empty()) {
     Error error = *drained.error;
-    watch_.reset();
+    slot.reset();
     return std::unexpected(std::move(error));
   }
-  if (drained.ended && !drained.error) watch_.reset();  // the next call reopens from here
+  if (drained.ended && !drained.error) slot.reset();  // the next call reopens from here
   return batch;
+}
+
+Result<api::WatchBatch<api::Pod>> HttpClusterApi::watchPods(const api::ListOptions& options,
+                                                            std::string_view resourceVersion) {
+  return watchResource<api::Pod>(kPods, options, resourceVersion);
+}
+
+#define ATTUNE_KUBE_WATCH(Type, resource)                                                      \
+  Result<api::WatchBatch<api::Type>> HttpClusterApi::watch(api::Watched<api::Type>,            \
+                                                           const api::ListOptions& options,    \
+                                                           std::string_view resourceVersion) { \
+    return watchResource<api::Type>(resource, options, resourceVersion);                       \
+  }
+
+ATTUNE_KUBE_WATCH(Deployment, kDeployments)
+ATTUNE_KUBE_WATCH(StatefulSet, kStatefulSets)
+ATTUNE_KUBE_WATCH(DaemonSet, kDaemonSets)
+ATTUNE_KUBE_WATCH(ReplicaSet, kReplicaSets)
+ATTUNE_KUBE_WATCH(Job, kJobs)
+ATTUNE_KUBE_WATCH(CronJob, kCronJobs)
+ATTUNE_KUBE_WATCH(LimitRange, kLimitRanges)
+ATTUNE_KUBE_WATCH(ResourceQuota, kResourceQuotas)
+ATTUNE_KUBE_WATCH(HorizontalPodAutoscaler, kHpas)
+ATTUNE_KUBE_WATCH(PodDisruptionBudget, kPodDisruptionBudgets)
+
+#undef ATTUNE_KUBE_WATCH
+
+Result<api::WatchBatch<api::Node>> HttpClusterApi::watch(api::Watched<api::Node>,
+                                                         const api::ListOptions& options,
+                                                         std::string_view resourceVersion) {
+  api::ListOptions clusterWide = options;
+  clusterWide.namespace_.clear();
+  return watchResource<api::Node>(kNodes, clusterWide, resourceVersion);
+}
+
+Result<api::WatchBatch<api::AttuneDefaults>> HttpClusterApi::watch(
+    api::Watched<api::AttuneDefaults>, const api::ListOptions& options,
+    std::string_view resourceVersion) {
+  return watchResource<api::AttuneDefaults>(
+      kAttuneDefaults, api::ListOptions{.labelSelector = options.labelSelector}, resourceVersion,
+      wire::decodeDefaultsWatchEvent<api::AttuneDefaults>);
+}
+
+Result<api::WatchBatch<api::AttuneNamespaceDefaults>> HttpClusterApi::watch(
+    api::Watched<api::AttuneNamespaceDefaults>, const api::ListOptions& options,
+    std::string_view resourceVersion) {
+  return watchResource<api::AttuneNamespaceDefaults>(
+      kAttuneNamespaceDefaults, options, resourceVersion,
+      wire::decodeDefaultsWatchEvent<api::AttuneNamespaceDefaults>);
+}
+
+Result<api::WatchBatch<api::AttunePolicy>> HttpClusterApi::watch(api::Watched<api::AttunePolicy>,
+                                                                 const api::ListOptions& options,
+                                                                 std::string_view resourceVersion) {
+  return watchResource<api::AttunePolicy>(kAttunePolicies, options, resourceVersion,
+                                          wire::decodePolicyWatchEvent);
 }
 
 }  // namespace attune::kube

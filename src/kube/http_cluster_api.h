@@ -9,13 +9,15 @@
 //   resourceVersion) is kConflict with field "resourceVersion": the caller lists again.
 // - retries: transport errors, 429 (honouring Retry-After) and 5xx are retried with backoff;
 //   every attempt takes a token from the client-side QPS/burst limiter (RestOptions).
-// - watchPods: one streaming GET ?watch=1&allowWatchBookmarks=true&resourceVersion=... read by a
-//   background thread; each call drains what has arrived (see HttpClusterApiOptions::watchWait).
-//   Bookmarks advance the batch's resourceVersion without events.
+// - watchPods and the generic watch: one streaming GET ?watch=1&allowWatchBookmarks=true&
+//   resourceVersion=... per kind, read by a background thread; each call drains what has arrived
+//   (see HttpClusterApiOptions::watchWait). Bookmarks advance the batch's resourceVersion
+//   without events.
 // Not thread-safe (as ClusterApi); the watch reader thread is internal.
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -23,12 +25,11 @@
 #include "core/clock.h"
 #include "http/http_client.h"
 #include "kube/kubeconfig.h"
+#include "kube/pod_watch.h"
 #include "kube/resources.h"
 #include "kube/rest_client.h"
 
 namespace attune::kube {
-
-class PodWatchStream;
 
 struct HttpClusterApiOptions {
   RestOptions rest;
@@ -95,6 +96,51 @@ class HttpClusterApi final : public api::ClusterApi {
 
   Result<api::WatchBatch<api::Pod>> watchPods(const api::ListOptions& options,
                                               std::string_view resourceVersion) override;
+  // The generic watch, for every kind ClusterApi names: the same stream as watchPods on the
+  // kind's collection, one open stream per kind.
+  Result<api::WatchBatch<api::Node>> watch(api::Watched<api::Node>, const api::ListOptions& options,
+                                           std::string_view resourceVersion) override;
+  Result<api::WatchBatch<api::Deployment>> watch(api::Watched<api::Deployment>,
+                                                 const api::ListOptions& options,
+                                                 std::string_view resourceVersion) override;
+  Result<api::WatchBatch<api::StatefulSet>> watch(api::Watched<api::StatefulSet>,
+                                                  const api::ListOptions& options,
+                                                  std::string_view resourceVersion) override;
+  Result<api::WatchBatch<api::DaemonSet>> watch(api::Watched<api::DaemonSet>,
+                                                const api::ListOptions& options,
+                                                std::string_view resourceVersion) override;
+  Result<api::WatchBatch<api::ReplicaSet>> watch(api::Watched<api::ReplicaSet>,
+                                                 const api::ListOptions& options,
+                                                 std::string_view resourceVersion) override;
+  Result<api::WatchBatch<api::Job>> watch(api::Watched<api::Job>, const api::ListOptions& options,
+                                          std::string_view resourceVersion) override;
+  Result<api::WatchBatch<api::CronJob>> watch(api::Watched<api::CronJob>,
+                                              const api::ListOptions& options,
+                                              std::string_view resourceVersion) override;
+  Result<api::WatchBatch<api::LimitRange>> watch(api::Watched<api::LimitRange>,
+                                                 const api::ListOptions& options,
+                                                 std::string_view resourceVersion) override;
+  Result<api::WatchBatch<api::ResourceQuota>> watch(api::Watched<api::ResourceQuota>,
+                                                    const api::ListOptions& options,
+                                                    std::string_view resourceVersion) override;
+  Result<api::WatchBatch<api::HorizontalPodAutoscaler>> watch(
+      api::Watched<api::HorizontalPodAutoscaler>, const api::ListOptions& options,
+      std::string_view resourceVersion) override;
+  Result<api::WatchBatch<api::PodDisruptionBudget>> watch(
+      api::Watched<api::PodDisruptionBudget>, const api::ListOptions& options,
+      std::string_view resourceVersion) override;
+  Result<api::WatchBatch<api::AttuneDefaults>> watch(api::Watched<api::AttuneDefaults>,
+                                                     const api::ListOptions& options,
+                                                     std::string_view resourceVersion) override;
+  Result<api::WatchBatch<api::AttuneNamespaceDefaults>> watch(
+      api::Watched<api::AttuneNamespaceDefaults>, const api::ListOptions& options,
+      std::string_view resourceVersion) override;
+  Result<api::WatchBatch<api::AttunePolicy>> watch(api::Watched<api::AttunePolicy>,
+                                                   const api::ListOptions& options,
+                                                   std::string_view resourceVersion) override;
+  // One GET of the collection with limit (0: the server's default, none) and continue.
+  Result<api::List<api::Pod>> listPodsPage(const api::ListOptions& options, std::size_t limit,
+                                           std::string_view continueToken) override;
 
   // PATCH application/merge-patch+json {"metadata":{"annotations":{...},"resourceVersion":rv}}
   // (resourceVersion only when given: the API server then answers 409 when it is stale).
@@ -135,6 +181,14 @@ class HttpClusterApi final : public api::ClusterApi {
 
  private:
   struct Watch;
+  template <typename T>
+  struct TypedWatch;
+  // One watch call on `resource`'s collection (see watchPods).
+  template <typename T>
+  Result<api::WatchBatch<T>> watchResource(const Resource& resource,
+                                           const api::ListOptions& options,
+                                           std::string_view resourceVersion,
+                                           typename WatchStream<T>::Decode decode = {});
   template <typename T, typename Decode>
   Result<api::List<T>> listAll(const Resource& resource, const api::ListOptions& options,
                                Decode decode);
@@ -149,7 +203,8 @@ class HttpClusterApi final : public api::ClusterApi {
   TransportFactory factory_;
   HttpClusterApiOptions options_;
   RestClient rest_;
-  std::unique_ptr<Watch> watch_;
+  // The open watch of each resource, by collection ("pods", "deployments", ...).
+  std::map<std::string, std::unique_ptr<Watch>, std::less<>> watches_;
 };
 
 }  // namespace attune::kube

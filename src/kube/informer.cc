@@ -18,7 +18,9 @@ bool byName(const ObjectKey* a, const ObjectKey* b) { return a->name < b->name; 
 
 }  // namespace
 
-bool ResyncSchedule::due() const { return !last_ || clock_.now() - *last_ >= period_; }
+bool ResyncSchedule::due(Duration period) const {
+  return !last_ || clock_.now() - *last_ >= period;
+}
 
 void ResyncSchedule::listed() { last_ = clock_.now(); }
 
@@ -96,24 +98,68 @@ Result<api::WatchBatch<api::Pod>> PodInformer::recentEvents(
 }
 
 Result<void> PodInformer::relist() {
-  auto list = api_.listPods(options_.list);
-  if (!list) {
-    stats_.lastError = list.error();
-    return std::unexpected(list.error());
+  std::string resourceVersion;
+  if (options_.pageSize == 0) {
+    auto list = api_.listPods(options_.list);
+    if (!list) {
+      stats_.lastError = list.error();
+      return std::unexpected(list.error());
+    }
+    pods_.clear();
+    owners_.clear();
+    // The decoded list is freed only after every pod is packed: the packed pods then sit
+    // together above it in the heap, and the list's memory goes back whole instead of staying
+    // pinned by small packed pods scattered through it.
+    for (const api::Pod& pod : list->items) store(pod);
+    resourceVersion = std::move(list->resourceVersion);
+  } else {
+    // The cache as it was stays aside until the new list is complete, so that a failed LIST
+    // leaves it unchanged.
+    PodMap previousPods;
+    OwnerMap previousOwners;
+    previousPods.swap(pods_);
+    previousOwners.swap(owners_);
+    for (int attempt = 0;; ++attempt) {
+      auto listed = listPages();
+      if (listed) {
+        resourceVersion = std::move(*listed);
+        break;
+      }
+      stats_.lastError = listed.error();
+      const bool gone =
+          listed.error().code == ErrorCode::kConflict && listed.error().field == "resourceVersion";
+      if (!gone || attempt + 1 >= kListRestarts) {
+        pods_.swap(previousPods);
+        owners_.swap(previousOwners);
+        return std::unexpected(listed.error());
+      }
+      ++stats_.listRestarts;
+    }
   }
-  pods_.clear();
-  owners_.clear();
   pendingWrites_.clear();
-  // The decoded list is freed only after every pod is packed: the packed pods then sit together
-  // above it in the heap, and the list's memory goes back whole instead of staying pinned by
-  // small packed pods scattered through it.
-  for (const api::Pod& pod : list->items) store(pod);
-  resourceVersion_ = std::move(list->resourceVersion);
+  resourceVersion_ = std::move(resourceVersion);
   recent_.clear();
   logMark();
   schedule_.listed();
   ++stats_.relists;
   return {};
+}
+
+Result<std::string> PodInformer::listPages() {
+  pods_.clear();
+  owners_.clear();
+  std::string resourceVersion;
+  std::string continueToken;
+  bool first = true;
+  do {
+    auto page = api_.listPodsPage(options_.list, options_.pageSize, continueToken);
+    if (!page) return std::unexpected(page.error());
+    if (first) resourceVersion = std::move(page->resourceVersion);
+    first = false;
+    for (const api::Pod& pod : page->items) store(pod);
+    continueToken = std::move(page->continueToken);
+  } while (!continueToken.empty());
+  return resourceVersion;
 }
 
 void PodInformer::apply(const api::WatchEvent<api::Pod>& event) {
@@ -220,9 +266,24 @@ void PodInformer::forEach(std::string_view ns,
 
 std::vector<api::Pod> PodInformer::list(const api::ListOptions& options) const {
   std::vector<api::Pod> out;
+  forEachPod(options, [&](const api::Pod& pod) { out.push_back(pod); });
+  return out;
+}
+
+void PodInformer::forEachPod(const api::ListOptions& options,
+                             const std::function<void(const api::Pod&)>& fn) const {
   forEach(options.namespace_, [&](const api::Pod& pod) {
-    if (api::selectorMatches(options.labelSelector, pod.metadata.labels)) out.push_back(pod);
+    if (api::selectorMatches(options.labelSelector, pod.metadata.labels)) fn(pod);
   });
+}
+
+std::vector<const api::Pod*> PodInformer::podsOwnedBy(std::string_view ns, std::string_view kind,
+                                                      std::string_view name) const {
+  auto it = owners_.find(OwnerKey{std::string(ns), std::string(kind), std::string(name)});
+  if (it == owners_.end()) return {};
+  std::vector<const api::Pod*> out;
+  out.reserve(it->second.size());
+  for (const ObjectKey* key : it->second) out.push_back(get(*key));
   return out;
 }
 
@@ -287,7 +348,35 @@ ListedInformer<T>::ListedInformer(api::ClusterApi& api, ListFn list, Clock& cloc
 
 template <typename T>
 Result<void> ListedInformer<T>::sync() {
-  if (!schedule_.due()) return {};
+  if (schedule_.due(watched_ ? options_.resyncPeriod : options_.unwatchedResync)) {
+    return relist();
+  }
+  if (!watched_) return {};
+  api::ListOptions scope;
+  scope.namespace_ = options_.list.namespace_;
+  auto batch = api_.watch(api::Watched<T>{}, scope, resourceVersion_);
+  if (!batch) {
+    if (batch.error().code == ErrorCode::kUnsupported) {
+      watched_ = false;
+      return schedule_.due(options_.unwatchedResync) ? relist() : Result<void>{};
+    }
+    stats_.lastError = batch.error();
+    switch (batch.error().code) {
+      case ErrorCode::kUnavailable:
+        ++stats_.reconnects;
+        return {};
+      default:
+        ++stats_.expired;
+        return relist();
+    }
+  }
+  for (const api::WatchEvent<T>& event : batch->events) apply(event);
+  resourceVersion_ = std::move(batch->resourceVersion);
+  return {};
+}
+
+template <typename T>
+Result<void> ListedInformer<T>::relist() {
   auto list = (api_.*listFn_)(options_.list);
   if (!list) {
     stats_.lastError = list.error();
@@ -299,10 +388,43 @@ Result<void> ListedInformer<T>::sync() {
     objects.insert_or_assign(std::move(key), std::move(object));
   }
   objects_ = std::move(objects);
+  pendingWrites_.clear();
   resourceVersion_ = std::move(list->resourceVersion);
   schedule_.listed();
   ++stats_.relists;
   return {};
+}
+
+template <typename T>
+void ListedInformer<T>::apply(const api::WatchEvent<T>& event) {
+  const api::ObjectMeta& meta = event.object.metadata;
+  switch (event.type) {
+    case api::WatchEventType::kDeleted:
+      pendingWrites_.erase(ObjectKey{meta.namespace_, meta.name});
+      if (auto it = objects_.find(viewOf(meta)); it != objects_.end()) objects_.erase(it);
+      break;
+    case api::WatchEventType::kAdded:
+    case api::WatchEventType::kModified: {
+      if (auto p = pendingWrites_.find(viewOf(meta)); p != pendingWrites_.end()) {
+        // Events before the one of our own write are older than what the cache holds.
+        if (p->second != meta.resourceVersion) return;
+        pendingWrites_.erase(p);
+      }
+      objects_.insert_or_assign(ObjectKey{meta.namespace_, meta.name}, event.object);
+      break;
+    }
+    case api::WatchEventType::kBookmark:
+    case api::WatchEventType::kError:
+      return;
+  }
+  ++stats_.events;
+}
+
+template <typename T>
+void ListedInformer<T>::pending(const api::ObjectMeta& meta) {
+  if (watched_ && !meta.resourceVersion.empty()) {
+    pendingWrites_.insert_or_assign(ObjectKey{meta.namespace_, meta.name}, meta.resourceVersion);
+  }
 }
 
 template <typename T>
@@ -333,6 +455,9 @@ template <typename T>
 void ListedInformer<T>::recordWrite(T object) {
   const api::ObjectMeta& meta = object.metadata;
   if (!options_.list.namespace_.empty() && meta.namespace_ != options_.list.namespace_) return;
+  auto it = objects_.find(viewOf(meta));
+  if (it != objects_.end() && it->second.metadata.resourceVersion == meta.resourceVersion) return;
+  pending(meta);
   ObjectKey key{meta.namespace_, meta.name};
   objects_.insert_or_assign(std::move(key), std::move(object));
 }
@@ -340,7 +465,9 @@ void ListedInformer<T>::recordWrite(T object) {
 template <typename T>
 void ListedInformer<T>::recordWrite(const api::ObjectMeta& meta) {
   auto it = objects_.find(viewOf(meta));
-  if (it != objects_.end()) it->second.metadata = meta;
+  if (it == objects_.end() || it->second.metadata.resourceVersion == meta.resourceVersion) return;
+  pending(meta);
+  it->second.metadata = meta;
 }
 
 template class ListedInformer<api::Node>;
@@ -355,5 +482,7 @@ template class ListedInformer<api::ResourceQuota>;
 template class ListedInformer<api::HorizontalPodAutoscaler>;
 template class ListedInformer<api::PodDisruptionBudget>;
 template class ListedInformer<api::AttunePolicy>;
+template class ListedInformer<api::AttuneDefaults>;
+template class ListedInformer<api::AttuneNamespaceDefaults>;
 
 }  // namespace attune::kube

@@ -1,7 +1,9 @@
 // Informer caches: local copies of the objects the controller reads, kept current from an
 // api::ClusterApi so that a reconcile pass reads memory instead of the API server.
 //
-// - PodInformer LISTs once, then follows the pod watch (ClusterApi::watchPods): each sync()
+// - PodInformer LISTs once (page by page, each page packed before the next is read; a 410 Gone
+//   on a later page, an expired continue token, starts the LIST again from its first page, up
+//   to kListRestarts times), then follows the pod watch (ClusterApi::watchPods): each sync()
 //   applies the ADDED / MODIFIED / DELETED events that arrived since the last one, in order.
 //   A watch whose resourceVersion has expired (410 Gone: kConflict, field "resourceVersion")
 //   or that fails in any other way except kUnavailable is replaced by a full relist. kUnavailable
@@ -92,6 +94,13 @@ struct InformerOptions {
   // A full relist once this much time (on the informer's Clock) has passed since the last one;
   // zero relists on every sync().
   Duration resyncPeriod = Duration::zero();
+  // ListedInformer: the relist period while ClusterApi cannot watch the kind (kUnsupported);
+  // zero relists on every sync(). While the kind is watched, resyncPeriod applies.
+  Duration unwatchedResync = Duration::zero();
+  // PodInformer: the pods of each LIST page (ClusterApi::listPodsPage), packed into the cache
+  // before the next page is read, so that a LIST never lies decoded whole in memory. Zero: one
+  // unpaged LIST (ClusterApi::listPods).
+  std::size_t pageSize = 500;
 };
 
 // What an informer has done; for metrics and tests.
@@ -100,6 +109,7 @@ struct InformerStats {
   std::uint64_t expired = 0;       // watch errors that forced a relist (410 Gone and others)
   std::uint64_t reconnects = 0;    // watch calls that failed with kUnavailable
   std::uint64_t events = 0;        // watch events applied
+  std::uint64_t listRestarts = 0;  // paged LISTs started again after a 410 Gone mid-way
   std::optional<Error> lastError;  // the last failed LIST or watch call, if any
 };
 
@@ -108,7 +118,9 @@ class ResyncSchedule {
  public:
   ResyncSchedule(Clock& clock, Duration period) : clock_(clock), period_(period) {}
   // True before the first successful list and once `period` has passed since the last one.
-  bool due() const;
+  bool due() const { return due(period_); }
+  // The same with another period.
+  bool due(Duration period) const;
   // Records a successful list at clock.now().
   void listed();
   bool synced() const { return last_.has_value(); }
@@ -119,8 +131,10 @@ class ResyncSchedule {
   std::optional<Time> last_;
 };
 
-// Pods, listed then watched. `api` and `clock` must outlive the informer.
-class PodInformer {
+// Pods, listed then watched. `api` and `clock` must outlive the informer. Its api::PodView
+// (pod, podsOwnedBy, forEachPod) reads the cache in place: the controller's pass takes the
+// pods of its targets from it instead of a copy of every pod.
+class PodInformer final : public api::PodView {
  public:
   PodInformer(api::ClusterApi& api, Clock& clock, InformerOptions options = defaultOptions());
 
@@ -136,7 +150,7 @@ class PodInformer {
   // True once a LIST has succeeded.
   bool synced() const { return schedule_.synced(); }
   // The resourceVersion the next watch resumes from.
-  const std::string& resourceVersion() const { return resourceVersion_; }
+  const std::string& resourceVersion() const override { return resourceVersion_; }
   std::size_t size() const { return pods_.size(); }
 
   // The most recent pod changes the cache applied, for a reader that follows the cache instead
@@ -146,6 +160,9 @@ class PodInformer {
   // relist; a resourceVersion it no longer covers fails with kConflict (field
   // "resourceVersion"), as a 410 Gone would.
   static constexpr std::size_t kRecentEvents = 2048;
+  // How many times one relist starts again after a 410 Gone before it gives up (the error is
+  // then sync()'s, and the next sync() tries again).
+  static constexpr int kListRestarts = 5;
   Result<api::WatchBatch<api::Pod>> recentEvents(const api::ListOptions& options,
                                                  std::string_view resourceVersion) const;
   const InformerStats& stats() const { return stats_; }
@@ -156,6 +173,16 @@ class PodInformer {
   // is visible to later calls only).
   const api::Pod* get(std::string_view ns, std::string_view name) const;
   const api::Pod* get(const ObjectKey& key) const { return get(key.namespace_, key.name); }
+
+  // api::PodView. pod() is get(); podsOwnedBy() the pods of keysOwnedBy() through get();
+  // forEachPod() the pods list(options) would copy, in its order, unpacked one at a time.
+  const api::Pod* pod(std::string_view ns, std::string_view name) const override {
+    return get(ns, name);
+  }
+  std::vector<const api::Pod*> podsOwnedBy(std::string_view ns, std::string_view kind,
+                                           std::string_view name) const override;
+  void forEachPod(const api::ListOptions& options,
+                  const std::function<void(const api::Pod&)>& fn) const override;
 
   // Calls fn(pod) for every cached pod in namespace `ns` ("" = all), in (namespace, name)
   // order. The reference is valid during the call only. Unpacks each pod into one reused
@@ -190,6 +217,9 @@ class PodInformer {
   using OwnerMap = std::map<OwnerKey, std::vector<const ObjectKey*>>;
 
   Result<void> relist();
+  // One attempt at a paged LIST into pods_ / owners_ (emptied first); the resourceVersion of
+  // the list, or the error of the failed page.
+  Result<std::string> listPages();
   void apply(const api::WatchEvent<api::Pod>& event);
   void store(const api::Pod& pod);
   void erase(std::string_view ns, std::string_view name);
@@ -220,9 +250,12 @@ class PodInformer {
   void logMark();
 };
 
-// One kind that ClusterApi can only list, relisted by sync() when its resync period has passed.
-// `T` has an api::ObjectMeta `metadata`. Instantiated (in informer.cc) for every kind the
-// controller reads; the aliases below name them.
+// One kind other than pods, listed then followed through the generic watch
+// (ClusterApi::watch(api::Watched<T>, ...)) as PodInformer follows the pod watch: 410 Gone and
+// other failures relist, kUnavailable keeps the cache and reopens the watch at the next sync(),
+// a full relist every resyncPeriod. A ClusterApi that cannot watch the kind (kUnsupported) is
+// relisted every unwatchedResync instead. `T` has an api::ObjectMeta `metadata`. Instantiated
+// (in informer.cc) for every kind the controller reads.
 template <typename T>
 class ListedInformer {
  public:
@@ -231,10 +264,13 @@ class ListedInformer {
   // Lists with (api.*list)(options.list): only the namespace of options.list is used.
   ListedInformer(api::ClusterApi& api, ListFn list, Clock& clock, InformerOptions options = {});
 
-  // Relists when due; a failed LIST leaves the cache as it was and is returned.
+  // Relists when due, otherwise drains the watch; a failed LIST leaves the cache as it was and
+  // is returned.
   Result<void> sync();
 
   bool synced() const { return schedule_.synced(); }
+  // False once the ClusterApi answered the watch with kUnsupported.
+  bool watched() const { return watched_; }
   const std::string& resourceVersion() const { return resourceVersion_; }
   std::size_t size() const { return objects_.size(); }
   const InformerStats& stats() const { return stats_; }
@@ -250,11 +286,18 @@ class ListedInformer {
   void forEach(const std::function<void(const T&)>& fn) const;
 
   // Write-through: stores `object` (when in the informer's namespace) / replaces the metadata
-  // of the cached object `meta` names (nothing when not cached).
+  // of the cached object `meta` names (nothing when not cached). As with pods, watch events
+  // older than the write are ignored until the write's own event arrives.
   void recordWrite(T object);
   void recordWrite(const api::ObjectMeta& meta);
 
  private:
+  Result<void> relist();
+  void apply(const api::WatchEvent<T>& event);
+  void pending(const api::ObjectMeta& meta);
+
+  bool watched_ = true;
+  std::map<ObjectKey, std::string, ObjectKeyLess> pendingWrites_;
   api::ClusterApi& api_;
   ListFn listFn_;
   InformerOptions options_;
@@ -275,5 +318,7 @@ extern template class ListedInformer<api::LimitRange>;
 extern template class ListedInformer<api::ResourceQuota>;
 extern template class ListedInformer<api::HorizontalPodAutoscaler>;
 extern template class ListedInformer<api::AttunePolicy>;
+extern template class ListedInformer<api::AttuneDefaults>;
+extern template class ListedInformer<api::AttuneNamespaceDefaults>;
 
 }  // namespace attune::kube

@@ -1,23 +1,53 @@
 #include "kube/pod_watch.h"
 
+#include <type_traits>
 #include <utility>
 
 #include "api/k8s/decode.h"
+#include "api/k8s/hpa.h"
+#include "api/k8s/node.h"
+#include "api/k8s/pdb.h"
+#include "api/k8s/quota.h"
+#include "api/k8s/workloads.h"
+#include "api/policy/attune_defaults.h"
+#include "api/policy/attune_policy.h"
 #include "kube/rest_client.h"
 
 namespace attune::kube {
+namespace {
 
-PodWatchStream::PodWatchStream(http::HttpTransportPtr transport, http::HttpRequest request)
+// api::decodeWatchEvent<T> for the kinds api/k8s decodes; streams of Attune's custom resources
+// bring their own decoder (kube/wire.h).
+template <typename T>
+typename WatchStream<T>::Decode defaultDecode() {
+  if constexpr (std::is_same_v<T, api::AttunePolicy> || std::is_same_v<T, api::AttuneDefaults> ||
+                std::is_same_v<T, api::AttuneNamespaceDefaults>) {
+    return [](std::string_view) -> Result<api::WatchEvent<T>> {
+      return fail(ErrorCode::kInternal, "no decoder for this watch");
+    };
+  } else {
+    return api::decodeWatchEvent<T>;
+  }
+}
+
+}  // namespace
+
+template <typename T>
+WatchStream<T>::WatchStream(http::HttpTransportPtr transport, http::HttpRequest request,
+                            Decode decode)
     : transport_(std::move(transport)),
       request_(std::move(request)),
+      decode_(decode ? std::move(decode) : defaultDecode<T>()),
       thread_([this](const std::stop_token& stop) { run(stop); }) {}
 
-PodWatchStream::~PodWatchStream() {
+template <typename T>
+WatchStream<T>::~WatchStream() {
   thread_.request_stop();
   if (thread_.joinable()) thread_.join();
 }
 
-void PodWatchStream::run(const std::stop_token& stop) {
+template <typename T>
+void WatchStream<T>::run(const std::stop_token& stop) {
   auto response = transport_->stream(
       request_, [this](std::string_view line) { return onLine(line); }, stop);
   if (!response) {
@@ -29,8 +59,9 @@ void PodWatchStream::run(const std::stop_token& stop) {
   }
 }
 
-bool PodWatchStream::onLine(std::string_view line) {
-  auto event = api::decodeWatchEvent<api::Pod>(line);
+template <typename T>
+bool WatchStream<T>::onLine(std::string_view line) {
+  auto event = decode_(line);
   if (!event) {
     Error error = event.error();
     error.message = "watch event does not decode: " + error.message;
@@ -50,7 +81,8 @@ bool PodWatchStream::onLine(std::string_view line) {
   return true;
 }
 
-void PodWatchStream::finish(std::optional<Error> error) {
+template <typename T>
+void WatchStream<T>::finish(std::optional<Error> error) {
   std::lock_guard lock(mutex_);
   if (pending_.ended) return;
   pending_.ended = true;
@@ -58,7 +90,8 @@ void PodWatchStream::finish(std::optional<Error> error) {
   changed_.notify_all();
 }
 
-PodWatchStream::Drained PodWatchStream::drain(Duration wait) {
+template <typename T>
+typename WatchStream<T>::Drained WatchStream<T>::drain(Duration wait) {
   std::unique_lock lock(mutex_);
   if (pending_.events.empty() && !pending_.ended && wait > Duration::zero()) {
     changed_.wait_for(lock, wait, [this] { return !pending_.events.empty() || pending_.ended; });
@@ -71,5 +104,21 @@ PodWatchStream::Drained PodWatchStream::drain(Duration wait) {
   out.error = pending_.error;
   return out;
 }
+
+template class WatchStream<api::Pod>;
+template class WatchStream<api::Node>;
+template class WatchStream<api::Deployment>;
+template class WatchStream<api::StatefulSet>;
+template class WatchStream<api::DaemonSet>;
+template class WatchStream<api::ReplicaSet>;
+template class WatchStream<api::Job>;
+template class WatchStream<api::CronJob>;
+template class WatchStream<api::LimitRange>;
+template class WatchStream<api::ResourceQuota>;
+template class WatchStream<api::HorizontalPodAutoscaler>;
+template class WatchStream<api::PodDisruptionBudget>;
+template class WatchStream<api::AttunePolicy>;
+template class WatchStream<api::AttuneDefaults>;
+template class WatchStream<api::AttuneNamespaceDefaults>;
 
 }  // namespace attune::kube

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/k8s/decode.h"
 #include "api/k8s/encode.h"
 #include "api/policy/attune_defaults.h"
 #include "api/policy/policy_codec.h"
@@ -139,5 +140,76 @@ template Result<api::List<api::AttuneDefaults>> decodeDefaultsList<api::AttuneDe
     std::string_view);
 template Result<api::List<api::AttuneNamespaceDefaults>>
     decodeDefaultsList<api::AttuneNamespaceDefaults>(std::string_view);
+
+namespace {
+
+// One line of a watch stream of custom objects, each decoded by `decodeObject`.
+template <typename T, typename DecodeObject>
+Result<api::WatchEvent<T>> decodeCustomWatchEvent(std::string_view json,
+                                                  DecodeObject decodeObject) {
+  auto doc = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object()) {
+    return fail(ErrorCode::kInvalidArgument, "watch event is not a JSON object");
+  }
+  auto type = doc.find("type");
+  if (type == doc.end() || !type->is_string()) {
+    return fail(ErrorCode::kInvalidArgument, "missing watch event type", "type");
+  }
+  api::WatchEvent<T> event;
+  const std::string name = type->get<std::string>();
+  bool known = false;
+  for (api::WatchEventType t :
+       {api::WatchEventType::kAdded, api::WatchEventType::kModified, api::WatchEventType::kDeleted,
+        api::WatchEventType::kBookmark, api::WatchEventType::kError}) {
+    if (api::watchEventTypeName(t) == name) {
+      event.type = t;
+      known = true;
+    }
+  }
+  if (!known) {
+    return fail(ErrorCode::kInvalidArgument, "unknown watch event type \"" + name + "\"", "type");
+  }
+  auto object = doc.find("object");
+  if (object == doc.end() || !object->is_object()) {
+    return fail(ErrorCode::kInvalidArgument, "missing watch event object", "object");
+  }
+  switch (event.type) {
+    case api::WatchEventType::kError: {
+      auto status = api::decodeApiStatus(object->dump());
+      if (!status) return std::unexpected(status.error().under("object"));
+      event.status = std::move(*status);
+      return event;
+    }
+    case api::WatchEventType::kBookmark:
+      if (auto meta = object->find("metadata"); meta != object->end() && meta->is_object()) {
+        if (auto rv = meta->find("resourceVersion"); rv != meta->end() && rv->is_string()) {
+          event.object.metadata.resourceVersion = rv->get<std::string>();
+        }
+      }
+      return event;
+    default: {
+      auto decoded = decodeObject(std::move(*object));
+      if (!decoded) return std::unexpected(decoded.error());
+      event.object = std::move(*decoded);
+      return event;
+    }
+  }
+}
+
+}  // namespace
+
+Result<api::WatchEvent<api::AttunePolicy>> decodePolicyWatchEvent(std::string_view json) {
+  return decodeCustomWatchEvent<api::AttunePolicy>(json, decodePolicyObject);
+}
+
+template <typename D>
+Result<api::WatchEvent<D>> decodeDefaultsWatchEvent(std::string_view json) {
+  return decodeCustomWatchEvent<D>(json, decodeDefaultsObject<D>);
+}
+
+template Result<api::WatchEvent<api::AttuneDefaults>> decodeDefaultsWatchEvent<api::AttuneDefaults>(
+    std::string_view);
+template Result<api::WatchEvent<api::AttuneNamespaceDefaults>>
+    decodeDefaultsWatchEvent<api::AttuneNamespaceDefaults>(std::string_view);
 
 }  // namespace attune::kube::wire

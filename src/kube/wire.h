@@ -24,6 +24,13 @@ std::string policyBody(const api::AttunePolicy& policy);
 Result<api::AttunePolicy> decodePolicy(std::string_view json);
 // An AttunePolicyList: items plus metadata.resourceVersion and metadata.continue.
 Result<api::List<api::AttunePolicy>> decodePolicyList(std::string_view json);
+// One line of an AttunePolicy watch stream ({"type": ..., "object": ...}): the policy decoded
+// as decodePolicy does; a BOOKMARK carries only metadata.resourceVersion, an ERROR its Status.
+// kInvalidArgument for a line that is not such an object or an unknown type.
+Result<api::WatchEvent<api::AttunePolicy>> decodePolicyWatchEvent(std::string_view json);
+// The same for AttuneDefaults (D = api::AttuneDefaults) and AttuneNamespaceDefaults streams.
+template <typename D>
+Result<api::WatchEvent<D>> decodeDefaultsWatchEvent(std::string_view json);
 // An AttuneDefaults (D = api::AttuneDefaults) or AttuneNamespaceDefaults object, and lists of
 // them, with the same rules as policies: a field the decoder reports is a kInternal error.
 template <typename D>

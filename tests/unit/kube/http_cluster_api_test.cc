@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <tuple>
 
 #include "api/policy/policy_codec.h"
 #include "support/pod_json.h"
@@ -498,6 +499,89 @@ TEST_F(ApiTest, WatchDeliversEventsAndBookmarksThenRelistsOnExpiry) {
   EXPECT_NE(batch.error().message.find("too old resource version"), std::string::npos);
   EXPECT_EQ(watches, 2);
   EXPECT_NE(requests().back().query().find("resourceVersion=15"), std::string::npos);
+}
+
+TEST_F(ApiTest, GenericWatchStreamsEachKindFromItsCollection) {
+  api::AttunePolicy policy;
+  policy.metadata.name = "p";
+  policy.metadata.namespace_ = "a";
+  policy.metadata.resourceVersion = "31";
+  const std::string policyJson = nlohmann::json::parse(api::encodePolicyJson(policy)).dump();
+  start(
+      [&](const RawRequest& r) {
+        if (r.path().find("deployments") != std::string::npos) {
+          return Reply{
+              200,
+              watchLine("ADDED", R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":)"
+                                 R"({"namespace":"a","name":"web","resourceVersion":"21"}})") +
+                  watchLine("DELETED", R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":)"
+                                       R"({"namespace":"a","name":"old","resourceVersion":"22"}})"),
+              {}};
+        }
+        return Reply{
+            200,
+            watchLine("MODIFIED", policyJson) +
+                watchLine("BOOKMARK",
+                          R"({"kind":"AttunePolicy","metadata":{"resourceVersion":"35"}})"),
+            {}};
+      },
+      HttpClusterApiOptions{.watchWait = 20s});
+  std::vector<api::WatchEvent<api::Deployment>> deployments;
+  std::string rv = "20";
+  for (int i = 0; i < 50 && rv != "22"; ++i) {
+    auto batch = api_->watch(api::Watched<api::Deployment>{}, {.namespace_ = "a"}, rv);
+    ASSERT_TRUE(batch.has_value()) << batch.error().toString();
+    std::ranges::move(batch->events, std::back_inserter(deployments));
+    rv = batch->resourceVersion;
+  }
+  ASSERT_EQ(deployments.size(), 2u);
+  EXPECT_EQ(deployments[0].type, api::WatchEventType::kAdded);
+  EXPECT_EQ(deployments[0].object.metadata.name, "web");
+  EXPECT_EQ(deployments[1].type, api::WatchEventType::kDeleted);
+  EXPECT_EQ(requests().at(0).path(), "/apis/apps/v1/namespaces/a/deployments");
+  EXPECT_EQ(requests().at(0).query(),
+            "watch=1&allowWatchBookmarks=true&resourceVersion=20&timeoutSeconds=300");
+
+  std::vector<api::WatchEvent<api::AttunePolicy>> policies;
+  rv = "30";
+  for (int i = 0; i < 50 && rv != "35"; ++i) {
+    auto batch = api_->watch(api::Watched<api::AttunePolicy>{}, {}, rv);
+    ASSERT_TRUE(batch.has_value()) << batch.error().toString();
+    std::ranges::move(batch->events, std::back_inserter(policies));
+    rv = batch->resourceVersion;
+  }
+  ASSERT_EQ(policies.size(), 1u);
+  EXPECT_EQ(policies[0].type, api::WatchEventType::kModified);
+  EXPECT_EQ(policies[0].object.metadata.name, "p");
+  EXPECT_EQ(rv, "35");
+  EXPECT_EQ(requests().back().path(), "/apis/attune.io/v1alpha1/attunepolicies");
+}
+
+TEST_F(ApiTest, ListPodsPageIsOneRequestAndAnExpiredTokenIsAConflict) {
+  start([](const RawRequest& r) {
+    if (r.query().find("continue=") == std::string::npos) {
+      return Reply{200,
+                   R"({"metadata":{"resourceVersion":"5","continue":"tok"},"items":[)" +
+                       podJson(1) + "," + podJson(0) + "]}",
+                   {}};
+    }
+    return Reply{410, statusBody(410, "Expired", "The provided continue parameter is too old"), {}};
+  });
+  auto page = api_->listPodsPage({.namespace_ = "team-0"}, 2, "");
+  ASSERT_TRUE(page.has_value()) << page.error().toString();
+  EXPECT_EQ(page->continueToken, "tok");
+  EXPECT_EQ(page->resourceVersion, "5");
+  ASSERT_EQ(page->items.size(), 2u);
+  const api::ObjectMeta& a = page->items[0].metadata;
+  const api::ObjectMeta& b = page->items[1].metadata;
+  EXPECT_LT(std::tie(a.namespace_, a.name), std::tie(b.namespace_, b.name));  // sorted
+  EXPECT_EQ(last().query(), "limit=2");
+  auto next = api_->listPodsPage({.namespace_ = "team-0"}, 2, "tok");
+  ASSERT_FALSE(next.has_value());
+  EXPECT_EQ(next.error().code, ErrorCode::kConflict);
+  EXPECT_EQ(next.error().field, "resourceVersion");
+  EXPECT_EQ(last().query(), "limit=2&continue=tok");
+  EXPECT_EQ(requests().size(), 2u);  // one request per page, no merging
 }
 
 TEST_F(ApiTest, WatchRefusedWith410IsAConflict) {

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "api/k8s/decode.h"
@@ -196,6 +198,97 @@ TEST_F(InformerTest, FailedRelistKeepsTheCacheAndReturnsTheError) {
   EXPECT_EQ(informer.stats().relists, 2u);
 }
 
+// Every cached pod, whole, in the informer's (namespace, name) order.
+std::vector<api::Pod> cachedPods(const PodInformer& informer) {
+  std::vector<api::Pod> out;
+  informer.forEachPod({}, [&](const api::Pod& pod) { out.push_back(pod); });
+  return out;
+}
+
+TEST_F(InformerTest, PagedListFillsTheCacheAsAnUnpagedListDoes) {
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_TRUE(state_.createPod(makePod("team-c", "batch-" + std::to_string(i), "batch-rs")));
+  }
+  InformerOptions paged = options();
+  paged.pageSize = 3;
+  PodInformer informer(api_, clock_, paged);
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(api_.pageCalls, 5);  // 13 pods, 3 a page
+  EXPECT_EQ(informer.stats().listRestarts, 0u);
+
+  InformerOptions whole = options();
+  whole.pageSize = 0;
+  PodInformer unpaged(api_, clock_, whole);
+  ASSERT_TRUE(unpaged.sync());
+  EXPECT_EQ(cachedPods(informer), cachedPods(unpaged));
+  EXPECT_EQ(cachedPods(informer), cluster_.listPods({})->items);
+  EXPECT_EQ(informer.resourceVersion(), unpaged.resourceVersion());
+}
+
+TEST_F(InformerTest, PagedListRestartsAfterA410MidWay) {
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_TRUE(state_.createPod(makePod("team-c", "batch-" + std::to_string(i), "batch-rs")));
+  }
+  InformerOptions paged = options();
+  paged.pageSize = 4;
+  PodInformer informer(api_, clock_, paged);
+  // After the first page the cluster changes (a pod added, one deleted, one annotated) and the
+  // continue token expires: the list starts again and sees the cluster as it now is.
+  bool changed = false;
+  api_.afterPage = [&] {
+    if (std::exchange(changed, true)) return;
+    ASSERT_TRUE(state_.createPod(makePod("team-a", "web-0", "web-rs")));
+    ASSERT_TRUE(state_.deletePod("team-c", "batch-7"));
+    ASSERT_TRUE(cluster_.patchPodAnnotations("team-a", "web-2", annotate("note", "late"), ""));
+    api_.goneOnContinue = true;
+  };
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(informer.stats().listRestarts, 1u);
+  EXPECT_EQ(informer.stats().relists, 1u);
+  EXPECT_EQ(api_.listPodsCalls, 2);  // two first pages
+  EXPECT_EQ(api_.pageCalls, 2 + 4);  // the first page and the 410, then 13 pods 4 a page
+
+  InformerOptions whole = options();
+  whole.pageSize = 0;
+  PodInformer unpaged(api_, clock_, whole);
+  ASSERT_TRUE(unpaged.sync());
+  EXPECT_EQ(cachedPods(informer), cachedPods(unpaged));
+  EXPECT_EQ(cachedPods(informer), cluster_.listPods({})->items);
+  EXPECT_EQ(informer.resourceVersion(), cluster_.listPods({})->resourceVersion);
+  EXPECT_EQ(annotation(informer, "team-a", "web-2", "note"), "late");
+  EXPECT_EQ(informer.get("team-c", "batch-7"), nullptr);
+  // The indexes hold only what the last attempt listed.
+  EXPECT_EQ(informer.keysOwnedBy("team-c", "ReplicaSet", "batch-rs").size(), 9u);
+  EXPECT_EQ(informer.keysInNamespace("team-a").size(), 3u);
+
+  // The watch goes on from the restarted list's resourceVersion.
+  ASSERT_TRUE(state_.deletePod("team-a", "web-0"));
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(informer.get("team-a", "web-0"), nullptr);
+  EXPECT_EQ(api_.listPodsCalls, 3);  // no relist since the unpaged informer's LIST
+}
+
+TEST_F(InformerTest, PagedListGivesUpAfterRepeated410sAndKeepsTheCache) {
+  InformerOptions paged = options(std::chrono::minutes(1));
+  paged.pageSize = 1;
+  PodInformer informer(api_, clock_, paged);
+  ASSERT_TRUE(informer.sync());
+  const std::vector<api::Pod> before = cachedPods(informer);
+  ASSERT_TRUE(state_.deletePod("team-a", "web-1"));
+  clock_.advance(std::chrono::minutes(1));
+  api_.afterPage = [&] { api_.goneOnContinue = true; };  // every continue token expires
+  auto result = informer.sync();
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().code, ErrorCode::kConflict);
+  EXPECT_EQ(informer.stats().listRestarts,
+            static_cast<std::uint64_t>(PodInformer::kListRestarts - 1));
+  EXPECT_EQ(cachedPods(informer), before);  // the cache as it was, indexes included
+  EXPECT_EQ(informer.keysOwnedBy("team-a", "ReplicaSet", "web-rs").size(), 2u);
+  api_.afterPage = nullptr;
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(informer.size(), 2u);
+}
+
 TEST_F(InformerTest, IndexesFollowUpdates) {
   PodInformer informer(api_, clock_, options());
   ASSERT_TRUE(informer.sync());
@@ -299,7 +392,8 @@ TEST_F(InformerTest, ListedInformerRelistsWhenDue) {
   d.metadata.name = "web";
   ASSERT_TRUE(state_.deployments.create(d));
   InformerOptions o;
-  o.resyncPeriod = std::chrono::minutes(5);
+  o.resyncPeriod = std::chrono::minutes(30);
+  o.unwatchedResync = std::chrono::minutes(5);  // the simulated cluster cannot watch deployments
   ListedInformer<api::Deployment> informer(api_, &api::ClusterApi::listDeployments, clock_, o);
   ASSERT_TRUE(informer.sync());
   ASSERT_NE(informer.get("team-a", "web"), nullptr);
@@ -313,6 +407,119 @@ TEST_F(InformerTest, ListedInformerRelistsWhenDue) {
   EXPECT_NE(informer.get("team-a", "api"), nullptr);
   EXPECT_EQ(informer.size(), 2u);
   EXPECT_EQ(informer.stats().relists, 2u);
+  EXPECT_FALSE(informer.watched());
+}
+
+// A Deployment watch over the simulated cluster's store: its changes, recorded as they happen,
+// served after a resourceVersion as ClusterApi::watch serves them.
+class DeploymentLog {
+ public:
+  explicit DeploymentLog(sim::ClusterState& state) {
+    state.deployments.setWatchObserver([this](api::WatchEventType type, const api::Deployment& d) {
+      events_.push_back({type, d, {}});
+    });
+  }
+  Result<api::WatchBatch<api::Deployment>> after(const api::ListOptions& options,
+                                                 std::string_view resourceVersion) const {
+    api::WatchBatch<api::Deployment> batch{{}, std::string(resourceVersion)};
+    const std::uint64_t from = std::stoull(std::string(resourceVersion));
+    for (const auto& e : events_) {
+      if (std::stoull(e.object.metadata.resourceVersion) <= from) continue;
+      batch.resourceVersion = e.object.metadata.resourceVersion;
+      if (options.namespace_.empty() || e.object.metadata.namespace_ == options.namespace_) {
+        batch.events.push_back(e);
+      }
+    }
+    return batch;
+  }
+
+ private:
+  std::vector<api::WatchEvent<api::Deployment>> events_;
+};
+
+api::Deployment deployment(std::string ns, std::string name) {
+  api::Deployment d;
+  d.metadata.namespace_ = std::move(ns);
+  d.metadata.name = std::move(name);
+  return d;
+}
+
+TEST_F(InformerTest, ListedInformerFollowsTheWatchOfItsKind) {
+  DeploymentLog log(state_);
+  api_.deploymentWatch = [&](const api::ListOptions& o, std::string_view rv) {
+    return log.after(o, rv);
+  };
+  ASSERT_TRUE(state_.deployments.create(deployment("team-a", "web")));
+  ASSERT_TRUE(state_.deployments.create(deployment("team-a", "db")));
+  InformerOptions o;
+  o.resyncPeriod = std::chrono::minutes(30);
+  ListedInformer<api::Deployment> informer(api_, &api::ClusterApi::listDeployments, clock_, o);
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(api_.listDeploymentsCalls, 1);
+
+  // Added, modified, deleted: carried by the watch, no relist.
+  ASSERT_TRUE(state_.deployments.create(deployment("team-b", "api")));
+  ASSERT_TRUE(cluster_.patchWorkloadAnnotations(api::WorkloadKind::kDeployment, "team-a", "web",
+                                                annotate("note", "one"), ""));
+  ASSERT_TRUE(state_.deployments.erase("team-a", "db"));
+  ASSERT_TRUE(informer.sync());
+  EXPECT_TRUE(informer.watched());
+  EXPECT_EQ(api_.listDeploymentsCalls, 1);
+  EXPECT_EQ(api_.deploymentWatchCalls, 1);
+  EXPECT_EQ(informer.stats().events, 3u);
+  EXPECT_EQ(informer.list({}), cluster_.listDeployments({})->items);
+  EXPECT_EQ(informer.get("team-a", "web")->metadata.annotations.at("note"), "one");
+  EXPECT_EQ(informer.get("team-a", "db"), nullptr);
+
+  // A write of this process is not undone by a watch that has not brought it yet.
+  auto written = cluster_.patchWorkloadAnnotations(api::WorkloadKind::kDeployment, "team-a", "web",
+                                                   annotate("note", "two"), "");
+  ASSERT_TRUE(written);
+  ASSERT_TRUE(cluster_.patchWorkloadAnnotations(api::WorkloadKind::kDeployment, "team-b", "api",
+                                                annotate("note", "x"), ""));
+  const auto full = api_.deploymentWatch;
+  api_.deploymentWatch = [&](const api::ListOptions& opts, std::string_view rv) {
+    auto batch = log.after(opts, rv);
+    batch->events.clear();  // the stream lags: nothing has arrived yet
+    batch->resourceVersion = std::string(rv);
+    return batch;
+  };
+  informer.recordWrite(*written);
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(informer.get("team-a", "web")->metadata.annotations.at("note"), "two");
+  api_.deploymentWatch = full;
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(informer.list({}), cluster_.listDeployments({})->items);
+
+  // 410 Gone: relist.
+  api_.deploymentWatch = [](const api::ListOptions&, std::string_view) {
+    return Result<api::WatchBatch<api::Deployment>>(
+        fail(ErrorCode::kConflict, "too old resource version", "resourceVersion"));
+  };
+  ASSERT_TRUE(state_.deployments.create(deployment("team-b", "late")));
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(api_.listDeploymentsCalls, 2);
+  EXPECT_EQ(informer.stats().expired, 1u);
+  EXPECT_NE(informer.get("team-b", "late"), nullptr);
+
+  // Unavailable: the cache stays, the next sync resumes.
+  api_.deploymentWatch = [](const api::ListOptions&, std::string_view) {
+    return Result<api::WatchBatch<api::Deployment>>(
+        fail(ErrorCode::kUnavailable, "connection reset"));
+  };
+  ASSERT_TRUE(state_.deployments.erase("team-b", "late"));
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(informer.stats().reconnects, 1u);
+  EXPECT_NE(informer.get("team-b", "late"), nullptr);
+  api_.deploymentWatch = full;
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(informer.get("team-b", "late"), nullptr);
+  EXPECT_EQ(api_.listDeploymentsCalls, 2);
+
+  // The full resync still relists.
+  clock_.advance(std::chrono::minutes(30));
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(api_.listDeploymentsCalls, 3);
 }
 
 // --- The compact encoding

@@ -1,0 +1,208 @@
+// Pods read in place: kube::PodInformer's api::PodView behind CachedClusterApi, and the
+// ClusterSnapshot a pass takes through it, answer what a LIST of the same cluster answers (the
+// same pods, in the same order) while pods are added, changed (labels, annotations, owners) and
+// deleted between and across syncs.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "controller/cluster_snapshot.h"
+#include "kube/cached_cluster_api.h"
+#include "sim/cluster/cluster.h"
+#include "support/pod_builder.h"
+
+namespace attune::controller {
+namespace {
+
+using sim::Change;
+
+api::OwnerReference controller(std::string apiVersion, std::string kind, std::string name) {
+  return {std::move(apiVersion), std::move(kind), std::move(name), "uid-" + name, true};
+}
+
+std::vector<api::Pod> values(const std::vector<const api::Pod*>& pods) {
+  std::vector<api::Pod> out;
+  for (const api::Pod* p : pods) out.push_back(*p);
+  return out;
+}
+
+class SnapshotViewsTest : public ::testing::Test {
+ protected:
+  SnapshotViewsTest() {
+    for (const char* ns : {"shop", "batch"}) {
+      api::Deployment d;
+      d.metadata.namespace_ = ns;
+      d.metadata.name = "web";
+      EXPECT_TRUE(state_.deployments.create(d));
+      for (const char* rs : {"web-1", "web-2"}) {
+        api::ReplicaSet r;
+        r.metadata.namespace_ = ns;
+        r.metadata.name = rs;
+        r.metadata.ownerReferences = {controller("apps/v1", "Deployment", "web")};
+        EXPECT_TRUE(state_.replicaSets.create(r));
+      }
+      api::StatefulSet s;
+      s.metadata.namespace_ = ns;
+      s.metadata.name = "db";
+      EXPECT_TRUE(state_.statefulSets.create(s));
+    }
+    api::CronJob c;
+    c.metadata.namespace_ = "batch";
+    c.metadata.name = "nightly";
+    EXPECT_TRUE(state_.cronJobs.create(c));
+    api::Job j;
+    j.metadata.namespace_ = "batch";
+    j.metadata.name = "nightly-1";
+    j.metadata.ownerReferences = {controller("batch/v1", "CronJob", "nightly")};
+    EXPECT_TRUE(state_.jobs.create(j));
+    // A ReplicaSet with no known controller: its pods belong to the ReplicaSet itself.
+    api::ReplicaSet orphan;
+    orphan.metadata.namespace_ = "shop";
+    orphan.metadata.name = "legacy";
+    EXPECT_TRUE(state_.replicaSets.create(orphan));
+    for (int i = 0; i < 6; ++i) add("shop", "web-1", "ReplicaSet", i);
+    for (int i = 0; i < 3; ++i) add("shop", "db", "StatefulSet", i);
+    for (int i = 0; i < 2; ++i) add("shop", "legacy", "ReplicaSet", i);
+    for (int i = 0; i < 4; ++i) add("batch", "nightly-1", "Job", i);
+    for (int i = 0; i < 2; ++i) add("batch", "web-2", "ReplicaSet", i);
+    EXPECT_TRUE(state_.createPod(attune::testing::PodBuilder("shop", "bare").build()));
+  }
+
+  void add(const std::string& ns, const std::string& owner, const std::string& kind, int i) {
+    const std::string group = kind == "Job" ? "batch/v1" : "apps/v1";
+    const std::string name = owner + "-" + std::to_string(i) + "-" + std::to_string(serial_++);
+    EXPECT_TRUE(state_.createPod(attune::testing::PodBuilder(ns, name)
+                                     .label("app", owner)
+                                     .owner(controller(group, kind, owner))
+                                     .build()));
+  }
+
+  // Pod `ns`/`name`, changed by fn.
+  void change(const std::string& ns, const std::string& name,
+              const std::function<void(api::Pod&)>& fn) {
+    EXPECT_TRUE(state_.pods.modify(ns, name, "", [&](api::Pod& pod) -> Result<Change> {
+      fn(pod);
+      return Change::kMetadata;
+    }));
+  }
+
+  // One round of churn: adds, label and annotation updates, an owner change and deletes,
+  // interleaved.
+  void churn(int round) {
+    add("shop", "web-1", "ReplicaSet", 100 + round);
+    auto shop = cluster_.listPods({.namespace_ = "shop", .labelSelector = {}});
+    ASSERT_TRUE(shop);
+    ASSERT_GE(shop->items.size(), 4u);
+    change("shop", shop->items[1].metadata.name,
+           [&](api::Pod& p) { p.metadata.labels["round"] = std::to_string(round); });
+    ASSERT_TRUE(state_.deletePod("shop", shop->items[0].metadata.name));
+    add("batch", "nightly-1", "Job", 200 + round);
+    // A pod moves from one ReplicaSet to the other (its old owner index must forget it).
+    change("shop", shop->items[2].metadata.name, [](api::Pod& p) {
+      p.metadata.ownerReferences = {controller("apps/v1", "ReplicaSet", "web-2")};
+    });
+    change("shop", shop->items[3].metadata.name,
+           [&](api::Pod& p) { p.metadata.annotations["note"] = "r" + std::to_string(round); });
+    auto batch = cluster_.listPods({.namespace_ = "batch", .labelSelector = {}});
+    ASSERT_TRUE(batch);
+    ASSERT_TRUE(state_.deletePod("batch", batch->items.back().metadata.name));
+    add("shop", "db", "StatefulSet", 300 + round);
+  }
+
+  // Every check: the view against LISTs, the snapshot read in place against a listed one.
+  void expectViewsMatchLists() {
+    const api::PodView* view = cached_.podView("");
+    ASSERT_NE(view, nullptr);
+    for (const std::string ns : {"", "shop", "batch"}) {
+      auto listed = cluster_.listPods({.namespace_ = ns, .labelSelector = {}});
+      ASSERT_TRUE(listed);
+      std::vector<api::Pod> visited;
+      view->forEachPod({.namespace_ = ns, .labelSelector = {}},
+                       [&](const api::Pod& p) { visited.push_back(p); });
+      EXPECT_EQ(visited, listed->items) << "namespace '" << ns << "'";
+    }
+    api::LabelSelector web;
+    web.matchLabels = {{"app", "web-1"}};
+    std::vector<api::Pod> selected;
+    view->forEachPod({.namespace_ = "shop", .labelSelector = web},
+                     [&](const api::Pod& p) { selected.push_back(p); });
+    EXPECT_EQ(selected, cluster_.listPods({.namespace_ = "shop", .labelSelector = web})->items);
+
+    const std::set<api::TargetKind> kinds = {
+        api::TargetKind::kDeployment, api::TargetKind::kStatefulSet, api::TargetKind::kCronJob};
+    auto inPlace = ClusterSnapshot::take(cached_, {}, kinds);
+    auto listed = ClusterSnapshot::take(cluster_, {}, kinds);
+    ASSERT_TRUE(inPlace);
+    ASSERT_TRUE(listed);
+    EXPECT_TRUE(inPlace->readsInPlace());
+    EXPECT_FALSE(listed->readsInPlace());
+    EXPECT_EQ(inPlace->podListVersions(), listed->podListVersions());
+    // Every workload's pods, the owner-less pod and the ReplicaSet without a controller.
+    std::set<api::WorkloadRef> workloads;
+    for (const api::Pod& pod : listed->pods()) workloads.insert(listed->ownerOf(pod));
+    std::string seen;
+    for (const api::WorkloadRef& w : workloads) seen += " " + w.ns + "/" + w.kind + "/" + w.name;
+    ASSERT_GE(workloads.size(), 4u) << seen;  // churn deletes some
+    workloads.insert({"shop", "Deployment", "nobody"});
+    for (const api::WorkloadRef& w : workloads) {
+      EXPECT_EQ(values(inPlace->podsOf(w)), values(listed->podsOf(w)))
+          << w.ns << "/" << w.kind << "/" << w.name;
+      for (const api::Pod* pod : listed->podsOf(w)) {
+        const api::Pod* found = inPlace->pod(pod->metadata.namespace_, pod->metadata.name);
+        ASSERT_NE(found, nullptr);
+        EXPECT_EQ(*found, *pod);
+      }
+    }
+    EXPECT_EQ(inPlace->pod("shop", "no-such-pod"), nullptr);
+    EXPECT_EQ(inPlace->pods(), listed->pods());
+  }
+
+  SimulatedClock clock_{*parseRfc3339("2025-01-01T00:00:00Z")};
+  sim::ClusterState state_{clock_};
+  sim::Cluster cluster_{state_};
+  kube::CachedClusterApi cached_{cluster_, clock_};
+  int serial_ = 0;
+};
+
+TEST_F(SnapshotViewsTest, NoViewBeforeTheFirstSync) {
+  EXPECT_EQ(cached_.podView(""), nullptr);
+  auto snapshot = ClusterSnapshot::take(cached_, {}, {api::TargetKind::kDeployment});
+  ASSERT_TRUE(snapshot);
+  EXPECT_FALSE(snapshot->readsInPlace());  // listed through to the cluster instead
+}
+
+TEST_F(SnapshotViewsTest, ViewsAnswerAsListsDoUnderWatchChurn) {
+  ASSERT_TRUE(cached_.sync());
+  expectViewsMatchLists();
+  for (int round = 0; round < 5; ++round) {
+    churn(round);
+    if (round % 2 == 1) churn(round + 10);  // two rounds in one watch batch
+    ASSERT_TRUE(cached_.sync());
+    EXPECT_EQ(cached_.pods().stats().relists, 1u);  // the watch carried every change
+    expectViewsMatchLists();
+  }
+}
+
+TEST_F(SnapshotViewsTest, PointersStayValidAcrossAWriteUntilTheNextSync) {
+  ASSERT_TRUE(cached_.sync());
+  auto snapshot = ClusterSnapshot::take(cached_, {"shop"}, {api::TargetKind::kDeployment});
+  ASSERT_TRUE(snapshot);
+  ASSERT_TRUE(snapshot->readsInPlace());
+  const std::vector<const api::Pod*>& pods = snapshot->podsOf({"shop", "Deployment", "web"});
+  ASSERT_EQ(pods.size(), 6u);
+  const api::Pod before = *pods[0];
+  api::AnnotationChanges note;
+  note["note"] = "written";
+  ASSERT_TRUE(cached_.patchPodAnnotations("shop", before.metadata.name, note, ""));
+  // The pass keeps reading what it started with; a later read sees the write.
+  EXPECT_EQ(*pods[0], before);
+  EXPECT_EQ(
+      cached_.podView("shop")->pod("shop", before.metadata.name)->metadata.annotations.at("note"),
+      "written");
+}
+
+}  // namespace
+}  // namespace attune::controller
