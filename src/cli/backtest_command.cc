@@ -36,6 +36,7 @@ struct BacktestOptions {
   std::string hpaGuard;
   std::string hpaGuardInterval = "1m";
   std::string nodeOptimisation;
+  unsigned jobs = 0;
   bool quiet = false;
 };
 
@@ -128,6 +129,8 @@ int run(const BacktestOptions& o) {
                                                                  : NodeOptimisationMode::kOff;
   }
 
+  request.jobs = o.jobs;
+
   std::string policies;
   if (!o.policiesOut.empty()) {
     request.onFinish = [&](const std::string& strategy, sim::Simulation& simulation) {
@@ -200,6 +203,9 @@ void addBacktestCommand(CLI::App& app, int& exitCode) {
                   "sizing in process: on, off, or compare (the scenario twice, off then on, side "
                   "by side) (docs/node-optimisation.md)")
       ->check(CLI::IsMember({"on", "off", "compare"}));
+  cmd->add_option("--jobs", options->jobs,
+                  "Runs at once, each on its own thread; the report does not depend on it "
+                  "(default 0: one per hardware thread)");
   cmd->add_flag("-q,--quiet", options->quiet, "No progress lines on stderr");
   cmd->callback([options, &exitCode] { exitCode = run(*options); });
 }

@@ -1,11 +1,16 @@
 #include "cli/simulate_run.h"
 
 #include <fmt/format.h>
+#include <sched.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <condition_variable>
 #include <map>
+#include <mutex>
 #include <set>
+#include <thread>
 
 #include "api/policy/policy_defaults.h"
 #include "cli/simulate_admission.h"
@@ -371,9 +376,11 @@ sim::Scenario withNodeOptimisation(sim::Scenario scenario, bool enabled) {
 
 // One run; `guarded`: with the HPA guard; `nodeOptimised`: every policy with node optimisation
 // on (true, with the pod admission webhook in process) or off (false), or as they are (unset).
+// `finish`: called with the simulation as it ended, before the run is measured.
 Result<report::SimulationRun> runOne(const SimulateRequest& request, const std::string& strategy,
                                      bool guarded, std::optional<bool> nodeOptimised,
-                                     const SimulateProgress& progress) {
+                                     const SimulateProgress& progress,
+                                     const std::function<void(sim::Simulation&)>& finish) {
   // The webhook's sizing board outlives the simulation whose admission reads it.
   controller::AdmissionSizing admissionSizing;
   AdmissionCounts admitted;
@@ -453,7 +460,7 @@ Result<report::SimulationRun> runOne(const SimulateRequest& request, const std::
       progress(fmt::format("{}: day {} of {}", runName, day + 1, days));
     }
   }
-  if (request.onFinish) request.onFinish(strategy, s);
+  if (finish) finish(s);
   std::string guardLabel;
   if (request.hpaGuard && operated) guardLabel = guarded ? "on" : "off";
   std::string nodeLabel;
@@ -461,6 +468,97 @@ Result<report::SimulationRun> runOne(const SimulateRequest& request, const std::
   return meter.finish(strategy,
                       operated ? modeName(request.scenario, request.mode) : std::string("none"),
                       std::move(guardLabel), std::move(nodeLabel), admitted);
+}
+
+// The hardware threads this process may run on (its CPU affinity: 1 under `taskset -c 0`).
+unsigned availableThreads() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) {
+    return static_cast<unsigned>(CPU_COUNT(&set));
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+// One run of a backtest: a strategy, with or without the HPA guard, with node optimisation on,
+// off or as the policies say.
+struct RunSpec {
+  std::string strategy;
+  bool guarded = false;
+  std::optional<bool> nodeOptimised;
+};
+
+// Lets runs end in any order but hands their simulations to onFinish in run order.
+class InOrder {
+ public:
+  // Blocks until every run before `index` is done.
+  void waitTurn(std::size_t index) {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return next_ == index; });
+  }
+  // Run `index` is done (finished, or failed before finishing).
+  void done(std::size_t index) {
+    {
+      std::lock_guard lock(mutex_);
+      done_.insert(index);
+      while (done_.contains(next_)) done_.erase(next_++);
+    }
+    changed_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::size_t next_ = 0;
+  std::set<std::size_t> done_;
+};
+
+// Every run of `runs`, request.jobs at a time (0: one per hardware thread), each result in its
+// run's slot; after a failure no further run starts (their slots stay "not run", after the
+// failure's). A thread takes the next run not yet taken, so the lowest run not done is always
+// running and waiting for it in InOrder cannot deadlock.
+std::vector<Result<report::SimulationRun>> runAll(const SimulateRequest& request,
+                                                  const std::vector<RunSpec>& runs,
+                                                  const SimulateProgress& progress) {
+  std::vector<Result<report::SimulationRun>> results(
+      runs.size(), std::unexpected(Error{ErrorCode::kInternal, "not run", {}}));
+  std::mutex progressMutex;
+  SimulateProgress report;
+  if (progress) {
+    report = [&](const std::string& line) {
+      std::lock_guard lock(progressMutex);
+      progress(line);
+    };
+  }
+  InOrder order;
+  std::atomic<std::size_t> nextRun = 0;
+  std::atomic<bool> failed = false;  // no run is started after one failed
+  const auto work = [&] {
+    for (std::size_t i = nextRun++; i < runs.size() && !failed; i = nextRun++) {
+      const RunSpec& spec = runs[i];
+      std::function<void(sim::Simulation&)> finish;
+      if (request.onFinish) {
+        finish = [&](sim::Simulation& s) {
+          order.waitTurn(i);
+          request.onFinish(spec.strategy, s);
+        };
+      }
+      results[i] = runOne(request, spec.strategy, spec.guarded, spec.nodeOptimised, report, finish);
+      if (!results[i]) failed = true;
+      order.done(i);
+    }
+  };
+  unsigned jobs = request.jobs == 0 ? availableThreads() : request.jobs;
+  jobs =
+      std::clamp<unsigned>(jobs, 1, static_cast<unsigned>(std::max<std::size_t>(runs.size(), 1)));
+  if (jobs == 1) {
+    work();
+    return results;
+  }
+  std::vector<std::jthread> threads;
+  for (unsigned t = 0; t < jobs; ++t) threads.emplace_back(work);
+  threads.clear();  // joins
+  return results;
 }
 
 }  // namespace
@@ -483,26 +581,28 @@ Result<report::SimulationReport> runSimulate(const SimulateRequest& request,
     nodes = {*request.nodeOptimisation == NodeOptimisationMode::kOn};
     if (*request.nodeOptimisation == NodeOptimisationMode::kCompare) nodes = {false, true};
   }
-  // Every run replays the same traces: they are read once.
+  // Every run replays the same traces: they are read once, and shared read-only.
   SimulateRequest shared = request;
   if (auto loaded = sim::loadTraces(shared.scenario); !loaded) {
     return std::unexpected(loaded.error());
   }
+  std::vector<RunSpec> runs;
   for (const std::string& strategy : request.strategies) {
     // Without the operator neither the guard nor node optimisation exists: one run.
     if (strategy == kNoOperator) {
-      auto run = runOne(request, strategy, false, std::nullopt, progress);
-      if (!run) return std::unexpected(run.error());
-      out.runs.push_back(std::move(*run));
+      runs.push_back({strategy, false, std::nullopt});
       continue;
     }
     for (const bool guarded : guards) {
       for (const std::optional<bool> nodeOptimised : nodes) {
-        auto run = runOne(shared, strategy, guarded, nodeOptimised, progress);
-        if (!run) return std::unexpected(run.error());
-        out.runs.push_back(std::move(*run));
+        runs.push_back({strategy, guarded, nodeOptimised});
       }
     }
+  }
+  auto results = runAll(shared, runs, progress);
+  for (auto& run : results) {
+    if (!run) return std::unexpected(run.error());
+    out.runs.push_back(std::move(*run));
   }
   return out;
 }

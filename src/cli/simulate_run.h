@@ -56,10 +56,16 @@ struct SimulateRequest {
   // Time between two points of a workload's timeline; 0 = about 1,000 points over the run.
   Duration timelineStep{0};
   // Called once per strategy with the simulation as it ended (e.g. to write the policies'
-  // final status).
+  // final status); in the order of the runs, one call at a time, whatever `jobs` is.
   std::function<void(const std::string& strategy, sim::Simulation& simulation)> onFinish;
+  // How many runs go at once, each on its own thread with its own simulation and controller; the
+  // scenario (and the traces it replays, loaded once) is shared read-only. 0: one per hardware
+  // thread the process may run on (its CPU affinity). The report is the same, in the same order,
+  // whatever the value.
+  unsigned jobs = 1;
 };
 
+// Progress lines; called from one run's thread at a time.
 using SimulateProgress = std::function<void(const std::string&)>;
 
 // One simulation per strategy (two with HpaGuardMode::kCompare: without the guard, then with

@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/control/owned_pods.h"
@@ -18,13 +19,34 @@ struct OwnedSet {
   std::int32_t replicas = 1;
 };
 
-std::vector<OwnedSet> ownedReplicaSets(const ClusterState& state, const api::Deployment& d) {
-  std::vector<OwnedSet> out;
-  state.replicaSets.forEachInNamespace(d.metadata.namespace_, [&](const api::ReplicaSet& rs) {
+// Every ReplicaSet with a controller, by its controller's uid, in (namespace, name) order: one
+// pass over the store instead of one per Deployment.
+using SetsByOwner = std::unordered_map<std::string, std::vector<OwnedSet>>;
+SetsByOwner replicaSetsByOwner(const ClusterState& state) {
+  SetsByOwner out;
+  state.replicaSets.forEach([&](const api::ReplicaSet& rs) {
     const api::OwnerReference* ref = rs.metadata.controllerRef();
-    if (ref != nullptr && ref->uid == d.metadata.uid) {
-      out.push_back({rs.metadata.name, rs.metadata.uid, rs.spec.replicas.value_or(1)});
+    if (ref != nullptr) {
+      out[ref->uid].push_back({rs.metadata.name, rs.metadata.uid, rs.spec.replicas.value_or(1)});
     }
+  });
+  return out;
+}
+
+const std::vector<OwnedSet>& ownedReplicaSets(const SetsByOwner& sets, const api::Deployment& d) {
+  static const std::vector<OwnedSet> kNone;
+  auto it = sets.find(d.metadata.uid);
+  return it == sets.end() ? kNone : it->second;
+}
+
+// The pods with a controller, by its controller's uid, in (namespace, name) order; read in place
+// (valid until the pod store is written).
+using PodsByOwner = std::unordered_map<std::string_view, std::vector<const api::Pod*>>;
+PodsByOwner podsByOwner(const ClusterState& state) {
+  PodsByOwner out;
+  state.pods.forEach([&](const api::Pod& pod) {
+    const api::OwnerReference* ref = pod.metadata.controllerRef();
+    if (ref != nullptr) out[ref->uid].push_back(&pod);
   });
   return out;
 }
@@ -60,10 +82,11 @@ void setReplicas(ClusterState& state, std::string_view ns, const OwnedSet& rs,
   });
 }
 
-void scaleOne(ClusterState& state, const api::Deployment& d) {
+// `owned`: the ReplicaSets `d` controls (scaling one Deployment writes only its own).
+void scaleOne(ClusterState& state, const api::Deployment& d, const std::vector<OwnedSet>& owned) {
   if (d.spec.paused) return;
   const std::int32_t desired = std::max(0, d.spec.replicas.value_or(1));
-  const std::vector<OwnedSet> sets = ownedReplicaSets(state, d);
+  const std::vector<OwnedSet>& sets = owned;
   const std::string current = replicaSetName(d);
   auto it =
       std::find_if(sets.begin(), sets.end(), [&](const auto& rs) { return rs.name == current; });
@@ -88,13 +111,16 @@ void scaleOne(ClusterState& state, const api::Deployment& d) {
   }
 }
 
-api::WorkloadStatus statusOf(const ClusterState& state, const api::Deployment& d) {
+api::WorkloadStatus statusOf(const SetsByOwner& sets, const PodsByOwner& pods,
+                             const api::Deployment& d) {
   api::WorkloadStatus status = d.status;
   status.observedGeneration = d.metadata.generation;
   status.replicas = status.updatedReplicas = status.readyReplicas = 0;
   const std::string current = replicaSetName(d);
-  for (const auto& rs : ownedReplicaSets(state, d)) {
-    for (const api::Pod* pod : controlledPodRefs(state, d.metadata.namespace_, rs.uid)) {
+  for (const auto& rs : ownedReplicaSets(sets, d)) {
+    auto owned = pods.find(rs.uid);
+    if (owned == pods.end()) continue;
+    for (const api::Pod* pod : owned->second) {
       if (!isPodActive(*pod)) continue;
       ++status.replicas;
       if (rs.name == current) ++status.updatedReplicas;
@@ -108,15 +134,20 @@ api::WorkloadStatus statusOf(const ClusterState& state, const api::Deployment& d
 }  // namespace
 
 void DeploymentController::scale(ClusterState& state, Time /*now*/) const {
-  // Scaling writes ReplicaSets only, so the Deployments are read in place.
-  state.deployments.forEach([&](const api::Deployment& d) { scaleOne(state, d); });
+  // Scaling writes ReplicaSets only, so the Deployments are read in place; each writes only its
+  // own ReplicaSets, so they are indexed once.
+  const SetsByOwner sets = replicaSetsByOwner(state);
+  state.deployments.forEach(
+      [&](const api::Deployment& d) { scaleOne(state, d, ownedReplicaSets(sets, d)); });
 }
 
 void DeploymentController::updateStatus(ClusterState& state, Time /*now*/) const {
   // Statuses are computed in place, then the changed ones written.
   std::vector<std::tuple<std::string, std::string, api::WorkloadStatus>> changed;
+  const SetsByOwner sets = replicaSetsByOwner(state);
+  const PodsByOwner pods = podsByOwner(state);
   state.deployments.forEach([&](const api::Deployment& d) {
-    api::WorkloadStatus status = statusOf(state, d);
+    api::WorkloadStatus status = statusOf(sets, pods, d);
     if (!(status == d.status)) {
       changed.emplace_back(d.metadata.namespace_, d.metadata.name, std::move(status));
     }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/control/owned_pods.h"
@@ -17,11 +18,24 @@ bool deleteBefore(const api::Pod& a, const api::Pod& b) {
   return a.metadata.name > b.metadata.name;
 }
 
-// Makes or deletes `rs`'s pods and returns its new status; writes pods only.
-api::WorkloadStatus reconcile(ClusterState& state, const api::ReplicaSet& rs) {
+// The pods with a controller, by its controller's uid, in (namespace, name) order, read in place.
+// A ReplicaSet's reconcile erases and creates only its own pods, so the pointers of the others
+// stay valid (std::map nodes) through the walk.
+using PodsByOwner = std::unordered_map<std::string, std::vector<const api::Pod*>>;
+PodsByOwner podsByOwner(const ClusterState& state) {
+  PodsByOwner out;
+  state.pods.forEach([&](const api::Pod& pod) {
+    const api::OwnerReference* ref = pod.metadata.controllerRef();
+    if (ref != nullptr) out[ref->uid].push_back(&pod);
+  });
+  return out;
+}
+
+// Makes or deletes `rs`'s pods and returns its new status; writes pods only. `pods`: the pods
+// `rs` controls.
+api::WorkloadStatus reconcile(ClusterState& state, const api::ReplicaSet& rs,
+                              std::vector<const api::Pod*> pods) {
   // Pods are read in place; names are copied out before any write to the pod store.
-  std::vector<const api::Pod*> pods =
-      controlledPodRefs(state, rs.metadata.namespace_, rs.metadata.uid);
   std::erase_if(pods, [](const api::Pod* p) { return !isPodActive(*p); });
   const auto desired = static_cast<std::size_t>(std::max(0, rs.spec.replicas.value_or(1)));
   std::size_t replicas = pods.size();
@@ -63,8 +77,11 @@ void ReplicaSetController::tick(ClusterState& state, Time /*now*/) const {
   // ReplicaSets are read in place (reconcile writes pods only); changed statuses are written
   // after the walk.
   std::vector<std::tuple<std::string, std::string, api::WorkloadStatus>> changed;
+  PodsByOwner owned = podsByOwner(state);
   state.replicaSets.forEach([&](const api::ReplicaSet& rs) {
-    api::WorkloadStatus status = reconcile(state, rs);
+    auto it = owned.find(rs.metadata.uid);
+    api::WorkloadStatus status =
+        reconcile(state, rs, it == owned.end() ? std::vector<const api::Pod*>{} : it->second);
     if (!(status == rs.status)) {
       changed.emplace_back(rs.metadata.namespace_, rs.metadata.name, std::move(status));
     }

@@ -60,13 +60,29 @@ Requests desiredRequests(api::Pod& pod) {
   return r;
 }
 
-Requests allocatedRequests(api::Pod pod) {
+// Calls `f(container, status or nullptr)` for every container that holds node resources, as
+// slotsOf lists them, without copying the pod.
+template <typename F>
+void forEachSlot(const api::Pod& pod, F&& f) {
+  const auto statusOf = [](const std::vector<api::ContainerStatus>& statuses,
+                           std::string_view name) -> const api::ContainerStatus* {
+    auto it = std::find_if(statuses.begin(), statuses.end(),
+                           [&](const auto& s) { return s.name == name; });
+    return it == statuses.end() ? nullptr : &*it;
+  };
+  for (const auto& c : pod.spec.containers) f(c, statusOf(pod.status.containerStatuses, c.name));
+  for (const auto& c : pod.spec.initContainers) {
+    if (c.isSidecar()) f(c, statusOf(pod.status.initContainerStatuses, c.name));
+  }
+}
+
+Requests allocatedRequests(const api::Pod& pod) {
   Requests r;
   r.add(pod.spec.overhead);
-  for (const Slot& s : slotsOf(pod)) {
-    const bool allocated = s.status != nullptr && !s.status->allocatedResources.empty();
-    r.add(allocated ? s.status->allocatedResources : s.spec->resources.requests);
-  }
+  forEachSlot(pod, [&](const api::Container& c, const api::ContainerStatus* status) {
+    const bool allocated = status != nullptr && !status->allocatedResources.empty();
+    r.add(allocated ? status->allocatedResources : c.resources.requests);
+  });
   return r;
 }
 
@@ -224,9 +240,14 @@ Result<std::vector<ResizeDecision>> actuateResizes(ClusterState& state, std::str
 
   std::vector<ResizeDecision> decisions;
   for (const auto& [ns, name] : onNode) {
-    api::Pod probe = *state.pods.find(ns, name);  // the writes below touch other pods only
-    const auto slots = slotsOf(probe);
-    if (std::none_of(slots.begin(), slots.end(), outstanding)) continue;
+    bool any = false;  // a resize outstanding (outstanding(), read in place)
+    forEachSlot(*state.pods.find(ns, name),
+                [&](const api::Container& c, const api::ContainerStatus* status) {
+                  any = any || (status != nullptr && status->resources.has_value() &&
+                                (status->allocatedResources != c.resources.requests ||
+                                 *status->resources != c.resources));
+                });
+    if (!any) continue;
 
     // Re-read the other pods each time: an earlier pod's resize may have changed them.
     Requests others;
