@@ -17,6 +17,7 @@ every configuration completed its passes, 1 when one did not (the log files are 
 """
 import argparse
 import base64
+import ctypes
 import json
 import os
 import re
@@ -132,13 +133,22 @@ def prometheus_query_totals(url):
     return totals
 
 
+def die_with_parent():
+    """In a child before exec: SIGTERM when the script dies, however it dies (prctl
+    PR_SET_PDEATHSIG), so that no simulator, Prometheus or controller outlives a killed run."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)
+    except OSError:
+        pass
+
+
 class Process:
     def __init__(self, argv, log_path, env=None):
         self.argv = argv
         self.log_path = log_path
         self.log = open(log_path, "wb")
         self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT, env=env,
-                                     start_new_session=True)
+                                     start_new_session=True, preexec_fn=die_with_parent)
         self.pid = self.proc.pid
 
     def alive(self):
@@ -557,7 +567,12 @@ def accepts_flag(binary, flag):
     return flag in out.stdout + out.stderr
 
 
+def stop_on_signal(signum, frame):
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def main():
+    signal.signal(signal.SIGTERM, stop_on_signal)
     parser = argparse.ArgumentParser(
         description=__doc__.splitlines()[0],
         formatter_class=argparse.RawDescriptionHelpFormatter, epilog="\n".join(
