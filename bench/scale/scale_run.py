@@ -252,8 +252,8 @@ def fmt_mib(value_kib):
     return "n/a" if value_kib is None else f"{value_kib / 1024:.0f} MiB"
 
 
-def fmt_n(value, missing="n/a (the simulator does not count requests)", digits=0):
-    return (missing or "n/a") if value is None else f"{value:.{digits}f}"
+def fmt_n(value, digits=0):
+    return "n/a" if value is None else f"{value:.{digits}f}"
 
 
 def fmt_s(value):
@@ -321,6 +321,10 @@ class Run:
         except Failure as e:
             f["error"] = str(e)
             log(f"[{self.name}] FAILED: {e}")
+        except KeyboardInterrupt as e:  # SIGINT, or SIGTERM (stop_on_signal): keep the figures
+            f["error"] = f"interrupted ({e or 'SIGINT'})"
+            f["interrupted"] = True
+            log(f"[{self.name}] interrupted")
         finally:
             f["load_average_1m"] = os.getloadavg()[0]
             f["peak_rss_per_process_kib"] = [max(s.hwm, kib(p.pid, "VmHWM") or 0)
@@ -524,13 +528,13 @@ def print_figures(runs, args):
             ("CPU per steady pass", fmt_s(f.get("cpu_per_steady_pass_s")),
              "cpu_per_steady_pass_s"),
             ("Prometheus queries per steady pass",
-             fmt_n(f.get("prometheus_queries_per_steady_pass"), ""),
+             fmt_n(f.get("prometheus_queries_per_steady_pass")),
              "prometheus_queries_per_steady_pass"),
             ("Prometheus seconds per steady pass",
              fmt_s(f.get("prometheus_seconds_per_steady_pass")),
              "prometheus_seconds_per_steady_pass"),
             ("Prometheus MiB sent per steady pass",
-             fmt_n(mib(f.get("prometheus_bytes_per_steady_pass")), "", 1),
+             fmt_n(mib(f.get("prometheus_bytes_per_steady_pass")), 1),
              "prometheus_bytes_per_steady_pass"),
             ("pod change to reconcile (max)", fmt_s(max(changes) if changes else None), None),
             ("API requests per minute (steady)", fmt_n(f.get("requests_per_minute")),
@@ -554,6 +558,8 @@ def print_figures(runs, args):
         if kinds:
             print("  API requests per minute by verb and resource: " + ", ".join(
                 f"{k} {v:.0f}" for k, v in kinds[:8]))
+        if "requests_initial" in f and f["requests_initial"] is None:
+            print("  (this simulator does not count API requests: no /metrics/requests)")
         if changes:
             print("  pod changes: " + ", ".join(fmt_s(v) for v in changes))
         print(f"  machine load average (1 min) at the end: {f['load_average_1m']:.1f} on "
@@ -696,6 +702,8 @@ scrape_configs:
         for name, extra in configs:
             runs.append((name, Run(args, name, extra, kube, kubeconfig, prometheus_url,
                                    work).run()))
+            if runs[-1][1].get("interrupted"):
+                raise Failure("interrupted")
         if args.shards > 1:
             if accepts_flag(args.binary, "--total-shards"):
                 name = f"{args.shards}-shards"
@@ -706,7 +714,7 @@ scrape_configs:
                     "accept --shard/--total-shards")
         log(f"simulator RSS {fmt_mib(kib(sim.pid, 'VmRSS'))}, Prometheus RSS "
             f"{fmt_mib(kib(prom.pid, 'VmRSS'))}")
-    except Failure as e:
+    except (Failure, KeyboardInterrupt) as e:
         ok = False
         log(f"FAILED: {e}")
     finally:
