@@ -235,7 +235,13 @@ HttpResponse ApiServer::handle(const HttpRequest& request) {
   if (path == "/metrics") {
     HttpResponse r = text(200, host_.inspect([](Simulation& s) {
       return renderPrometheusText(s.state(), s.kubelet().pods(), s.kubelet().nodes(), s.requests());
-    }) + faults_.metricsText());
+    }) + faults_.metricsText() + requests_.metricsText());
+    r.contentType = "text/plain; version=0.0.4; charset=utf-8";
+    return r;
+  }
+  // The request counters alone: cheap to read however large the cluster (no simulation lock).
+  if (path == "/metrics/requests") {
+    HttpResponse r = text(200, requests_.metricsText());
     r.contentType = "text/plain; version=0.0.4; charset=utf-8";
     return r;
   }
@@ -305,6 +311,11 @@ HttpResponse ApiServer::handleResource(const HttpRequest& request, std::string_v
 
   const std::string& method = request.method;
   const bool watching = method == "GET" && r.name.empty() && isWatch(request);
+  {  // apiserver_request_total's verbs, for attune_sim_api_requests_total
+    std::string resource(r.info->plural);
+    if (!r.subresource.empty()) resource += "/" + r.subresource;
+    requests_.count(requestVerb(method, r.name.empty(), watching), resource);
+  }
   const FaultKind fault =
       faults_.enabled() ? faults_.decide(requestKindOf(request, r, watching)) : FaultKind::kNone;
   if (auto injected = faultResponse(fault, watching, r)) return std::move(*injected);

@@ -21,6 +21,7 @@
 #include "sim/serve/list_pager.h"
 #include "sim/serve/object_handlers.h"
 #include "sim/serve/opaque_store.h"
+#include "sim/serve/request_counter.h"
 #include "sim/serve/sim_host.h"
 #include "sim/serve/status_response.h"
 #include "sim/serve/watch_log.h"
@@ -62,6 +63,9 @@ class ApiServer {
 
   FaultMode& faults() { return faults_; }
 
+  // API requests by verb and resource; also on /metrics, and alone on /metrics/requests.
+  const RequestCounter& requests() const { return requests_; }
+
  private:
   HttpResponse handleResource(const HttpRequest& request, std::string_view group,
                               std::string_view version, std::string_view rest);
@@ -99,6 +103,8 @@ class ApiServer {
   ListPager pager_;     // guarded by the host's lock
   FaultMode faults_;
   std::uint64_t admissionRequests_ = 0;  // guarded by the host's lock
+
+  RequestCounter requests_;  // thread-safe on its own
 };
 
 }  // namespace attune::sim::serve

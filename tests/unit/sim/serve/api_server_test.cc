@@ -432,5 +432,57 @@ TEST(FaultMode, IsSafeAcrossThreads) {
   EXPECT_EQ(total, 4000u);
 }
 
+// --- request counting (attune_sim_api_requests_total)
+
+TEST_F(ApiServerTest, CountsResourceRequestsByVerbAndResource) {
+  start();
+  EXPECT_EQ(api_->requests().total(), 0u);
+  get("/api/v1/pods");
+  get("/api/v1/namespaces/shop/pods?limit=2");
+  const std::string pod = get("/api/v1/pods")["items"][0]["metadata"]["name"];
+  get("/api/v1/namespaces/shop/pods/" + pod);
+  ASSERT_EQ(call("POST", "/apis/attune.io/v1alpha1/namespaces/shop/attunepolicies", kPolicy).status,
+            201);
+  EXPECT_EQ(call("PATCH", "/api/v1/namespaces/shop/pods/" + pod,
+                 R"({"metadata":{"annotations":{"a":"b"}}})", "application/merge-patch+json")
+                .status,
+            200);
+  ASSERT_EQ(call("DELETE", "/api/v1/namespaces/shop/pods/" + pod).status, 200);
+  // Neither discovery, health, /version nor the metrics count; an unknown resource does not.
+  get("/api");
+  get("/apis");
+  get("/version");
+  call("GET", "/healthz");
+  call("GET", "/metrics");
+  EXPECT_EQ(call("GET", "/api/v1/nosuchthings").status, 404);
+  EXPECT_EQ(api_->requests().total(), 7u);
+
+  const std::string text = call("GET", "/metrics/requests").body;
+  for (const char* line : {
+           "attune_sim_api_requests_total{verb=\"list\",resource=\"pods\"} 3\n",
+           "attune_sim_api_requests_total{verb=\"get\",resource=\"pods\"} 1\n",
+           "attune_sim_api_requests_total{verb=\"create\",resource=\"attunepolicies\"} 1\n",
+           "attune_sim_api_requests_total{verb=\"patch\",resource=\"pods\"} 1\n",
+           "attune_sim_api_requests_total{verb=\"delete\",resource=\"pods\"} 1\n",
+           "attune_sim_api_requests_all_total 7\n",
+       }) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << " in\n" << text;
+  }
+  // The full /metrics carries the same counters.
+  EXPECT_NE(call("GET", "/metrics").body.find("attune_sim_api_requests_all_total 7\n"),
+            std::string::npos);
+}
+
+TEST(RequestVerbTest, FollowsTheApiServersVerbs) {
+  EXPECT_EQ(requestVerb("GET", true, false), "list");
+  EXPECT_EQ(requestVerb("GET", true, true), "watch");
+  EXPECT_EQ(requestVerb("GET", false, false), "get");
+  EXPECT_EQ(requestVerb("POST", true, false), "create");
+  EXPECT_EQ(requestVerb("PUT", false, false), "update");
+  EXPECT_EQ(requestVerb("PATCH", false, false), "patch");
+  EXPECT_EQ(requestVerb("DELETE", false, false), "delete");
+  EXPECT_EQ(requestVerb("DELETE", true, false), "deletecollection");
+}
+
 }  // namespace
 }  // namespace attune::sim::serve

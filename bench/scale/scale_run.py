@@ -1,0 +1,738 @@
+#!/usr/bin/env python3
+"""The scale run (docs/scale.md): the real `attune controller` against `attune sim serve` holding
+a generated cluster, with a real Prometheus scraping the simulator. Prints, per configuration of
+the controller: peak and steady RSS, the time to the first complete reconcile of every policy,
+the steady pass time, the time from a pod change to its policy's reconcile, and the API requests
+per minute the simulator answered.
+
+  bench/scale/scale_run.py                                  # 100,000 pods, 2,000 nodes, 10,000 policies
+  bench/scale/scale_run.py --pods 2000 --nodes 40 --policies 200 --namespaces 20
+  bench/scale/scale_run.py --config list= --config views=--informer-views   # two configurations
+  bench/scale/scale_run.py --shards 3                         # then 3 shard processes
+
+Every configuration runs against the same simulator and Prometheus, one after the other; the
+first is the baseline, and every other one is also printed as a ratio to it. Exit status: 0 when
+every configuration completed its passes, 1 when one did not (the log files are kept and named),
+2 on a usage error, 77 when a peer (prometheus, kubectl) is not installed.
+"""
+import argparse
+import base64
+import ctypes
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import ssl
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from datetime import datetime, timezone
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE = os.path.dirname(os.path.dirname(HERE))
+SKIP = 77
+
+
+def log(message):
+    print(f"scale: {message}", flush=True)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def parse_ts(text):
+    """An RFC 3339 time (the operator's log `ts`, a status time) as Unix seconds."""
+    text = text.replace("Z", "+00:00")
+    return datetime.fromisoformat(text).timestamp()
+
+
+class Failure(Exception):
+    pass
+
+
+def wait_until(limit, what, check, interval=0.2):
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(interval)
+    raise Failure(f"timed out after {limit:.0f} s waiting for {what}")
+
+
+class Kube:
+    """The simulator's REST API, with the kubeconfig's server, CA and token."""
+
+    def __init__(self, kubeconfig):
+        text = open(kubeconfig).read()
+        self.server = re.search(r"server:\s*(\S+)", text).group(1)
+        ca = re.search(r"certificate-authority-data:\s*(\S+)", text)
+        token = re.search(r"token:\s*(\S+)", text)
+        self.token = token.group(1) if token else None
+        self.context = ssl.create_default_context()
+        if ca:
+            self.context.load_verify_locations(cadata=base64.b64decode(ca.group(1)).decode())
+        self.ca_pem = base64.b64decode(ca.group(1)).decode() if ca else None
+
+    def request(self, method, path, body=None, content_type="application/json", timeout=600):
+        headers = {"Accept": "application/json"}
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode()
+            headers["Content-Type"] = content_type
+        req = urllib.request.Request(self.server + path, data=data, method=method, headers=headers)
+        with urllib.request.urlopen(req, context=self.context, timeout=timeout) as r:
+            return r.read()
+
+    def get(self, path):
+        return json.loads(self.request("GET", path))
+
+    def requests_by_kind(self):
+        """API requests answered so far by "verb resource", or {} when not counted."""
+        try:
+            text = self.request("GET", "/metrics/requests").decode()
+        except urllib.error.HTTPError:
+            return {}
+        return {f"{m.group(1)} {m.group(2)}": int(m.group(3)) for m in re.finditer(
+            r'^attune_sim_api_requests_total\{verb="([^"]*)",resource="([^"]*)"\} (\d+)',
+            text, re.M)}
+
+    def requests_total(self):
+        """API requests the simulator has answered, or None when it does not count them."""
+        try:
+            text = self.request("GET", "/metrics/requests").decode()
+        except urllib.error.HTTPError:
+            return None
+        m = re.search(r"^attune_sim_api_requests_all_total (\d+)", text, re.M)
+        return int(m.group(1)) if m else None
+
+
+def prometheus_query_totals(url):
+    """Queries Prometheus has answered on /api/v1/query and /api/v1/query_range: their count,
+    the seconds it spent on them and the bytes it sent, from its own /metrics."""
+    with urllib.request.urlopen(f"{url}/metrics", timeout=30) as r:
+        text = r.read().decode()
+    totals = {"queries": 0.0, "seconds": 0.0, "bytes": 0.0}
+    for name, key in (("prometheus_http_request_duration_seconds_count", "queries"),
+                      ("prometheus_http_request_duration_seconds_sum", "seconds"),
+                      ("prometheus_http_response_size_bytes_sum", "bytes")):
+        for m in re.finditer(rf'^{name}{{handler="/api/v1/query(?:_range)?"}} (\S+)', text, re.M):
+            totals[key] += float(m.group(1))
+    return totals
+
+
+def die_with_parent():
+    """In a child before exec: SIGTERM when the script dies, however it dies (prctl
+    PR_SET_PDEATHSIG), so that no simulator, Prometheus or controller outlives a killed run."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)
+    except OSError:
+        pass
+
+
+class Process:
+    def __init__(self, argv, log_path, env=None):
+        self.argv = argv
+        self.log_path = log_path
+        self.log = open(log_path, "wb")
+        self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT, env=env,
+                                     start_new_session=True, preexec_fn=die_with_parent)
+        self.pid = self.proc.pid
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def stop(self, timeout=60):
+        if self.alive():
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+
+
+def kib(pid, field):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def cpu_seconds(pid):
+    """User plus system CPU time of a process so far, or None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class RssSampler(threading.Thread):
+    """VmRSS every `interval` seconds, and VmHWM (the kernel's peak) at each sample."""
+
+    def __init__(self, pid, interval=0.5):
+        super().__init__(daemon=True)
+        self.pid = pid
+        self.interval = interval
+        self.samples = []  # (monotonic time, VmRSS KiB)
+        self.hwm = 0
+        self.stopping = threading.Event()
+
+    def run(self):
+        while not self.stopping.is_set():
+            rss = kib(self.pid, "VmRSS")
+            hwm = kib(self.pid, "VmHWM")
+            if rss is None:
+                break
+            self.samples.append((time.monotonic(), rss))
+            self.hwm = max(self.hwm, hwm or 0)
+            self.stopping.wait(self.interval)
+
+    def stop(self):
+        self.stopping.set()
+        self.join()
+
+    def mean_since(self, since):
+        values = [rss for t, rss in self.samples if t >= since]
+        return statistics.mean(values) if values else None
+
+
+class LogFollower:
+    """The operator's JSON log lines, read as they are written."""
+
+    def __init__(self, path):
+        self.path = path
+        self.offset = 0
+        self.records = []
+
+    def poll(self):
+        with open(self.path, "rb") as f:
+            f.seek(self.offset)
+            data = f.read()
+        end = data.rfind(b"\n") + 1
+        self.offset += end
+        for line in data[:end].splitlines():
+            try:
+                self.records.append(json.loads(line))
+            except ValueError:
+                pass  # not a log record (a crash message)
+        return self.records
+
+    def passes(self):
+        return [r for r in self.poll() if r.get("msg") == "reconcile pass done"]
+
+    def queue_runs(self):
+        return [r for r in self.poll() if r.get("msg") == "reconciled from the work queue"]
+
+    def failures(self):
+        return [r for r in self.poll()
+                if r.get("msg") in ("reconcile pass failed", "work queue poll failed")]
+
+
+def fmt_mib(value_kib):
+    return "n/a" if value_kib is None else f"{value_kib / 1024:.0f} MiB"
+
+
+def fmt_n(value, digits=0):
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def fmt_s(value):
+    return "n/a" if value is None else f"{value:.2f} s"
+
+
+class Run:
+    """One configuration of the controller (one process, or one per shard) against the cluster.
+    The figures fill in as the run goes; a run that fails or runs out of time keeps those it has,
+    with the reason in "error"."""
+
+    def __init__(self, args, name, extra, kube, kubeconfig, prometheus_url, work, shards=1):
+        self.args = args
+        self.name = name
+        self.extra = extra
+        self.kube = kube
+        self.kubeconfig = kubeconfig
+        self.prometheus_url = prometheus_url
+        self.work = work
+        self.shards = shards
+        self.figures = {"processes": shards}
+        self.deadline = None
+
+    def controller_argv(self, shard):
+        argv = [self.args.binary, "controller", "--kubeconfig", self.kubeconfig,
+                "--prometheus-url", self.prometheus_url,
+                "--metrics-address", f"127.0.0.1:{free_port()}",
+                "--leader-elect=false", "--log-format", "json",
+                "--reconcile-interval", self.args.reconcile_interval,
+                "--scrape-interval", self.args.scrape_interval]
+        if self.shards > 1:
+            argv += ["--shard", str(shard), "--total-shards", str(self.shards)]
+        return argv + self.extra
+
+    def wait(self, limit, what, check, interval=0.2):
+        """wait_until, within what is left of the configuration's --deadline."""
+        left = self.deadline - time.monotonic()
+        if left < limit:
+            if left <= 0:
+                raise Failure(f"--deadline reached before {what}")
+            try:
+                return wait_until(left, what, check, interval)
+            except Failure:
+                raise Failure(f"--deadline reached while waiting for {what}")
+        return wait_until(limit, what, check, interval)
+
+    def run(self):
+        processes, samplers, followers = [], [], []
+        self.deadline = time.monotonic() + self.args.deadline
+        requests_before = self.kube.requests_total()
+        started_wall = time.time()
+        for shard in range(self.shards):
+            path = os.path.join(self.work, f"controller-{self.name}-{shard}.log")
+            p = Process(self.controller_argv(shard), path)
+            processes.append(p)
+            s = RssSampler(p.pid)
+            s.start()
+            samplers.append(s)
+            followers.append(LogFollower(path))
+        log(f"[{self.name}] {self.shards} controller process(es) started: "
+            + " ".join(str(p.pid) for p in processes))
+        f = self.figures
+        try:
+            self._measure(processes, samplers, followers, started_wall, requests_before)
+        except Failure as e:
+            f["error"] = str(e)
+            log(f"[{self.name}] FAILED: {e}")
+        except KeyboardInterrupt as e:  # SIGINT, or SIGTERM (stop_on_signal): keep the figures
+            f["error"] = f"interrupted ({e or 'SIGINT'})"
+            f["interrupted"] = True
+            log(f"[{self.name}] interrupted")
+        finally:
+            f["load_average_1m"] = os.getloadavg()[0]
+            f["peak_rss_per_process_kib"] = [max(s.hwm, kib(p.pid, "VmHWM") or 0)
+                                             for s, p in zip(samplers, processes)]
+            f["peak_rss_kib"] = max(f["peak_rss_per_process_kib"])
+            f["cpu_total_s"] = max(cpu_seconds(p.pid) or 0 for p in processes)
+            failures = [r for fl in followers for r in fl.failures()]
+            f["failed_passes"] = len(failures)
+            if failures:
+                log(f"[{self.name}] {len(failures)} failed passes or polls, first: "
+                    f"{json.dumps(failures[0])}")
+            for p in processes:
+                p.stop()
+            for s in samplers:
+                s.stop()
+        return f
+
+    def _check_alive(self, processes):
+        for p in processes:
+            if not p.alive():
+                raise Failure(f"the controller exited ({p.proc.returncode}); see {p.log_path}")
+
+    def _measure(self, processes, samplers, followers, started_wall, requests_before):
+        args = self.args
+        f = self.figures
+        want = args.policies
+
+        # First complete reconcile: every process has finished its first full pass, and the
+        # passes together covered every policy.
+        def first_passes():
+            self._check_alive(processes)
+            firsts = []
+            for follower in followers:
+                done = follower.passes()
+                if not done:
+                    return None
+                firsts.append(done[0])
+            return firsts
+
+        firsts = self.wait(args.first_pass_timeout, "the first reconcile pass", first_passes, 0.5)
+        cpu_first = [cpu_seconds(p.pid) or 0 for p in processes]
+        requests_first = self.kube.requests_total()
+        covered = sum(int(r["policies"]) for r in firsts)
+        f["first_reconcile_s"] = max(parse_ts(r["ts"]) for r in firsts) - started_wall
+        f["first_pass_s"] = max(float(r["duration_s"]) for r in firsts)
+        f["cpu_to_first_reconcile_s"] = max(cpu_first)
+        f["requests_initial"] = (None if requests_before is None else
+                                 requests_first - requests_before)
+        f["rss_after_first_pass_kib"] = max(kib(p.pid, "VmRSS") or 0 for p in processes)
+        f["policies_first_pass"] = covered
+        statuses = self._reconciled_policies(started_wall)
+        f["policies_with_status"] = statuses
+        log(f"[{self.name}] first complete reconcile of {covered} policies after "
+            f"{f['first_reconcile_s']:.1f} s (first pass {f['first_pass_s']:.2f} s, "
+            f"{f['cpu_to_first_reconcile_s']:.1f} s CPU; {statuses} policies carry a "
+            f"lastReconcileTime)")
+        if covered != want:
+            raise Failure(f"the first passes covered {covered} policies, want {want}")
+        if statuses < want:
+            raise Failure(f"{statuses} of {want} policies carry status.lastReconcileTime after "
+                          f"the first pass")
+
+        # Steady passes: the next full passes of every process; RSS, CPU, API requests and
+        # Prometheus queries over them.
+        if args.steady_passes > 0:
+            self._steady(processes, samplers, followers)
+
+        # A pod change: delete one pod of a Deployment and time its policy's reconcile, in the
+        # idle time after a full pass.
+        f["pod_change_s"] = []
+        for i in range(args.pod_changes):
+            f["pod_change_s"].append(self._pod_change(i, followers, processes))
+
+    def _steady(self, processes, samplers, followers):
+        args = self.args
+        f = self.figures
+        steady_from = time.monotonic()
+        steady_from_wall = time.time()
+        cpu_steady = [cpu_seconds(p.pid) or 0 for p in processes]
+        requests_steady = self.kube.requests_total()
+        kinds_steady = self.kube.requests_by_kind()
+        queries_steady = prometheus_query_totals(self.prometheus_url)
+        seen = [len(fl.passes()) for fl in followers]
+        count = args.steady_passes
+
+        def steady_done():
+            self._check_alive(processes)
+            return all(len(fl.passes()) >= n + count for fl, n in zip(followers, seen))
+
+        limit = count * (self._interval_s() + self._longest_pass(followers)) + 120
+        self.wait(limit, f"{count} steady passes", steady_done, 0.5)
+        requests_end = self.kube.requests_total()
+        kinds_end = self.kube.requests_by_kind()
+        queries_end = prometheus_query_totals(self.prometheus_url)
+        minutes = (time.time() - steady_from_wall) / 60
+        per_process = [[float(r["duration_s"]) for r in fl.passes()[n:n + count]]
+                       for fl, n in zip(followers, seen)]
+        steady = [d for durations in per_process for d in durations]
+        f["steady_pass_median_s"] = statistics.median(steady)
+        f["steady_pass_max_s"] = max(steady)
+        f["steady_pass_per_process_s"] = [statistics.median(d) for d in per_process]
+        # CPU per steady pass: the process's CPU time over the steady passes (the polls between
+        # them included), divided by their number; unlike wall time, it does not grow when other
+        # processes take the cores.
+        f["cpu_per_steady_pass_s"] = max(((cpu_seconds(p.pid) or 0) - c) / count
+                                         for p, c in zip(processes, cpu_steady))
+        f["requests_per_minute"] = (None if requests_steady is None else
+                                    (requests_end - requests_steady) / minutes)
+        f["requests_per_minute_by_kind"] = {
+            k: (n - kinds_steady.get(k, 0)) / minutes for k, n in kinds_end.items()
+            if n > kinds_steady.get(k, 0)}
+        for key in ("queries", "seconds", "bytes"):
+            f[f"prometheus_{key}_per_steady_pass"] = (
+                queries_end[key] - queries_steady[key]) / (count * self.shards)
+        f["steady_rss_per_process_kib"] = [s.mean_since(steady_from) for s in samplers]
+        f["steady_rss_kib"] = max(v or 0 for v in f["steady_rss_per_process_kib"])
+
+    def _interval_s(self):
+        m = re.fullmatch(r"(\d+)(s|m)", self.args.reconcile_interval)
+        return int(m.group(1)) * (60 if m.group(2) == "m" else 1) if m else 60
+
+    def _longest_pass(self, followers):
+        return max((float(r["duration_s"]) for fl in followers for r in fl.passes()), default=0)
+
+    def _reconciled_policies(self, since):
+        items = self.kube.get("/apis/attune.io/v1alpha1/attunepolicies")["items"]
+        return sum(1 for p in items if p.get("status", {}).get("lastReconcileTime")
+                   and parse_ts(p["status"]["lastReconcileTime"]) >= since)
+
+    def _pod_change(self, i, followers, processes):
+        args = self.args
+        index = (i * 7919 + 1) % args.policies  # spread over the Deployments
+        ns = f"team-{index % args.namespaces:04d}"
+        name = f"app-{index:05d}"
+        # In the idle time after a full pass, so that the next resync cannot be what reconciles
+        # it: when too little of it is left, after the next pass. Passes that take longer than
+        # the reconcile interval run back to back; then the change waits for a pass.
+        last = max((r for fl in followers for r in fl.passes()), key=lambda r: parse_ts(r["ts"]))
+        idle = self._interval_s() - float(last["duration_s"])
+        left = parse_ts(last["ts"]) + idle - time.time()
+        longest = self._longest_pass(followers)
+        if idle > 0 and left < min(5.0, idle / 2):
+            passes = sum(len(fl.passes()) for fl in followers)
+            self.wait(self._interval_s() + 2 * longest + 60, "a full pass",
+                      lambda: sum(len(fl.passes()) for fl in followers) > passes, 0.2)
+        pods = self.kube.get(f"/api/v1/namespaces/{ns}/pods?labelSelector="
+                             f"app.kubernetes.io%2Fname%3D{name}")["items"]
+        running = [p for p in pods if p.get("status", {}).get("phase") == "Running"
+                   and not p["metadata"].get("deletionTimestamp")]
+        if not running:
+            raise Failure(f"no running pod of {ns}/{name} to change")
+        pod = running[0]["metadata"]["name"]
+        before = [len(fl.queue_runs()) for fl in followers]
+        changed = time.time()
+        self.kube.request("DELETE", f"/api/v1/namespaces/{ns}/pods/{pod}")
+
+        def reconciled():
+            self._check_alive(processes)
+            policy = self.kube.get(f"/apis/attune.io/v1alpha1/namespaces/{ns}/attunepolicies/"
+                                   f"{name}")
+            at = policy.get("status", {}).get("lastReconcileTime")
+            return at and parse_ts(at) >= changed
+
+        self.wait(self._interval_s() + 2 * longest + 60, f"the reconcile of {ns}/{name}",
+                  reconciled, 0.05)
+        seen = time.time()
+        # The operator's own record of the work-queue run, when it logged one after the change.
+        after = [parse_ts(r["ts"]) for fl, n in zip(followers, before) for r in fl.queue_runs()[n:]
+                 if parse_ts(r["ts"]) >= changed]
+        latency = (min(after) if after else seen) - changed
+        log(f"[{self.name}] deleted pod {ns}/{pod}: policy {name} reconciled after "
+            f"{latency:.2f} s ({'operator log' if after else 'status seen'})")
+        return latency
+
+
+def print_figures(runs, args):
+    print()
+    print(f"Scale run: {args.pods} pods on {args.nodes} nodes, {args.policies} policies in "
+          f"{args.namespaces} namespaces; reconcile interval {args.reconcile_interval}; "
+          f"metrics: Prometheus scraping the simulator every {args.scrape_interval}")
+    base_name, base = runs[0] if runs else (None, {})
+    for name, f in runs:
+        print(f"\n[{name}]" + (f" ({f['processes']} processes)" if f["processes"] > 1 else ""))
+        if f.get("error"):
+            print(f"  INCOMPLETE: {f['error']}")
+        changes = f.get("pod_change_s") or []
+        mib = (lambda v: None if v is None else v / 2**20)
+        rows = [
+            ("operator peak RSS (VmHWM)", fmt_mib(f.get("peak_rss_kib")), "peak_rss_kib"),
+            ("operator steady RSS (mean VmRSS)", fmt_mib(f.get("steady_rss_kib")),
+             "steady_rss_kib"),
+            ("operator RSS after the first pass", fmt_mib(f.get("rss_after_first_pass_kib")),
+             "rss_after_first_pass_kib"),
+            ("first complete reconcile", fmt_s(f.get("first_reconcile_s")), "first_reconcile_s"),
+            ("first pass", fmt_s(f.get("first_pass_s")), "first_pass_s"),
+            ("steady pass (median)", fmt_s(f.get("steady_pass_median_s")),
+             "steady_pass_median_s"),
+            ("steady pass (max)", fmt_s(f.get("steady_pass_max_s")), "steady_pass_max_s"),
+            ("CPU to the first reconcile", fmt_s(f.get("cpu_to_first_reconcile_s")),
+             "cpu_to_first_reconcile_s"),
+            ("CPU per steady pass", fmt_s(f.get("cpu_per_steady_pass_s")),
+             "cpu_per_steady_pass_s"),
+            ("Prometheus queries per steady pass",
+             fmt_n(f.get("prometheus_queries_per_steady_pass")),
+             "prometheus_queries_per_steady_pass"),
+            ("Prometheus seconds per steady pass",
+             fmt_s(f.get("prometheus_seconds_per_steady_pass")),
+             "prometheus_seconds_per_steady_pass"),
+            ("Prometheus MiB sent per steady pass",
+             fmt_n(mib(f.get("prometheus_bytes_per_steady_pass")), 1),
+             "prometheus_bytes_per_steady_pass"),
+            ("pod change to reconcile (max)", fmt_s(max(changes) if changes else None), None),
+            ("API requests per minute (steady)", fmt_n(f.get("requests_per_minute")),
+             "requests_per_minute"),
+            ("API requests to the first reconcile", fmt_n(f.get("requests_initial")),
+             "requests_initial"),
+        ]
+        for label, value, key in rows:
+            ratio = ""
+            if f is not base and key and base.get(key) and f.get(key) is not None:
+                ratio = f"  ({f[key] / base[key]:.2f} x {base_name})"
+            print(f"  {label:<38} {value}{ratio}")
+        if f["processes"] > 1:
+            print("  per process: peak " + ", ".join(
+                fmt_mib(v) for v in f.get("peak_rss_per_process_kib", [])) + "; steady " +
+                ", ".join(fmt_mib(v) for v in f.get("steady_rss_per_process_kib", [])) +
+                "; steady pass " + ", ".join(
+                    fmt_s(v) for v in f.get("steady_pass_per_process_s", [])))
+        kinds = sorted((f.get("requests_per_minute_by_kind") or {}).items(),
+                       key=lambda kv: -kv[1])
+        if kinds:
+            print("  API requests per minute by verb and resource: " + ", ".join(
+                f"{k} {v:.0f}" for k, v in kinds[:8]))
+        if "requests_initial" in f and f["requests_initial"] is None:
+            print("  (this simulator does not count API requests: no /metrics/requests)")
+        if changes:
+            print("  pod changes: " + ", ".join(fmt_s(v) for v in changes))
+        print(f"  machine load average (1 min) at the end: {f['load_average_1m']:.1f} on "
+              f"{os.cpu_count()} CPUs")
+        if f.get("failed_passes"):
+            print(f"  failed passes or polls: {f['failed_passes']}")
+
+
+def accepts_flag(binary, flag):
+    out = subprocess.run([binary, "controller", "--help"], capture_output=True, text=True)
+    return flag in out.stdout + out.stderr
+
+
+def stop_on_signal(signum, frame):
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def main():
+    signal.signal(signal.SIGTERM, stop_on_signal)
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog="\n".join(
+            __doc__.splitlines()[1:]))
+    parser.add_argument("--binary", default=os.path.join(SOURCE, "build/release/attune"))
+    parser.add_argument("--pods", type=int, default=100000)
+    parser.add_argument("--nodes", type=int, default=2000)
+    parser.add_argument("--policies", type=int, default=10000)
+    parser.add_argument("--namespaces", type=int, default=200)
+    parser.add_argument("--reconcile-interval", default="1m")
+    parser.add_argument("--scrape-interval", default="30s")
+    parser.add_argument("--steady-passes", type=int, default=3)
+    parser.add_argument("--pod-changes", type=int, default=3)
+    parser.add_argument("--first-pass-timeout", type=float, default=900,
+                        help="seconds to wait for a pass (default 900)")
+    parser.add_argument("--sim-timeout", type=float, default=1800,
+                        help="seconds to wait for the simulator to come up (default 1800)")
+    parser.add_argument("--deadline", type=float, default=3600,
+                        help="seconds one configuration may take; then it stops and prints "
+                             "the figures it has (default 3600)")
+    parser.add_argument("--config", action="append", default=[], metavar="NAME=ARGS",
+                        help="a configuration of the controller: its name and extra arguments "
+                             "(space-separated); the first is the baseline. Default: one, "
+                             "'today' with no extra arguments")
+    parser.add_argument("--shards", type=int, default=3,
+                        help="then run this many shard processes (--shard/--total-shards) "
+                             "when the binary accepts the flags; 0 or 1: no sharded run")
+    parser.add_argument("--work-dir", help="keep logs and files here (default: a temporary "
+                        "directory, removed on success)")
+    parser.add_argument("--json", help="also write the figures as JSON to this file")
+    args = parser.parse_args()
+
+    for tool in ("prometheus", "kubectl"):
+        if not shutil.which(tool):
+            print(f"scale: SKIP: {tool} is not installed (scripts/setup.sh installs it)")
+            return SKIP
+    if not os.access(args.binary, os.X_OK):
+        parser.error(f"--binary {args.binary}: not an executable (build it: cmake --preset "
+                     "release && cmake --build --preset release --target attune)")
+    configs = []
+    for spec in args.config or ["today="]:
+        name, _, extra = spec.partition("=")
+        if not name:
+            parser.error(f"--config {spec}: want NAME=ARGS")
+        configs.append((name, extra.split()))
+
+    work = args.work_dir or tempfile.mkdtemp(prefix="attune-scale.")
+    os.makedirs(work, exist_ok=True)
+    log(f"work directory {work}")
+    scenario = os.path.join(work, "scenario.yaml")
+    with open(scenario, "w") as out:
+        subprocess.run([sys.executable, os.path.join(HERE, "generate_scenario.py"),
+                        "--pods", str(args.pods), "--nodes", str(args.nodes),
+                        "--policies", str(args.policies), "--namespaces",
+                        str(args.namespaces)], stdout=out, check=True)
+
+    children = []
+    runs = []
+    ok = True
+    try:
+        kubeconfig = os.path.join(work, "kubeconfig")
+        sim_port = free_port()
+        t0 = time.monotonic()
+        sim = Process([args.binary, "sim", "serve", scenario, "--listen",
+                       f"127.0.0.1:{sim_port}", "--kubeconfig-out", kubeconfig,
+                       "--start", "now", "--speed", "1"], os.path.join(work, "sim.log"))
+        children.append(sim)
+
+        def sim_up():
+            if not sim.alive():
+                raise Failure(f"attune sim serve exited; see {sim.log_path}")
+            return os.path.exists(kubeconfig)
+
+        wait_until(args.sim_timeout, "attune sim serve", sim_up, 0.5)
+        log(f"attune sim serve up after {time.monotonic() - t0:.1f} s "
+            f"(RSS {fmt_mib(kib(sim.pid, 'VmRSS'))})")
+        kube = Kube(kubeconfig)
+        pods = kube.get("/api/v1/pods?limit=1")
+        log(f"the simulator holds {1 + pods['metadata'].get('remainingItemCount', 0)} pods")
+
+        ca = os.path.join(work, "ca.pem")
+        with open(ca, "w") as out:
+            out.write(kube.ca_pem or "")
+        prom_port = free_port()
+        with open(os.path.join(work, "prometheus.yml"), "w") as out:
+            out.write(f"""global: {{scrape_interval: {args.scrape_interval}, scrape_timeout: {args.scrape_interval}}}
+scrape_configs:
+  - job_name: sim
+    scheme: https
+    tls_config: {{ca_file: {ca}}}
+    static_configs: [{{targets: ["127.0.0.1:{sim_port}"]}}]
+""")
+        prom = Process(["prometheus", f"--config.file={work}/prometheus.yml",
+                        f"--storage.tsdb.path={work}/tsdb",
+                        f"--web.listen-address=127.0.0.1:{prom_port}"],
+                       os.path.join(work, "prometheus.log"))
+        children.append(prom)
+        prometheus_url = f"http://127.0.0.1:{prom_port}"
+
+        def scraped():
+            if not prom.alive():
+                raise Failure(f"prometheus exited; see {prom.log_path}")
+            try:
+                with urllib.request.urlopen(
+                        f"{prometheus_url}/api/v1/query?query=up", timeout=5) as r:
+                    result = json.loads(r.read())["data"]["result"]
+                return result and result[0]["value"][1] == "1"
+            except (urllib.error.URLError, OSError, KeyError, ValueError):
+                return False
+
+        wait_until(args.sim_timeout, "Prometheus' first scrape of the simulator", scraped, 1)
+        scrape = {}
+        for series in ("scrape_duration_seconds", "scrape_samples_scraped"):
+            with urllib.request.urlopen(f"{prometheus_url}/api/v1/query?query={series}",
+                                        timeout=30) as r:
+                scrape[series] = float(json.loads(r.read())["data"]["result"][0]["value"][1])
+        log(f"Prometheus scraped the simulator: {scrape['scrape_samples_scraped']:.0f} samples "
+            f"in {scrape['scrape_duration_seconds']:.2f} s "
+            f"(RSS {fmt_mib(kib(prom.pid, 'VmRSS'))})")
+
+        for name, extra in configs:
+            runs.append((name, Run(args, name, extra, kube, kubeconfig, prometheus_url,
+                                   work).run()))
+            if runs[-1][1].get("interrupted"):
+                raise Failure("interrupted")
+        if args.shards > 1:
+            if accepts_flag(args.binary, "--total-shards"):
+                name = f"{args.shards}-shards"
+                runs.append((name, Run(args, name, configs[0][1], kube, kubeconfig,
+                                       prometheus_url, work, shards=args.shards).run()))
+            else:
+                log(f"SKIPPED the {args.shards}-shard run: this attune controller does not "
+                    "accept --shard/--total-shards")
+        log(f"simulator RSS {fmt_mib(kib(sim.pid, 'VmRSS'))}, Prometheus RSS "
+            f"{fmt_mib(kib(prom.pid, 'VmRSS'))}")
+    except (Failure, KeyboardInterrupt) as e:
+        ok = False
+        log(f"FAILED: {e}")
+    finally:
+        for child in reversed(children):
+            child.stop()
+
+    ok = ok and not any(f.get("error") for _, f in runs)
+    print_figures(runs, args)
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump({"pods": args.pods, "nodes": args.nodes, "policies": args.policies,
+                       "namespaces": args.namespaces, "runs": dict(runs)}, out, indent=2)
+    if ok and not args.work_dir:
+        shutil.rmtree(work, ignore_errors=True)
+    elif not ok:
+        log(f"logs kept in {work}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
