@@ -174,8 +174,10 @@ std::set<std::string> planStartupBoost(const api::AttunePolicy& policy,
                                        std::span<const api::Node> nodes, Time now, Plan& plan) {
   std::set<std::string> handled;
   const auto& boost = policy.spec.cpu.startupBoost;
-  const auto multiplier = boost ? api::parseDecimal(boost->multiplier) : std::nullopt;
-  const bool configured = boost && boost->duration && multiplier && *multiplier > 1;
+  // A plain double (0 when unset or unparsable): g++ -O3 cannot see that an optional read below
+  // is guarded by `configured`, and warns.
+  const double multiplier = boost ? api::parseDecimal(boost->multiplier).value_or(0.0) : 0.0;
+  const bool configured = boost && boost->duration && multiplier > 1;
   for (const BoostWorkload& w : workloads) {
     for (const api::Pod* pod : w.pods) {
       if (pod->metadata.deletionTimestamp) continue;
@@ -195,7 +197,7 @@ std::set<std::string> planStartupBoost(const api::AttunePolicy& policy,
           now - *pod->metadata.creationTimestamp >= *boost->duration) {
         continue;
       }
-      planBoost(policy, w, *pod, nodeOf(*pod, nodes), *multiplier, now, plan, handled);
+      planBoost(policy, w, *pod, nodeOf(*pod, nodes), multiplier, now, plan, handled);
     }
   }
   return handled;
