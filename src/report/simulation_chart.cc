@@ -345,6 +345,14 @@ struct LinearAxis {
   double from = 0, to = 1, step = 1;
 };
 
+// A tick label: "-1.5M", "250k", "0.2".
+std::string compactNumber(double v) {
+  const double a = std::abs(v);
+  if (a >= 1e6) return fmt::format("{:g}M", v / 1e6);
+  if (a >= 1e4) return fmt::format("{:g}k", v / 1e3);
+  return fmt::format("{:g}", v);
+}
+
 LinearAxis linearAxis(double lo, double hi) {
   lo = std::min(lo, 0.0);
   hi = std::max(hi, 0.0);
@@ -379,31 +387,35 @@ std::string renderTradeoffChart(std::string_view title, std::string_view xLabel,
   for (int i = 0; ax.from + i * ax.step <= ax.to + 1e-9; ++i) {
     const double v = std::round((ax.from + i * ax.step) * 1e9) / 1e9;
     out += fmt::format(R"(<line class="{0}" x1="{1}" y1="{2}" x2="{1}" y2="{3}"/>)"
-                       R"(<text x="{1}" y="{4}" text-anchor="middle">{5:g}</text>)",
-                       v == 0 ? "axis" : "grid", num(px(v)), num(kT), num(kB), num(kB + 16), v);
+                       R"(<text x="{1}" y="{4}" text-anchor="middle">{5}</text>)",
+                       v == 0 ? "axis" : "grid", num(px(v)), num(kT), num(kB), num(kB + 16),
+                       compactNumber(v));
   }
   for (int i = 0; ay.from + i * ay.step <= ay.to + 1e-9; ++i) {
     const double v = std::round((ay.from + i * ay.step) * 1e9) / 1e9;
     out += fmt::format(R"(<line class="{}" x1="{}" y1="{}" x2="{}" y2="{}"/>)"
-                       R"(<text x="{}" y="{}" text-anchor="end">{:g}</text>)",
+                       R"(<text x="{}" y="{}" text-anchor="end">{}</text>)",
                        v == 0 ? "axis" : "grid", num(kL), num(py(v)), num(kR), num(py(v)),
-                       num(kL - 6), num(py(v) + 4), v);
+                       num(kL - 6), num(py(v) + 4), compactNumber(v));
   }
   out += fmt::format(R"(<text class="axis-title" x="{}" y="{}" text-anchor="middle">{}</text>)",
                      num((kL + kR) / 2), num(kH - 8), escapeHtml(xLabel));
   out += fmt::format(R"(<text class="axis-title" x="{0}" y="{1}" text-anchor="middle" )"
                      R"svg(transform="rotate(-90 {0} {1})">{2}</text>)svg",
                      num(16), num((kT + kB) / 2), escapeHtml(yLabel));
+  // Labels of points drawn at one spot are stacked, one line each.
+  std::map<std::pair<long, long>, int> labelsAt;
   for (const TradeoffPoint& p : points) {
     if (!std::isfinite(p.x) || !std::isfinite(p.y)) continue;
     const std::string cx = num(px(p.x));
     const std::string cy = num(py(p.y));
+    const int line = labelsAt[{std::lround(px(p.x)), std::lround(py(p.y))}]++;
     const char* color = p.baseline ? "#777777" : "#2c7fb8";
     out += fmt::format(
         R"(<g class="point"><title>{0}: {1:.1f}, {2:g}</title><circle cx="{3}" cy="{4}" r="5" )"
         R"(fill="{5}"/><text x="{6}" y="{7}" text-anchor="{8}">{0}</text></g>)",
         escapeHtml(p.label), p.x, p.y, cx, cy, color, num(px(p.x) + (px(p.x) > kR - 80 ? -8 : 8)),
-        num(py(p.y) - 8), px(p.x) > kR - 80 ? "end" : "start");
+        num(py(p.y) - 8 + 14 * line), px(p.x) > kR - 80 ? "end" : "start");
   }
   return out + "</svg>";
 }
