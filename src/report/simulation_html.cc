@@ -275,11 +275,15 @@ double riskSum(const SimulationRun& run, const std::vector<std::string_view>& la
   return sum;
 }
 
-// One point per run: x what it saved (node-hours when the autoscaler ran, else the mean of its
-// CPU and memory request savings), y the risk it added; the run without an operator at (0, 0).
+// One point per run: x what it saved (node-hours when the autoscaler ran and a run's differ from
+// the baseline's, else the mean of its CPU and memory request savings), y the risk it added; the
+// run without an operator at (0, 0).
 std::string tradeoffCharts(const SimulationReport& r, const Headline& h) {
   const SimulationRun& base = r.runs[h.baseline];
-  const bool nodes = base.nodes.autoscaled;
+  // Node-hours when the autoscaler made them differ; otherwise they say nothing.
+  const bool nodes =
+      base.nodes.autoscaled && std::any_of(h.savings.begin(), h.savings.end(),
+                                           [](const Savings& s) { return s.nodeHours != 0; });
   const std::string xLabel = nodes ? "node-hours saved against none (%)"
                                    : "requests saved against none (%, CPU and memory)";
   struct Axis {

@@ -221,6 +221,11 @@ TEST(SimulationHtmlTest, SavingsAgainstRiskOnePointPerRunTheBaselineAtTheOrigin)
   EXPECT_TRUE(has(h, R"(<title>krr: 20.0, 3</title><circle cx="216.4")"));
   EXPECT_TRUE(has(h, R"(<title>attune: 35.0, 2.5</title>)"));
   EXPECT_TRUE(has(h, R"(text-anchor="start">krr</text></g>)"));
+  // Node-hours that no run changed say nothing: the requests saved instead, (50 + 12.5) / 2.
+  for (SimulationRun& run : r.runs) run.nodes.nodeHours = 10;
+  const std::string same = renderSimulationHtml(r);
+  EXPECT_TRUE(has(same, ">requests saved against none (%, CPU and memory)</text>"));
+  EXPECT_TRUE(has(same, R"(<title>attune: 31.2, 0</title>)"));
 }
 
 TEST(SimulationHtmlTest, WorkloadsWithSafetyEventsFirstThenByImpact) {
