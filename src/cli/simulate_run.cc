@@ -253,6 +253,23 @@ class RunMeter {
                  .final = totals.nodes,
                  .added = totals.nodesAdded,
                  .removed = totals.nodesRemoved};
+    const sim::RiskTotals& risk = totals.risk;
+    run.risk = {.samples = risk.samples,
+                .cpuAboveRequestPct = risk.sharePct(risk.cpuAboveRequestSamples),
+                .cpuShortCoreSeconds = risk.cpuShortCoreSeconds,
+                .cpuAboveRequestCoreHours = risk.cpuAboveRequestCoreSeconds / 3600,
+                .memoryAboveRequestPct = risk.sharePct(risk.memoryAboveRequestSamples),
+                .memoryAtLimitPct = risk.sharePct(risk.memoryAtLimitSamples),
+                .oomKills = static_cast<std::int64_t>(totals.oomKills),
+                .kubeletEvictions = static_cast<std::int64_t>(totals.kubeletEvictions),
+                .evictions = static_cast<std::int64_t>(totals.evictions),
+                .psiWaitingCoreSeconds = totals.psiWaitingSeconds,
+                .pendingPodHours = risk.pendingPodSeconds / 3600,
+                .pendingPodsMax = risk.pendingPodsMax,
+                .nodeHours = totals.nodeHours(),
+                .nodeCost = totals.nodeCost,
+                .cpuRequestCoreHours = totals.cpuRequestedCoreSeconds / 3600,
+                .memoryRequestGibHours = totals.memoryRequestedByteSeconds / 3600 / kGiB};
     std::set<api::WorkloadRef> workloads;
     for (const auto& [w, t] : timelines_) workloads.insert(w);
     for (const auto& [w, e] : events_) workloads.insert(w);

@@ -24,7 +24,17 @@ RiskFigure countFigure(std::string label, std::int64_t n) {
 }  // namespace
 
 std::vector<RiskFigure> riskFigures(const SimulationRun& run) {
+  const RiskSummary& risk = run.risk;
   std::vector<RiskFigure> out;
+  // Per container-sample (the risk summary), then the events, then CPU contention.
+  out.push_back(
+      figure("samples CPU > request", risk.cpuAboveRequestPct, pctText(risk.cpuAboveRequestPct)));
+  out.push_back(figure("CPU short (core-s)", risk.cpuShortCoreSeconds,
+                       fixedText(risk.cpuShortCoreSeconds, 1)));
+  out.push_back(figure("samples memory > request", risk.memoryAboveRequestPct,
+                       pctText(risk.memoryAboveRequestPct)));
+  out.push_back(
+      figure("samples memory at limit", risk.memoryAtLimitPct, pctText(risk.memoryAtLimitPct)));
   out.push_back(countFigure("OOM kills", run.memory.oomKills));
   out.push_back(countFigure("evictions", run.evictions));
   out.push_back(countFigure("restarts", run.restarts));
@@ -32,10 +42,8 @@ std::vector<RiskFigure> riskFigures(const SimulationRun& run) {
   out.push_back(figure("CPU throttled", run.cpu.throttledPct, pctText(run.cpu.throttledPct)));
   out.push_back(figure("CPU PSI waiting (core-s)", run.cpu.psiWaitingCoreSeconds,
                        fixedText(run.cpu.psiWaitingCoreSeconds, 1)));
-  if (run.scaling) {
-    out.push_back(figure("CPU short (core-s)", run.scaling->cpuShortCoreSeconds,
-                         fixedText(run.scaling->cpuShortCoreSeconds, 1)));
-  }
+  out.push_back(
+      figure("pending (pod-h)", risk.pendingPodHours, fixedText(risk.pendingPodHours, 2)));
   return out;
 }
 

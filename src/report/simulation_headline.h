@@ -1,7 +1,7 @@
 // The headline of a backtest (internal to src/report/): what each strategy saved against the run
 // without an operator (strategy "none", same scenario and seed) — node-hours, node cost, CPU and
-// memory requests — and the risk figures of every run side by side. Pure; the text, JSON-free
-// and HTML renderers read it (docs/simulate-report.md).
+// memory requests — and the risk figures of every run side by side. Pure; the text and HTML
+// renderers read it (docs/simulate-report.md).
 #pragma once
 
 #include <optional>
@@ -23,8 +23,10 @@ struct RiskFigure {
   std::string text;  // the value as printed
 };
 
-// Every risk figure of a run, in a fixed order. The one place a new figure is added: the text
-// headline, the HTML headline and the savings-vs-risk chart all read this list.
+// Every risk figure of a run, in a fixed order: the per-sample shares and CPU short of its risk
+// summary, OOM kills, evictions, restarts, reverts, CPU throttling, PSI waiting and pending
+// pod-hours. The one place a new figure is added: the text headline, the HTML headline and the
+// savings-vs-risk charts all read this list.
 std::vector<RiskFigure> riskFigures(const SimulationRun& run);
 
 // What `run` saved against `baseline` (positive = less than without the operator).

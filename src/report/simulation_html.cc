@@ -293,9 +293,7 @@ std::string tradeoffCharts(const SimulationReport& r, const Headline& h) {
   };
   const Axis axes[] = {
       {"Savings and disruptions", "added OOM kills + evictions", {"OOM kills", "evictions"}},
-      {"Savings and CPU contention",
-       "added CPU PSI waiting (core-s)",
-       {"CPU PSI waiting (core-s)"}},
+      {"Savings and CPU short", "added samples CPU > request (pp)", {"samples CPU > request"}},
   };
   const std::vector<std::string> labels = runLabels(r);
   std::string out = "<div class=\"tradeoffs\">\n";

@@ -75,6 +75,25 @@ Json scaling(const ScalingSummary& s) {
           {"recoveries", recoveries}};
 }
 
+Json risk(const RiskSummary& s) {
+  return {{"samples", s.samples},
+          {"cpu_above_request_pct", number(s.cpuAboveRequestPct, 3)},
+          {"cpu_short_core_seconds", number(s.cpuShortCoreSeconds, 3)},
+          {"cpu_above_request_core_hours", number(s.cpuAboveRequestCoreHours, 3)},
+          {"memory_above_request_pct", number(s.memoryAboveRequestPct, 3)},
+          {"memory_at_limit_pct", number(s.memoryAtLimitPct, 3)},
+          {"oom_kills", s.oomKills},
+          {"kubelet_evictions", s.kubeletEvictions},
+          {"evictions", s.evictions},
+          {"psi_waiting_core_seconds", number(s.psiWaitingCoreSeconds, 3)},
+          {"pending_pod_hours", number(s.pendingPodHours, 3)},
+          {"pending_pods_max", s.pendingPodsMax},
+          {"node_hours", number(s.nodeHours, 3)},
+          {"node_cost", number(s.nodeCost, 3)},
+          {"cpu_request_core_hours", number(s.cpuRequestCoreHours, 3)},
+          {"memory_request_gib_hours", number(s.memoryRequestGibHours, 3)}};
+}
+
 Json run(const SimulationRun& s) {
   Json workloads = Json::array();
   for (const WorkloadTimeline& w : s.workloads) workloads.push_back(workload(w));
@@ -112,6 +131,7 @@ Json run(const SimulationRun& s) {
                 {"final", s.nodes.final},
                 {"added", s.nodes.added},
                 {"removed", s.nodes.removed}}},
+              {"risk", risk(s.risk)},
               {"workloads", workloads}};
   if (!s.hpaGuard.empty()) out["hpa_guard"] = s.hpaGuard;
   if (s.scaling) out["scaling"] = scaling(*s.scaling);

@@ -120,6 +120,27 @@ struct NodeSummary {
   std::int64_t min = 0, max = 0, final = 0, added = 0, removed = 0;
 };
 
+// Risk measured per container-sample, and what the run cost; present in every run
+// (docs/simulate-report.md). A sample is one regular (not sidecar) container of a running pod
+// that ran during one kubelet tick.
+struct RiskSummary {
+  std::int64_t samples = 0;
+  // CPU: the share of samples using more than their request; CPU demanded and not received
+  // (CFS throttling at the limit plus node contention); CPU used beyond the requests.
+  double cpuAboveRequestPct = 0, cpuShortCoreSeconds = 0, cpuAboveRequestCoreHours = 0;
+  // Memory: the share of samples whose working set was above their request, and at or above
+  // their limit (the kubelet OOM-kills above it).
+  double memoryAboveRequestPct = 0, memoryAtLimitPct = 0;
+  // OOM kills, evictions by the kubelet under node memory pressure, every eviction.
+  std::int64_t oomKills = 0, kubeletEvictions = 0, evictions = 0;
+  double psiWaitingCoreSeconds = 0;
+  // Pods pending at a tick's end × the tick, and the most pending at once.
+  double pendingPodHours = 0;
+  std::int64_t pendingPodsMax = 0;
+  // Cost: Σ nodes × time, at the pools' prices, and the requests the scheduler reserved.
+  double nodeHours = 0, nodeCost = 0, cpuRequestCoreHours = 0, memoryRequestGibHours = 0;
+};
+
 // The whole cluster at one time: its nodes and their allocatable, and the requests and usage of
 // every pod the kubelets run.
 struct ClusterPoint {
@@ -144,6 +165,7 @@ struct SimulationRun {
   ResizeSummary resizes;
   std::int64_t restarts = 0, evictions = 0;
   NodeSummary nodes;
+  RiskSummary risk;
   std::vector<WorkloadTimeline> workloads;
   std::vector<ClusterPoint> cluster;  // at the timeline step, in time order
   std::optional<ScalingSummary> scaling;
@@ -162,10 +184,12 @@ struct SimulationReport {
 //
 // Text: a header, one summary block per run and, with more than one run, a side-by-side
 // comparison (rows = metrics, columns = runs). Runs with a scaling summary add its lines to their
-// block and its rows to the comparison.
+// block and its rows to the comparison. The risk rows of a run other than `none` carry their
+// change against the `none` run in brackets when one is in the report.
 std::string renderSimulationTable(const SimulationReport& r);
 // JSON document: scenario, seed, start (RFC 3339), duration_s and per run the totals and, per
-// workload, savings and event counts (not the time series); a run's "hpa_guard", "scaling" and
+// workload, savings and event counts (not the time series), "risk" in every run; a run's
+// "hpa_guard", "scaling" and
 // "node_optimisation" (its summary, "enabled" for on or off) only when set. Keys in a fixed order;
 // amounts rounded to fixed decimals; non-finite numbers are null.
 std::string renderSimulationJson(const SimulationReport& r);

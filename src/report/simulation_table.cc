@@ -33,7 +33,7 @@ std::string countWithReasons(std::int64_t n, const char* what,
   return fmt::format("{} {}{}", n, what, detail.empty() ? "" : " (" + detail + ")");
 }
 
-std::string summary(const SimulationRun& s) {
+std::string summary(const SimulationRun& s, const SimulationRun* base) {
   std::string out =
       fmt::format("{}{}{} (mode {}): {} simulated, {} pods, {} containers, {} workload{}\n",
                   s.strategy, s.hpaGuard.empty() ? "" : ", HPA guard " + s.hpaGuard,
@@ -66,6 +66,7 @@ std::string summary(const SimulationRun& s) {
                                                                s.nodes.added, s.nodes.removed)
                                                  : std::string(", fixed count"))},
   };
+  for (Row& line : riskLines(s, base)) rows.push_back(std::move(line));
   if (s.scaling) {
     for (Row& line : scalingLines(*s.scaling)) rows.push_back(std::move(line));
   }
@@ -93,7 +94,7 @@ std::string renderSimulationTable(const SimulationReport& r) {
                                 secondsText(std::chrono::duration<double>(r.duration).count()),
                                 r.runs.size(), r.runs.size() == 1 ? "" : "s");
   if (r.runs.empty()) return out + "\nNo runs.\n";
-  for (const SimulationRun& run : r.runs) out += "\n" + summary(run);
+  for (const SimulationRun& run : r.runs) out += "\n" + summary(run, baselineRun(r));
   if (r.runs.size() > 1) out += "\nCOMPARISON\n" + comparison(r);
   // Last, what a reader looks for first: the savings against the run without an operator.
   if (const std::string headline = renderHeadlineText(r); !headline.empty()) {

@@ -105,6 +105,7 @@ std::vector<MetricRow> comparisonRows(const SimulationReport& r) {
   addByReason(r, "skipped", &ResizeSummary::skippedByReason, rows);
   addByReason(r, "reverted", &ResizeSummary::revertedByReason, rows);
   for (const Metric& m : kTail) add(m);
+  addRiskRows(r, rows);
   addScalingRows(r, rows);
   addNodeOptimisationRows(r, rows);
   return rows;

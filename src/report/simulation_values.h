@@ -33,6 +33,17 @@ void addScalingRows(const SimulationReport& r, std::vector<MetricRow>& rows);
 // optimiser, pods sized at admission), appended by comparisonRows when a run has one; a run
 // without it shows "-".
 void addNodeOptimisationRows(const SimulationReport& r, std::vector<MetricRow>& rows);
+// The run without an operator (strategy `none`) when the report has one: the baseline the risk
+// figures of the other runs are read against.
+const SimulationRun* baselineRun(const SimulationReport& r);
+// The risk summary's rows (samples, CPU and memory shares, CPU short, evictions, PSI, pending
+// pods, cost), appended by comparisonRows for every run; with a baseline, every other run's
+// cells carry their change against it in brackets ("+1.25 pp", "+3", "-12.0%").
+void addRiskRows(const SimulationReport& r, std::vector<MetricRow>& rows);
+// The lines (label, text) of a run's risk summary in its text block, with the changes against
+// `base` when it is set and is another run.
+std::vector<std::vector<std::string>> riskLines(const SimulationRun& run,
+                                                const SimulationRun* base);
 // The line (label, text) of a run's node optimisation summary in its text block.
 std::vector<std::string> nodeOptimisationLine(const SimulationRun& run);
 // The lines (label, text) of a run's scaling summary in its text block.

@@ -39,6 +39,14 @@ void RunAccounting::applyPodEvents(const ClusterState& state) {
     const bool counted = event.type != api::WatchEventType::kDeleted &&
                          !pod.spec.nodeName.empty() && !isFinished(pod) &&
                          !pod.metadata.deletionTimestamp;
+    const bool pending = event.type != api::WatchEventType::kDeleted &&
+                         !pod.metadata.deletionTimestamp &&
+                         (pod.status.phase.empty() || pod.status.phase == "Pending");
+    if (pending) {
+      pending_.insert(pod.metadata.uid);
+    } else if (auto p = pending_.find(pod.metadata.uid); p != pending_.end()) {
+      pending_.erase(p);
+    }
     auto it = charges_.find(pod.metadata.uid);
     if (it != charges_.end()) {
       requested_.cpuCores -= it->second.cpuCores;
@@ -62,6 +70,7 @@ void RunAccounting::record(const ClusterState& state, const Kubelet& kubelet, Ti
   applyPodEvents(state);
   totals_.cpuRequestedCoreSeconds += requested_.cpuCores * seconds;
   totals_.memoryRequestedByteSeconds += requested_.memoryBytes * seconds;
+  totals_.risk.addPending(static_cast<std::int64_t>(pending_.size()), seconds);
   for (const auto& [name, node] : kubelet.nodes()) {
     totals_.cpuUsedCoreSeconds += node.cpuUsageCores * seconds;
     totals_.cpuDemandCoreSeconds += node.cpuDemandCores * seconds;
@@ -87,6 +96,7 @@ void RunAccounting::record(const ClusterState& state, const Kubelet& kubelet, Ti
       totals_.cfsThrottledPeriods += c.throttledPeriodsLastTick;
       if (c.lastOomKillAt == now) ++totals_.oomKills;
       if (c.lastTerminated && c.lastTerminated->finishedAt == now) ++totals_.restarts;
+      if (auto sample = sampleOf(pod, c, now)) totals_.risk.add(*sample);
     }
   }
 }

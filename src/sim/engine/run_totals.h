@@ -7,12 +7,14 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "core/time.h"
 #include "sim/cluster/cluster_state.h"
+#include "sim/engine/risk_totals.h"
 #include "sim/kubelet/kubelet.h"
 
 namespace attune::sim {
@@ -57,6 +59,8 @@ struct RunTotals {
   std::int64_t nodesAdded = 0;
   std::int64_t nodesRemoved = 0;
   std::int64_t autoscalerEvictions = 0;
+  // Risk per container-sample and pending pods, every tick (risk_totals.h).
+  RiskTotals risk;
 
   double nodeHours() const { return nodeSeconds / 3600; }
 
@@ -102,6 +106,7 @@ class RunAccounting {
   double retiredPsiSeconds_ = 0;
   std::uint64_t retiredEvictions_ = 0;
   std::map<std::string, Charge, std::less<>> charges_;  // counted pods by uid
+  std::set<std::string, std::less<>> pending_;          // uids of pods pending now
   Charge requested_;                                    // sum of charges_
 };
 

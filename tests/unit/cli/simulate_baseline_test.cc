@@ -104,6 +104,35 @@ TEST(SimulateBaselineTest, NoneLeavesEveryPodAtItsRequestsAndIsTheBaseline) {
   EXPECT_LT(attune.nodes.cost, none.nodes.cost);
 }
 
+TEST(SimulateBaselineTest, TheRiskBlockOfTheBaselineByHand) {
+  SimulateRequest request{.scenario = oversized()};
+  request.strategies = {"none"};
+  auto report = runSimulate(request);
+  ASSERT_TRUE(report.has_value()) << report.error().toString();
+  const report::RiskSummary& r = report->runs.at(0).risk;
+  // 8 pods, created, bound and started in the first of 360 one-minute ticks, run from the
+  // second: 8 × 359 samples.
+  EXPECT_EQ(r.samples, 8 * 359);
+  // 100m of a 1-core request and 200Mi of 1Gi, four 100m pods on each 4-core node: no sample
+  // above its request, nothing short, nothing pending.
+  EXPECT_EQ(r.cpuAboveRequestPct, 0);
+  EXPECT_EQ(r.cpuShortCoreSeconds, 0);
+  EXPECT_EQ(r.cpuAboveRequestCoreHours, 0);
+  EXPECT_EQ(r.memoryAboveRequestPct, 0);
+  EXPECT_EQ(r.memoryAtLimitPct, 0);
+  EXPECT_EQ(r.oomKills, 0);
+  EXPECT_EQ(r.evictions, 0);
+  EXPECT_EQ(r.psiWaitingCoreSeconds, 0);
+  EXPECT_EQ(r.pendingPodHours, 0);
+  EXPECT_EQ(r.pendingPodsMax, 0);
+  // Two nodes at 0.5 an hour for 6 h; 8 pods × 1 core and 1 GiB reserved from the first tick's
+  // end to the last: 8 × 6 h.
+  EXPECT_NEAR(r.nodeHours, 12.0, 1e-9);
+  EXPECT_NEAR(r.nodeCost, 6.0, 1e-9);
+  EXPECT_NEAR(r.cpuRequestCoreHours, 48.0, 1e-9);
+  EXPECT_NEAR(r.memoryRequestGibHours, 48.0, 1e-9);
+}
+
 TEST(SimulateBaselineTest, NoneRunsOnceWhateverTheGuardAndNodeOptimisationModes) {
   SimulateRequest request{.scenario = oversized()};
   request.scenario.duration = std::chrono::hours(1);

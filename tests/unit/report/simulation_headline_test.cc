@@ -88,6 +88,11 @@ TEST(SimulationHeadlineTest, NeedsTheBaselineAndAnotherRun) {
 
 TEST(SimulationHeadlineTest, RiskFiguresInAFixedOrder) {
   SimulationRun run = testing::run("attune");
+  run.risk.cpuAboveRequestPct = 12.5;
+  run.risk.cpuShortCoreSeconds = 48.25;
+  run.risk.memoryAboveRequestPct = 3;
+  run.risk.memoryAtLimitPct = 0.25;
+  run.risk.pendingPodHours = 1.5;
   std::vector<std::string> labels;
   std::vector<std::string> texts;
   for (const RiskFigure& f : riskFigures(run)) {
@@ -95,34 +100,34 @@ TEST(SimulationHeadlineTest, RiskFiguresInAFixedOrder) {
     texts.push_back(f.text);
   }
   EXPECT_EQ(labels,
-            (std::vector<std::string>{"OOM kills", "evictions", "restarts", "resizes reverted",
-                                      "CPU throttled", "CPU PSI waiting (core-s)"}));
-  EXPECT_EQ(texts, (std::vector<std::string>{"1", "0", "1", "1", "1.2%", "12.5"}));
-  // The latency proxy, when the run measured it.
-  run.scaling = ScalingSummary{.podHours = 1, .cpuShortCoreSeconds = 48.25};
-  const std::vector<RiskFigure> withShort = riskFigures(run);
-  ASSERT_EQ(withShort.size(), 7u);
-  EXPECT_EQ(withShort.back().label, "CPU short (core-s)");
-  EXPECT_DOUBLE_EQ(withShort.back().value, 48.25);
+            (std::vector<std::string>{
+                "samples CPU > request", "CPU short (core-s)", "samples memory > request",
+                "samples memory at limit", "OOM kills", "evictions", "restarts", "resizes reverted",
+                "CPU throttled", "CPU PSI waiting (core-s)", "pending (pod-h)"}));
+  EXPECT_EQ(texts, (std::vector<std::string>{"12.5%", "48.2", "3.0%", "0.2%", "1", "0", "1", "1",
+                                             "1.2%", "12.5", "1.50"}));
+  EXPECT_DOUBLE_EQ(riskFigures(run)[1].value, 48.25);
 }
 
 TEST(SimulationHeadlineTest, TheTextEndsTheTableReport) {
   const SimulationReport r = baselineReport();
   const std::string text = renderHeadlineText(r);
   const std::vector<std::string> l = lines(text);
-  ASSERT_EQ(l.size(), 9u) << text;
+  ASSERT_EQ(l.size(), 14u) << text;
   EXPECT_EQ(l[0], "HEADLINE: attune against none (the same cluster without an operator)");
   EXPECT_EQ(l[1],
             "  attune saved 3.50 node-hours (35.0%), node cost 0.75 (30.0%); requests: CPU 1.50 "
             "core-h (50.0%), memory 0.25 GiB-h (12.5%)");
   EXPECT_EQ(words(l[2]), (std::vector<std::string>{"risk", "none", "attune"}));
-  EXPECT_EQ(words(l[3]), (std::vector<std::string>{"OOM", "kills", "0", "1"}));
-  EXPECT_EQ(words(l[4]), (std::vector<std::string>{"evictions", "1", "0"}));
-  EXPECT_EQ(words(l[7]), (std::vector<std::string>{"CPU", "throttled", "1.0%", "1.2%"}));
-  EXPECT_EQ(words(l[8]),
+  EXPECT_EQ(words(l[3]),
+            (std::vector<std::string>{"samples", "CPU", ">", "request", "0.0%", "0.0%"}));
+  EXPECT_EQ(words(l[7]), (std::vector<std::string>{"OOM", "kills", "0", "1"}));
+  EXPECT_EQ(words(l[8]), (std::vector<std::string>{"evictions", "1", "0"}));
+  EXPECT_EQ(words(l[11]), (std::vector<std::string>{"CPU", "throttled", "1.0%", "1.2%"}));
+  EXPECT_EQ(words(l[12]),
             (std::vector<std::string>{"CPU", "PSI", "waiting", "(core-s)", "10.0", "12.5"}));
   // Numbers are right-aligned under their run.
-  EXPECT_EQ(l[3].size(), l[8].size()) << text;
+  EXPECT_EQ(l[7].size(), l[12].size()) << text;
   const std::string table = renderSimulationTable(r);
   EXPECT_TRUE(table.ends_with("\n\n" + text)) << table;
   EXPECT_EQ(renderSimulationTable(testing::sampleReport()).find("HEADLINE"), std::string::npos);

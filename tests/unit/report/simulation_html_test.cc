@@ -169,6 +169,7 @@ SimulationReport baselineReport() {
   none.mode = "none";
   none.cpu.requestCoreHoursAfter = none.cpu.requestCoreHoursBefore;
   none.cpu.psiWaitingCoreSeconds = 10;
+  none.risk.cpuAboveRequestPct = 10;
   none.memory.requestGibHoursAfter = none.memory.requestGibHoursBefore;
   none.memory.oomKills = 0;
   none.resizes = {};
@@ -177,6 +178,7 @@ SimulationReport baselineReport() {
   none.nodes.nodeHours = 10;
   none.nodes.cost = 2.5;
   r.runs.insert(r.runs.begin(), none);
+  r.runs[1].risk.cpuAboveRequestPct = 12.5;
   return r;
 }
 
@@ -191,6 +193,8 @@ TEST(SimulationHtmlTest, TheHeadlineComesFirst) {
                   "<b>0.75</b> saved (30.0%); requests: CPU <b>1.50 core-h</b> (50.0%), "
                   "memory <b>0.25 GiB-h</b> (12.5%) less.</p>"));
   // The risk figures side by side; worse than without the operator in red, better in green.
+  EXPECT_TRUE(has(h, R"(<tr><th scope="row">samples CPU &gt; request</th><td>10.0%</td>)"
+                     R"(<td class="worse">12.5%</td></tr>)"));
   EXPECT_TRUE(has(h, R"(<th scope="col">risk</th><th scope="col">none</th>)"
                      R"(<th scope="col">attune</th>)"));
   EXPECT_TRUE(
@@ -212,7 +216,7 @@ TEST(SimulationHtmlTest, SavingsAgainstRiskOnePointPerRunTheBaselineAtTheOrigin)
   EXPECT_EQ(occurrences(h, R"(<svg class="chart tradeoff")"), 2u);
   EXPECT_TRUE(has(h, ">node-hours saved against none (%)</text>"));
   EXPECT_TRUE(has(h, ">added OOM kills + evictions</text>"));
-  EXPECT_TRUE(has(h, ">added CPU PSI waiting (core-s)</text>"));
+  EXPECT_TRUE(has(h, ">added samples CPU &gt; request (pp)</text>"));
   EXPECT_EQ(occurrences(h, R"(<g class="point">)"), 6u);  // 3 runs × 2 charts
   // x from 0 to 50 (35% in steps of 10, one step of room), 70 … 436; none at the origin.
   EXPECT_EQ(occurrences(h, R"(<title>none: 0.0, 0</title><circle cx="70.0")"), 2u);
