@@ -362,7 +362,8 @@ std::string headlineSection(const SimulationReport& r) {
     for (std::size_t c = 0; c < figures.size(); ++c) {
       const RiskFigure* f = find(figures[c], label);
       std::string cls;
-      if (c > 0 && f != nullptr && baseFigure != nullptr) {
+      // Coloured only where the difference shows in the printed figures.
+      if (c > 0 && f != nullptr && baseFigure != nullptr && f->text != baseFigure->text) {
         if (f->value > baseFigure->value) cls = R"( class="worse")";
         if (f->value < baseFigure->value) cls = R"( class="better")";
       }

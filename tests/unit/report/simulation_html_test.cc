@@ -202,6 +202,11 @@ TEST(SimulationHtmlTest, TheHeadlineComesFirst) {
   EXPECT_TRUE(
       has(h, R"(<tr><th scope="row">evictions</th><td>1</td><td class="better">0</td></tr>)"));
   EXPECT_TRUE(has(h, R"(<tr><th scope="row">CPU throttled</th><td>1.2%</td><td>1.2%</td></tr>)"));
+  // A difference that does not show in the printed figures is not coloured.
+  SimulationReport close = baselineReport();
+  close.runs[1].risk.memoryAtLimitPct = 0.01;
+  EXPECT_TRUE(has(renderSimulationHtml(close),
+                  R"(<tr><th scope="row">samples memory at limit</th><td>0.0%</td><td>0.0%</td>)"));
   // Without the baseline the page says how to get one.
   EXPECT_TRUE(has(renderSimulationHtml(testing::sampleReport()),
                   "No run without an operator to compare against"));
