@@ -102,7 +102,9 @@ int run(const BacktestOptions& o) {
     request.scenario.duration =
         std::chrono::duration_cast<Duration>(std::chrono::duration<double>(o.days * 86400.0));
   }
-  // By default the baseline and the default strategy, side by side, ending with the headline.
+  // By default the baseline and the project's default strategy (docs/strategies.md; `attune` is
+  // the public operator's defaults, an anchor like vpa, krr and cruisekube), side by side,
+  // ending with the headline.
   request.strategies =
       o.strategies.empty()
           ? std::vector<std::string>{std::string(kNoOperator), std::string(kDefaultStrategy)}
@@ -178,8 +180,9 @@ void addBacktestCommand(CLI::App& app, int& exitCode) {
   cmd->add_option("--trace", options->trace,
                   "Replay a Bitbrains or Attune CSV trace (file or directory) instead");
   cmd->add_option("--strategy", options->strategies,
-                  fmt::format("Strategies to compare: attune, cruisekube, vpa, krr, and none (no "
-                              "operator: the baseline) (default {},{}); with none and another, "
+                  fmt::format("Strategies to compare: adaptive, attune, cruisekube, vpa, krr, and "
+                              "none (no operator: the baseline) (default {},{}); with none and "
+                              "another, "
                               "the output ends with the headline: what each saved against none",
                               kNoOperator, kDefaultStrategy))
       ->delimiter(',');

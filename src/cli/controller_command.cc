@@ -61,6 +61,10 @@ struct ControllerFlags {
   double nodeLoadThreshold = 1.0;
   bool oomRecovery = false;
   WebhookFlags webhook;
+  // Sharding (docs/sharding.md).
+  std::optional<int> shard;
+  int totalShards = 1;
+  bool shardFromPodName = false;
 };
 
 // Everything parsed from the flags before anything is started.
@@ -73,6 +77,7 @@ struct Settings {
   std::optional<ListenAddress> webhookAddress;
   SelfManagedCertificateOptions webhookCertificates;
   Duration webhookRefresh{};
+  controller::ShardAssignment shard;
 };
 
 Result<void> webhookSettings(const WebhookFlags& f, Settings& s) {
@@ -106,6 +111,32 @@ Result<void> webhookSettings(const WebhookFlags& f, Settings& s) {
   return {};
 }
 
+// --shard, --total-shards, --shard-from-pod-name: the shard, its Lease, and what sharding rules
+// out (docs/sharding.md).
+Result<void> shardSettings(const ControllerFlags& f, Settings& s) {
+  std::optional<std::string> podName;
+  if (f.shardFromPodName) {
+    podName = kube::processEnv("POD_NAME");
+    if (!podName) {
+      return fail(ErrorCode::kInvalidArgument,
+                  "needs $POD_NAME (the downward API's metadata.name) to read the StatefulSet "
+                  "ordinal from",
+                  "--shard-from-pod-name");
+    }
+  }
+  auto shard = controller::shardAssignment(f.shard, f.totalShards, podName);
+  if (!shard) return std::unexpected(shard.error());
+  s.shard = *shard;
+  s.election.name = controller::shardLeaseName(s.election.name, s.shard);
+  if (s.shard.sharded() && f.oomRecovery) {
+    return fail(ErrorCode::kInvalidArgument,
+                "cannot be used with --total-shards above 1: the pod webhook's sizing is not "
+                "shared between shards, so an evicted pod would come back unsized",
+                "--oom-recovery");
+  }
+  return {};
+}
+
 Result<Settings> settingsFrom(const ControllerFlags& f) {
   Settings s;
   auto election = electionOptions(f.process);
@@ -134,6 +165,7 @@ Result<Settings> settingsFrom(const ControllerFlags& f) {
   if (auto webhook = webhookSettings(f.webhook, s); !webhook) {
     return std::unexpected(webhook.error());
   }
+  if (auto shard = shardSettings(f, s); !shard) return std::unexpected(shard.error());
   if (f.oomRecovery && !s.webhookAddress) {
     return fail(ErrorCode::kInvalidArgument,
                 "needs --webhook-address: an evicted pod is only recreated with a higher memory "
@@ -300,10 +332,16 @@ int runController(const ControllerFlags& f) {
   controllerOptions.observation = settings->observation;
   controllerOptions.resyncPeriod = settings->reconcileInterval;
   controller::AdmissionSizing admissionSizing;
-  if (settings->webhookAddress) controllerOptions.admissionSizing = &admissionSizing;
+  // Sharded, no replica knows every namespace's sizing: the pod webhook sizes nothing
+  // (docs/sharding.md), and no pod is reported as having bypassed it.
+  if (settings->webhookAddress && !settings->shard.sharded()) {
+    controllerOptions.admissionSizing = &admissionSizing;
+  }
   controllerOptions.oomRecovery = f.oomRecovery;
   controllerOptions.metricsSources = &policySources;
   controllerOptions.sloQueries = &sloQueries;
+  controllerOptions.shard = settings->shard;
+  controllerOptions.reportingInstance = settings->election.identity;
   controller::Controller ctl(api, source, clock, registry, controllerOptions);
   metrics::MetricFamily& backendUp = registry.gauge(
       "attune_metrics_backend_up", "1 when the last check of the metrics backend succeeded", {});
@@ -311,7 +349,8 @@ int runController(const ControllerFlags& f) {
   // resourceVersion is the precondition), with the controller's metrics source.
   std::unique_ptr<controller::EventRecorder> nodeEvents;
   std::unique_ptr<controller::NodeLoadMonitor> nodeLoad;
-  if (f.nodeLoadTaints) {
+  // Nodes are cluster-scoped: their taints are shard 0's.
+  if (f.nodeLoadTaints && settings->shard.ownsClusterScope()) {
     nodeEvents = std::make_unique<controller::EventRecorder>(direct, clock);
     nodeLoad = std::make_unique<controller::NodeLoadMonitor>(
         direct, source, *nodeEvents, registry, clock,
@@ -332,6 +371,7 @@ int runController(const ControllerFlags& f) {
     guard = std::make_unique<HpaGuardProcess>(
         direct, prometheus, clock, registry, *log,
         controller::HpaGuardOptions{.namespaces = f.watchNamespaces,
+                                    .shard = settings->shard,
                                     .interval = settings->hpaGuardInterval});
   }
 
@@ -359,6 +399,8 @@ int runController(const ControllerFlags& f) {
        {"metrics_address", fmt::format("{}:{}", settings->metricsAddress.host, (*server)->port())},
        {"identity", settings->election.identity},
        {"leader_elect", f.process.leaderElect ? "true" : "false"},
+       {"lease", settings->election.namespace_ + "/" + settings->election.name},
+       {"shard", fmt::format("{}/{}", settings->shard.shard, settings->shard.total)},
        {"hpa_guard", f.hpaGuard ? "true" : "false"},
        {"node_load_taints", f.nodeLoadTaints ? "true" : "false"},
        {"webhook_address",
@@ -410,7 +452,9 @@ int runController(const ControllerFlags& f) {
     ctl.setObserver([&counter](const controller::ActionRecord& a) { counter(a); });
     for (const std::string& ns : namespacesOf(f.watchNamespaces)) {
       if (auto listed = api.listAttunePolicies({ns, {}}); listed) {
-        counter.summary.policies += listed->items.size();
+        for (const api::AttunePolicy& p : listed->items) {
+          counter.summary.policies += settings->shard.owns(p.metadata.namespace_) ? 1 : 0;
+        }
       }
     }
     auto done = ctl.reconcileAll();
@@ -519,6 +563,16 @@ void addControllerCommand(CLI::App& app, int& exitCode) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   addWebhookFlags(*cmd, f->webhook);
+  cmd->add_option("--shard", f->shard,
+                  "This replica's shard, 0 to --total-shards - 1: only the policies of the "
+                  "namespaces it owns are reconciled (docs/sharding.md)");
+  cmd->add_option("--total-shards", f->totalShards,
+                  "The number of shards; each elects its leader on the Lease "
+                  "<--leader-election-id>-shard-<N>")
+      ->capture_default_str();
+  cmd->add_flag("--shard-from-pod-name", f->shardFromPodName,
+                "Take the shard from $POD_NAME's StatefulSet ordinal, modulo --total-shards "
+                "(a StatefulSet of k x M replicas runs k replicas of every shard)");
   cmd->add_flag("--oom-recovery", f->oomRecovery,
                 "Evict OOM-killed pods of managed workloads for recreation, their memory at the "
                 "kill recorded on the workload for the pod webhook's sizing (needs "

@@ -36,8 +36,8 @@ ElectionDriver::ElectionDriver(controller::LeaderElector& elector, Clock& clock,
       clock_(clock),
       log_(log),
       gauge_(registry.gauge("attune_leader", "1 while this replica holds the leader-election lease",
-                            {})) {
-  gauge_.set({}, 0);
+                            {"lease"})) {
+  gauge_.set({elector_.options().name}, 0);
 }
 
 bool ElectionDriver::leader() const {
@@ -49,7 +49,7 @@ void ElectionDriver::publish() {
   const auto& renewal = elector_.lastRenewal();
   leaderUntil_.store(
       renewal ? (*renewal + elector_.options().renewDeadline).time_since_epoch().count() : 0);
-  gauge_.set({}, elector_.isLeader() ? 1 : 0);
+  gauge_.set({elector_.options().name}, elector_.isLeader() ? 1 : 0);
 }
 
 Duration ElectionDriver::step() {

@@ -42,7 +42,8 @@ class OperatorHealth {
   std::atomic<bool> ready_{false};
 };
 
-// Leader election steps, with logs and the attune_leader gauge (1 while leader).
+// Leader election steps, with logs and the attune_leader gauge (1 while leader; label `lease`:
+// the Lease's name, one per shard when sharded).
 class ElectionDriver {
  public:
   // Every reference must outlive the driver; `clock` must be thread-safe when leader() is

@@ -34,14 +34,14 @@ enum class NodeOptimisationMode { kOff, kOn, kCompare };
 // comparison reads each strategy's savings and added risk against it.
 inline constexpr std::string_view kNoOperator = "none";
 
-// The project's default recommendation strategy: what `attune backtest` runs beside kNoOperator
-// when no strategy is given, and what a request runs unless it names others.
-inline constexpr std::string_view kDefaultStrategy = "attune";
+// The project's default recommendation strategy (docs/strategies.md): what `attune backtest`
+// runs beside kNoOperator when no strategy is given.
+inline constexpr std::string_view kDefaultStrategy = "adaptive";
 
 struct SimulateRequest {
   sim::Scenario scenario;
   // Names recommend::makeStrategy accepts, and kNoOperator.
-  std::vector<std::string> strategies{std::string(kDefaultStrategy)};
+  std::vector<std::string> strategies{"attune"};
   // Every policy runs in this mode instead of its own.
   std::optional<api::UpdateMode> mode;
   // How often the controller reconciles every policy.

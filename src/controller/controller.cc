@@ -52,7 +52,9 @@ Controller::Controller(api::ClusterApi& api, metrics::MetricsSource& metrics, Cl
       clock_(clock),
       options_(std::move(options)),
       operatorMetrics_(registry),
-      events_(api, clock) {}
+      events_(api, clock) {
+  events_.setReportingInstance(options_.reportingInstance);
+}
 
 Controller::~Controller() = default;
 
@@ -94,7 +96,9 @@ Result<std::vector<api::AttunePolicy>> Controller::listPolicies() {
   const auto listIn = [&](const std::string& ns) -> Result<void> {
     auto list = api_.listAttunePolicies(api::ListOptions{.namespace_ = ns, .labelSelector = {}});
     if (!list) return std::unexpected(list.error());
-    for (auto& p : list->items) policies.push_back(std::move(p));
+    for (auto& p : list->items) {
+      if (options_.shard.owns(p.metadata.namespace_)) policies.push_back(std::move(p));
+    }
     return {};
   };
   if (options_.watchNamespaces.empty()) {
@@ -284,10 +288,12 @@ Result<void> Controller::reconcile(bool everything) {
   for (const auto& p : passes) {
     if (p->pass->nodeOptimised()) optimised.push_back(p->pass.get());
   }
-  // Node optimisation needs every pod of each node: not with a namespace-limited view.
-  const rollout::NodeOptimisation nodes = optimised.empty() || !options_.watchNamespaces.empty()
-                                              ? rollout::NodeOptimisation{}
-                                              : optimiseNodes(*snapshot, optimised);
+  // Node optimisation needs every pod of each node: not with a namespace-limited view, nor
+  // while sharded (another shard's pods on the same nodes are sized by another replica).
+  const rollout::NodeOptimisation nodes =
+      optimised.empty() || !options_.watchNamespaces.empty() || options_.shard.sharded()
+          ? rollout::NodeOptimisation{}
+          : optimiseNodes(*snapshot, optimised);
   for (const auto& p : passes) queue_.add(p->key, finishPass(*p, nodes, now));
   return {};
 }
@@ -299,7 +305,9 @@ bool Controller::restoreOrphanedHpas(Time now) {
   for (const std::string& ns : scopes) {
     auto list = api_.listHpas(api::ListOptions{.namespace_ = ns, .labelSelector = {}});
     if (!list) return false;
-    for (auto& h : list->items) hpas.push_back(std::move(h));
+    for (auto& h : list->items) {
+      if (options_.shard.owns(h.metadata.namespace_)) hpas.push_back(std::move(h));
+    }
   }
   const ClusterSnapshot none =
       ClusterSnapshot::fromLists({}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {});

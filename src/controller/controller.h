@@ -25,6 +25,7 @@
 #include "api/policy/attune_policy.h"
 #include "controller/event_recorder.h"
 #include "controller/operator_metrics.h"
+#include "controller/shard.h"
 #include "controller/work_queue.h"
 #include "core/clock.h"
 #include "core/error.h"
@@ -69,6 +70,12 @@ struct ControllerOptions {
   // Where each policy's SLO guardrails are evaluated (slo_queries.h); nullptr: nowhere, so
   // every guardrail fails open and is reported (SLOGuardrailSkipped).
   SloQuerySelector* sloQueries = nullptr;
+  // This replica's shard (shard.h, docs/sharding.md): only the policies of the namespaces it
+  // owns are reconciled, and only the HPAs of those namespaces restored; node optimisation,
+  // which weighs the pods of every namespace on a node, is off while sharded.
+  ShardAssignment shard;
+  // The reportingInstance of the Events written (this replica's identity); empty: none.
+  std::string reportingInstance;
 };
 
 // One thing the controller did, for reports and tests.

@@ -51,6 +51,7 @@ Result<api::Event> EventRecorder::record(const api::ObjectReference& object, std
   event.message = std::string(message);
   event.sourceComponent = std::string(kEventComponent);
   event.reportingComponent = std::string(kEventComponent);
+  event.reportingInstance = reportingInstance_;
   event.firstTimestamp = now;
   event.lastTimestamp = now;
   event.count = 1;

@@ -41,6 +41,10 @@ class EventRecorder {
   Result<api::Event> record(const api::ObjectReference& object, std::string_view type,
                             std::string_view reason, std::string_view message);
 
+  // The reportingInstance of the events created from now on (the replica's identity, so that
+  // what each replica did can be told apart); empty: none.
+  void setReportingInstance(std::string instance) { reportingInstance_ = std::move(instance); }
+
   // Events written (created or bumped) so far, by reason.
   const std::map<std::string, std::int64_t, std::less<>>& countsByReason() const {
     return countsByReason_;
@@ -54,6 +58,7 @@ class EventRecorder {
   Clock& clock_;
   std::map<Key, api::Event> written_;
   std::map<std::string, std::int64_t, std::less<>> countsByReason_;
+  std::string reportingInstance_;
 };
 
 // An ObjectReference to a pod or another namespaced object.

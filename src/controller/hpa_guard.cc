@@ -47,7 +47,9 @@ Result<HpaGuardSummary> HpaGuard::runPass() {
     auto listed = api_.listHpas({ns, {}});
     if (!listed) return std::unexpected(listed.error());
     for (api::HorizontalPodAutoscaler& hpa : listed->items) {
-      if (hpa::guarded(hpa.metadata)) guard(std::move(hpa), pass);
+      if (hpa::guarded(hpa.metadata) && options_.shard.owns(hpa.metadata.namespace_)) {
+        guard(std::move(hpa), pass);
+      }
     }
   }
   return pass.summary;

@@ -24,6 +24,7 @@
 #include "api/cluster_api.h"
 #include "controller/event_recorder.h"
 #include "controller/operator_metrics.h"
+#include "controller/shard.h"
 #include "core/clock.h"
 #include "core/error.h"
 #include "metrics/scalar_query.h"
@@ -36,6 +37,8 @@ inline constexpr std::string_view kHpaGuardInvalidAnnotation = "HpaGuardInvalidA
 
 struct HpaGuardOptions {
   std::vector<std::string> namespaces;  // empty: all namespaces
+  // Only the HPAs of the namespaces this shard owns are guarded (docs/sharding.md).
+  ShardAssignment shard;
   Duration interval = std::chrono::minutes(1);
 };
 

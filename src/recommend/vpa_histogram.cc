@@ -46,15 +46,30 @@ void VpaHistogram::shiftReference(Time t) {
   reference_ = rounded;
 }
 
-void VpaHistogram::add(double value, double weight, Time t) {
-  if (!(value >= 0) || !std::isfinite(value) || !(weight > 0) || !std::isfinite(weight)) return;
+double VpaHistogram::decayFactor(Time t) {
   if (!reference_ || t > *reference_ + options_.halfLife * static_cast<int>(kMaxDecayExponent)) {
     shiftReference(t);
   }
-  const double decay =
-      std::exp2(std::chrono::duration<double>(t - *reference_) / options_.halfLife);
+  return std::exp2(std::chrono::duration<double>(t - *reference_) / options_.halfLife);
+}
+
+void VpaHistogram::add(double value, double weight, Time t) {
+  if (!(value >= 0) || !std::isfinite(value) || !(weight > 0) || !std::isfinite(weight)) return;
+  const double decay = decayFactor(t);
   weights_[static_cast<std::size_t>(bucketOf(value))] += weight * decay;
   total_ += weight * decay;
+}
+
+void VpaHistogram::subtract(double value, double weight, Time t) {
+  if (!(value >= 0) || !std::isfinite(value) || !(weight > 0) || !std::isfinite(weight)) return;
+  double& bucket = weights_[static_cast<std::size_t>(bucketOf(value))];
+  const double taken = std::min(weight * decayFactor(t), bucket);
+  bucket -= taken;
+  total_ = std::max(0.0, total_ - taken);
+  if (bucket < kEpsilon) {
+    total_ = std::max(0.0, total_ - bucket);
+    bucket = 0;
+  }
 }
 
 std::optional<double> VpaHistogram::percentile(double p) const {
@@ -77,7 +92,31 @@ void VpaHistograms::add(Time t, double cpuCores, double memoryBytes,
                         std::optional<double> cpuRequestCores) {
   constexpr double kMinCpuWeight = 0.1;
   cpu.add(cpuCores, std::max(cpuRequestCores.value_or(kMinCpuWeight), kMinCpuWeight), t);
-  memory.add(memoryBytes, 1.0, t);
+  addMemory(t, memoryBytes);
+}
+
+void VpaHistograms::addMemory(Time t, double memoryBytes) {
+  if (!(memoryBytes >= 0) || !std::isfinite(memoryBytes)) return;
+  if (lastMemorySample_ && t < *lastMemorySample_) return;
+  lastMemorySample_ = t;
+  if (!memoryWindowEnd_) memoryWindowEnd_ = t;
+  bool addPeak = false;
+  if (t < *memoryWindowEnd_) {
+    if (memoryPeak_ != 0 && memoryBytes > memoryPeak_) {
+      memory.subtract(memoryPeak_, 1.0, *memoryWindowEnd_);
+      addPeak = true;
+    }
+  } else {
+    const Duration behind = t - *memoryWindowEnd_;
+    *memoryWindowEnd_ += behind / kVpaMemoryAggregationInterval * kVpaMemoryAggregationInterval +
+                         kVpaMemoryAggregationInterval;
+    memoryPeak_ = 0;
+    addPeak = true;
+  }
+  if (addPeak) {
+    memory.add(memoryBytes, 1.0, *memoryWindowEnd_);
+    memoryPeak_ = memoryBytes;
+  }
 }
 
 }  // namespace attune::recommend

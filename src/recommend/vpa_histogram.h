@@ -35,6 +35,9 @@ class VpaHistogram {
   // 100 half-lives past the reference time, all weights are rescaled to a new reference (the
   // result is unchanged, as in VPA).
   void add(double value, double weight, Time t);
+  // VPA's SubtractSample: takes back min(weight × decay, the bucket's weight) from the bucket of
+  // `value` (the inverse of add at the same `t`); a bucket left below epsilon is emptied.
+  void subtract(double value, double weight, Time t);
 
   // VPA's Percentile: the end of the first bucket at which the cumulative weight reaches
   // p × total (the start of the last bucket if it is reached only there); nullopt when empty.
@@ -51,6 +54,8 @@ class VpaHistogram {
 
   // Moves the reference to `t` rounded to a whole number of half-lives, rescaling the weights.
   void shiftReference(Time t);
+  // 2^((t - reference) / halfLife), moving the reference first when t is too far ahead.
+  double decayFactor(Time t);
 
   VpaHistogramOptions options_;
   std::vector<double> weights_;
@@ -58,15 +63,29 @@ class VpaHistogram {
   std::optional<Time> reference_;
 };
 
+// VPA's memory aggregation interval: the memory histogram holds one peak per interval.
+inline constexpr Duration kVpaMemoryAggregationInterval = std::chrono::hours(24);
+
 // One container's CPU (cores) and memory (bytes) histograms, the vpa strategy's per-container
 // state fed next to its ContainerStats: CPU samples weighted by the container's CPU request in
-// cores (at least 0.1, as VPA does), memory samples with weight 1.
+// cores (at least 0.1, as VPA does); memory as VPA's ContainerState.addMemorySample: one peak
+// per 24-hour interval with weight 1, at the interval's end. The first sample opens an interval
+// ending 24 hours later; a sample at or after the end opens the interval holding it (the end
+// moves by whole intervals); a larger sample within the interval replaces its peak (the old
+// one subtracted, as VPA; a peak of 0 is never replaced). Samples older than the last one are
+// ignored for memory, as in VPA.
 struct VpaHistograms {
   VpaHistogram cpu{vpaCpuHistogramOptions()};
   VpaHistogram memory{vpaMemoryHistogramOptions()};
 
   // Adds one observation; `cpuRequestCores` unset or below 0.1 weighs 0.1.
   void add(Time t, double cpuCores, double memoryBytes, std::optional<double> cpuRequestCores);
+
+ private:
+  void addMemory(Time t, double memoryBytes);
+  std::optional<Time> lastMemorySample_;
+  std::optional<Time> memoryWindowEnd_;
+  double memoryPeak_ = 0;
 };
 
 }  // namespace attune::recommend

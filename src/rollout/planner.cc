@@ -11,6 +11,7 @@
 #include "rollout/freshness.h"
 #include "rollout/increase_budget.h"
 #include "rollout/prechecks.h"
+#include "rollout/recreate_fallback.h"
 #include "rollout/resize_schedule.h"
 #include "safety/cooldown.h"
 #include "safety/resize_record.h"
@@ -88,7 +89,12 @@ class Pass {
     }
     tally();
     checkSchedule();
-    const int inFlight = std::max(input_.resizesInFlight, plan_.underObservation);
+    // Under InPlaceOnly a resize the kubelet has held Deferred past kDeferredResizeTimeout is
+    // parked on its node (the kubelet applies it once the node has room): it stays under
+    // observation and in the ResizeBlocked condition but no longer holds a slot, or parked
+    // resizes would stop every other workload of the policy for as long as their nodes stay
+    // full.
+    const int inFlight = std::max(input_.resizesInFlight, plan_.underObservation - parked_);
     slots_ = std::max(
         0,
         std::max(1, u.maxConcurrentResizes.value_or(api::kDefaultMaxConcurrentResizes)) - inFlight);
@@ -121,10 +127,18 @@ class Pass {
   void tally() {
     std::vector<std::string> deferred;
     std::vector<std::string> infeasible;
+    const bool recreates =
+        policy_.spec.updateStrategy.resizeMethod.value_or(api::ResizeFallback::kInPlaceOnly) ==
+        api::ResizeFallback::kInPlaceOrRecreate;
     for (const WorkloadInput& w : input_.workloads) {
       for (const api::Pod* pod : w.pods) {
         if (!running(*pod)) continue;
-        if (safety::hasResizeRecord(*pod)) ++plan_.underObservation;
+        if (safety::hasResizeRecord(*pod)) {
+          ++plan_.underObservation;
+          // Under InPlaceOrRecreate the recreate fallback evicts it instead.
+          const auto stalled = stalledResize(*pod, now_);
+          if (stalled && stalled->cause == "deferred-timeout" && !recreates) ++parked_;
+        }
         if (const auto* c = api::findCondition(pod->status.conditions, api::kPodResizePending)) {
           if (c->reason == kResizeDeferred) deferred.push_back(pod->metadata.name);
           if (c->reason == kResizeInfeasible) infeasible.push_back(pod->metadata.name);
@@ -437,6 +451,7 @@ class Pass {
   Duration cooldown_ = api::kDefaultCooldown;
   std::map<std::string, const api::Node*, std::less<>> nodes_;
   int slots_ = 0;
+  int parked_ = 0;               // resizes Deferred past kDeferredResizeTimeout (no slot held)
   bool scheduleClosed_ = false;  // updateStrategy.schedule keeps new resizes back
   std::optional<Time> opensAt_;  // when its next window opens
   Plan plan_;

@@ -81,7 +81,10 @@ struct RolloutOptions {
 // Modes: paused, Observe and Recommend give an empty plan. Otherwise:
 //  - OneShot: at most one resize per pass;
 //  - Auto: every eligible pod, with at most maxConcurrentResizes (default 1) resizes in flight,
-//    counting pods still under observation (carrying a resize record);
+//    counting pods still under observation (carrying a resize record) except, under
+//    resizeMethod InPlaceOnly, those whose resize the kubelet has held Deferred for
+//    kDeferredResizeTimeout (parked until their node has room; InPlaceOrRecreate evicts them:
+//    recreate_fallback.h);
 //  - Canary: per workload, first ceil(canary.percentage × running pods / 100) pods (at least
 //    one; percentage unset means 10) are resized; once all of them are at the target and none
 //    is under observation, the rest follow canary.observationPeriod after the last of them was

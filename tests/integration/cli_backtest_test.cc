@@ -48,7 +48,8 @@ TEST(CliBacktestTest, HpaGuardCompareReportsBothRunsSideBySide) {
       (testing::sourceDir() / "examples/scenarios/upstream-outage.yaml").string();
   CommandRun run = runAttune("simulate " + scenario + " --hpa-guard compare -q");
   ASSERT_EQ(run.exitCode, 0) << run.out << run.err;
-  EXPECT_NE(run.out.find("attune (guard off)  attune (guard on)"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("adaptive (guard off)  adaptive (guard on)"), std::string::npos)
+      << run.out;
   EXPECT_NE(run.out.find("HPA shop/api replicas min"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("time to recover shop/Deployment/api after 1h-1h20m"), std::string::npos)
       << run.out;
@@ -65,10 +66,10 @@ TEST(CliBacktestTest, NodeOptimisationCompareReportsBothRunsSideBySide) {
   const std::string scenario = (testing::sourceDir() / "examples/scenarios/demo.yaml").string();
   CommandRun run = runAttune("backtest " + scenario + " --days 0.1 --node-optimisation compare -q");
   ASSERT_EQ(run.exitCode, 0) << run.out << run.err;
-  EXPECT_NE(run.out.find("attune (node opt off)  attune (node opt on)"), std::string::npos)
+  EXPECT_NE(run.out.find("adaptive (node opt off)  adaptive (node opt on)"), std::string::npos)
       << run.out;
   EXPECT_NE(run.out.find("evictions by the node optimiser"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("attune, node optimisation on (mode"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("adaptive, node optimisation on (mode"), std::string::npos) << run.out;
   CommandRun bad = runAttune("backtest " + scenario + " --node-optimisation sometimes");
   EXPECT_NE(bad.exitCode, 0);
 }
@@ -96,12 +97,12 @@ TEST(CliBacktestTest, TheBuiltInDemoEndsWithTheHeadline) {
   EXPECT_NE(run.out.find("Simulation demo (seed 42)"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find(", 2 runs\n"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("none (mode none):"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("\nattune (mode Auto+Canary+Observe+OneShot+Recommend):"),
+  EXPECT_NE(run.out.find("\nadaptive (mode Auto+Canary+Observe+OneShot+Recommend):"),
             std::string::npos)
       << run.out;
   const auto headline = run.out.find(
-      "\nHEADLINE: attune against none (the same cluster without "
-      "an operator)\n  attune saved ");
+      "\nHEADLINE: adaptive against none (the same cluster without "
+      "an operator)\n  adaptive saved ");
   ASSERT_NE(headline, std::string::npos) << run.out;
   EXPECT_GT(headline, run.out.find("\nCOMPARISON\n"));
   for (const char* part : {" node-hours (", "), node cost ", "; requests: CPU ", " GiB-h (",

@@ -136,9 +136,12 @@ TEST_F(ControllerBinary, OneLeaderProbesMetricsHandoverOnSigtermAndNoSecretsInLo
            std::string::npos;
   })) << logs();
   const std::string leaderMetrics = get(leaderPort, "/metrics").second;
-  EXPECT_NE(leaderMetrics.find("\nattune_leader 1\n"), std::string::npos) << leaderMetrics;
+  EXPECT_NE(leaderMetrics.find("\nattune_leader{lease=\"attune-leader\"} 1\n"), std::string::npos)
+      << leaderMetrics;
   EXPECT_NE(leaderMetrics.find("\nattune_metrics_backend_up 0\n"), std::string::npos);
-  EXPECT_NE(get(standbyPort, "/metrics").second.find("\nattune_leader 0\n"), std::string::npos);
+  EXPECT_NE(
+      get(standbyPort, "/metrics").second.find("\nattune_leader{lease=\"attune-leader\"} 0\n"),
+      std::string::npos);
   EXPECT_EQ(holder(), leaderId);
   // Prometheus is unreachable: no pod was resized.
   EXPECT_EQ(get(leaderPort, "/metrics").second.find("result=\"applied\""), std::string::npos);
@@ -153,7 +156,8 @@ TEST_F(ControllerBinary, OneLeaderProbesMetricsHandoverOnSigtermAndNoSecretsInLo
       << logs();
   EXPECT_LE(clock_.now() - exited, kLeaseDuration);
   ASSERT_TRUE(waitFor(seconds(10), [&] {
-    return get(standbyPort, "/metrics").second.find("\nattune_leader 1\n") != std::string::npos;
+    return get(standbyPort, "/metrics")
+               .second.find("\nattune_leader{lease=\"attune-leader\"} 1\n") != std::string::npos;
   }));
 
   testing::ChildProcess& standby = aLeads ? *b : *a;

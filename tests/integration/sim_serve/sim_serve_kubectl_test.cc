@@ -554,6 +554,46 @@ TEST_F(SimServeKubectl, TheBundlesVariantsRender) {
   EXPECT_EQ(clusterScoped.find("pods"), std::string::npos) << clusterScoped;
 }
 
+// The sharded variant (docs/sharding.md) renders and applies: a StatefulSet of 3 shards x 2
+// replicas in place of the Deployment, each replica's shard from its ordinal, the base's RBAC,
+// and a disruption budget that keeps a replica of every shard.
+TEST_F(SimServeKubectl, TheShardedVariantRendersAndApplies) {
+  const auto sharded = testing::sourceDir() / "deploy/overlays/sharded";
+  auto rendered = runCommand("kubectl kustomize " + sharded.string());
+  ASSERT_EQ(rendered.exitCode, 0) << rendered.err;
+  EXPECT_EQ(rendered.out.find("\nkind: Deployment\n"), std::string::npos) << "a Deployment left";
+  for (const char* want : {"\nkind: StatefulSet\n", "- --total-shards=3", "- --shard-from-pod-name",
+                           "fieldPath: metadata.name", "clusterIP: None", "maxUnavailable: 1"}) {
+    EXPECT_NE(rendered.out.find(want), std::string::npos) << want;
+  }
+  // RBAC is the base's, unchanged.
+  auto base = runCommand("kubectl kustomize " + (testing::sourceDir() / "deploy/base").string());
+  ASSERT_EQ(base.exitCode, 0) << base.err;
+  const auto rbac = [](const std::string& all) {
+    std::string out;
+    for (std::size_t at = all.find("apiVersion: rbac.authorization.k8s.io/v1");
+         at != std::string::npos;
+         at = all.find("apiVersion: rbac.authorization.k8s.io/v1", at + 1)) {
+      out += all.substr(at, all.find("---", at) - at);
+    }
+    return out;
+  };
+  EXPECT_FALSE(rbac(base.out).empty());
+  EXPECT_EQ(rbac(rendered.out), rbac(base.out));
+
+  auto dryRun = apply("--dry-run=client -k " + sharded.string());
+  ASSERT_EQ(dryRun.exitCode, 0) << dryRun.out << dryRun.err;
+  EXPECT_NE(dryRun.out.find("statefulset.apps/attune-controller created (dry run)"),
+            std::string::npos)
+      << dryRun.out;
+  auto applied = apply("-k " + sharded.string());
+  ASSERT_EQ(applied.exitCode, 0) << applied.out << applied.err;
+  auto replicas = kubectl(
+      "get statefulset -n attune-system attune-controller -o "
+      "jsonpath={.spec.replicas}/{.spec.serviceName}/{.spec.podManagementPolicy}");
+  EXPECT_EQ(replicas.out, "6/attune-controller-shards/Parallel") << replicas.err;
+}
+
 TEST_F(SimServeKubectl, TheDeployDirectoryRegistersTheWebhooks) {
   auto run = apply("-k " + (testing::sourceDir() / "deploy").string());
   ASSERT_EQ(run.exitCode, 0) << run.out << run.err;

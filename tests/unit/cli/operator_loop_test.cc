@@ -112,8 +112,10 @@ TEST_F(OperatorLoopTest, OnlyTheLeaderReconcilesAndAStandbyTakesOver) {
   }
   EXPECT_EQ(a.passTimes.size(), 3u);
   EXPECT_TRUE(b.passTimes.empty());
-  EXPECT_NE(a.registry.render().find("attune_leader 1"), std::string::npos) << a.registry.render();
-  EXPECT_NE(b.registry.render().find("attune_leader 0"), std::string::npos);
+  EXPECT_NE(a.registry.render().find("attune_leader{lease=\"attune-leader\"} 1"), std::string::npos)
+      << a.registry.render();
+  EXPECT_NE(b.registry.render().find("attune_leader{lease=\"attune-leader\"} 0"),
+            std::string::npos);
   // `a` stops (its process hangs): `b` takes over once a's lease has expired and reconciles at
   // once.
   const Time stopped = clock_.now();

@@ -74,8 +74,8 @@ TEST(ResourcePipelineTest, ResolvesPolicyDefaults) {
   EXPECT_EQ(memory.maxChangePercent, 30);
 }
 
-TEST(ResourcePipelineTest, FactoryKnowsFourStrategies) {
-  for (std::string_view name : {"attune", "cruisekube", "vpa", "krr"}) {
+TEST(ResourcePipelineTest, FactoryKnowsFiveStrategies) {
+  for (std::string_view name : {"adaptive", "attune", "cruisekube", "vpa", "krr"}) {
     auto s = makeStrategy(name);
     ASSERT_TRUE(s.has_value()) << name;
     EXPECT_EQ((*s)->name(), name);
@@ -92,7 +92,7 @@ TEST(ResourcePipelineTest, NotEnoughDataGivesNoNumbers) {
   testing::feed(s, minuteSamples(
                        12, [](auto) { return 0.2; }, [](auto) { return 1e8; }));
   const api::AttunePolicySpec policy;  // minimumDataPoints defaults to 48
-  for (std::string_view name : {"attune", "cruisekube", "vpa", "krr"}) {
+  for (std::string_view name : {"adaptive", "attune", "cruisekube", "vpa", "krr"}) {
     const Recommendation r = (*makeStrategy(name))
                                  ->recommend({.stats = s,
                                               .now = minute(11),

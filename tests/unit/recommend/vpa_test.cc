@@ -66,6 +66,38 @@ TEST(VpaHistogramTest, RescalesFarFutureSamples) {
   EXPECT_NEAR(*h.percentile(0.5), start(0.01, h.bucketOf(0.1) + 1), 1e-12);
 }
 
+TEST(VpaHistogramTest, SubtractTakesBackAnAddAtTheSameTime) {
+  VpaHistogram h(vpaCpuHistogramOptions());
+  h.add(0.1, 1, t0());
+  h.add(1.0, 1, t0() + hours(24));
+  h.subtract(1.0, 1, t0() + hours(24));
+  EXPECT_NEAR(*h.percentile(0.99), start(0.01, h.bucketOf(0.1) + 1), 1e-12);
+  h.subtract(0.1, 5, t0());  // more than the bucket holds: the bucket is emptied, never negative
+  EXPECT_TRUE(h.empty());
+}
+
+// VPA's memory aggregation: one peak per 24 hours, at the interval's end. Day 1 (t0 .. t0+24h)
+// sees 1e8, 3e8, 2e8: its peak 3e8 replaces 1e8. Day 2 (t0+25h) opens the interval ending at
+// t0+48h with 1.5e8, weighing twice day 1's peak (one half-life later). Total weight 3: p50 is
+// the end of 1.5e8's bucket (2 >= 1.5), p90 the end of 3e8's; a histogram of every sample would
+// give 2e8's bucket for p50 (1.5e8 and 1e8 weigh 1 + 2 < 2.5 of 5).
+TEST(VpaHistogramTest, MemoryHoldsOnePeakPerDay) {
+  VpaHistograms h;
+  h.add(t0(), 0.1, 1e8, std::nullopt);
+  h.add(t0() + hours(1), 0.1, 3e8, std::nullopt);
+  h.add(t0() + hours(2), 0.1, 2e8, std::nullopt);
+  const VpaHistogram& m = h.memory;
+  EXPECT_NEAR(*m.percentile(0.01), start(1e7, m.bucketOf(3e8) + 1), 1e-3);  // 1e8 was replaced
+  h.add(t0() + hours(25), 0.1, 1.5e8, std::nullopt);
+  EXPECT_NEAR(*m.percentile(0.5), start(1e7, m.bucketOf(1.5e8) + 1), 1e-3);
+  EXPECT_NEAR(*m.percentile(0.9), start(1e7, m.bucketOf(3e8) + 1), 1e-3);
+  h.add(t0() + hours(24), 0.1, 9e8, std::nullopt);  // older than the last sample: ignored
+  EXPECT_NEAR(*m.percentile(0.9), start(1e7, m.bucketOf(3e8) + 1), 1e-3);
+  // Three days later (t0 + 100h): the interval ending at t0 + 48h + 3 × 24h = t0 + 120h.
+  h.add(t0() + hours(100), 0.1, 5e8, std::nullopt);
+  EXPECT_NEAR(*m.percentile(0.5), start(1e7, m.bucketOf(5e8) + 1), 1e-3);  // weighs 16 of 19
+}
+
 TEST(VpaEstimateTest, MarginAndConfidence) {
   const VpaPercentiles raw{.lowerBound = 100, .target = 200, .upperBound = 300};
   VpaEstimate e = vpaEstimate(Resource::kCpu, raw, 2, 1, std::nullopt);

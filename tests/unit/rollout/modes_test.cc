@@ -71,6 +71,25 @@ TEST(Modes, AutoRespectsMaxConcurrentResizesCountingObservedPods) {
   EXPECT_TRUE(resized(planRollout(policy(api::UpdateMode::kAuto, 2), in, t0())).empty());
 }
 
+// A resize the kubelet has held Deferred (the node has no room) holds its slot for
+// kDeferredResizeTimeout, then stops holding it: the pod stays under observation and reported,
+// and the other pods of the policy are resized again.
+TEST(Modes, AResizeDeferredPastTheTimeoutNoLongerHoldsASlot) {
+  auto ps = pods(3);
+  underObservation(ps[0], t0());
+  ps[0].status.containerStatuses[0].resources = resources("500m", "512Mi", "1", "1Gi");
+  ps[0].status.conditions.push_back({"PodResizePending", "True", "Deferred", "", t0(), 0});
+  Plan plan = planRollout(policy(api::UpdateMode::kAuto, 1), {{web(ps)}}, t0() + 4min);
+  EXPECT_TRUE(resized(plan).empty());
+  EXPECT_EQ(plan.waiting, 2);
+
+  plan = planRollout(policy(api::UpdateMode::kAuto, 1), {{web(ps)}}, t0() + 5min);
+  EXPECT_EQ(resized(plan), (std::vector<std::string>{"web-1"}));
+  EXPECT_EQ(plan.underObservation, 1);
+  ASSERT_TRUE(plan.resizeBlocked.has_value());
+  EXPECT_EQ(plan.resizeBlocked->reason, "PodsDeferred");
+}
+
 TEST(Modes, PodUnderObservationIsNotResizedAgain) {
   auto ps = pods(1);
   underObservation(ps[0], t0());
