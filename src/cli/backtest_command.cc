@@ -103,9 +103,13 @@ int run(const BacktestOptions& o) {
     request.scenario.duration =
         std::chrono::duration_cast<Duration>(std::chrono::duration<double>(o.days * 86400.0));
   }
-  // The project's default strategy (docs/strategies.md); `attune` is the public operator's
-  // defaults, an anchor like vpa, krr and cruisekube.
-  request.strategies = o.strategies.empty() ? std::vector<std::string>{"adaptive"} : o.strategies;
+  // By default the baseline and the project's default strategy (docs/strategies.md; `attune` is
+  // the public operator's defaults, an anchor like vpa, krr and cruisekube), side by side,
+  // ending with the headline.
+  request.strategies =
+      o.strategies.empty()
+          ? std::vector<std::string>{std::string(kNoOperator), std::string(kDefaultStrategy)}
+          : o.strategies;
   auto interval = parseDuration(o.reconcileInterval);
   if (!interval || *interval <= Duration::zero()) {
     std::cerr << "attune backtest: --reconcile-interval: not a positive duration\n";
@@ -179,8 +183,11 @@ void addBacktestCommand(CLI::App& app, int& exitCode) {
   cmd->add_option("--trace", options->trace,
                   "Replay a Bitbrains or Attune CSV trace (file or directory) instead");
   cmd->add_option("--strategy", options->strategies,
-                  "Strategies to compare: adaptive, attune, cruisekube, vpa, krr, and none (no "
-                  "operator: the baseline) (default adaptive)")
+                  fmt::format("Strategies to compare: adaptive, attune, cruisekube, vpa, krr, and "
+                              "none (no operator: the baseline) (default {},{}); with none and "
+                              "another, "
+                              "the output ends with the headline: what each saved against none",
+                              kNoOperator, kDefaultStrategy))
       ->delimiter(',');
   cmd->add_option("--mode", options->mode,
                   "Run every policy in this mode: Observe, Recommend, OneShot, Canary, Auto");

@@ -160,6 +160,7 @@ class RunMeter {
       }
     }
     if (scaling_) scaling_->endTick(state, now, dt);
+    if (sample) recordCluster(state, now, cpu, memory);
     for (auto& [w, p] : cpu) timelines_[w].cpu.push_back(p);
     for (auto& [w, p] : memory) timelines_[w].memory.push_back(p);
     // Evictions (kubelet and API) since the last tick.
@@ -246,6 +247,7 @@ class RunMeter {
                   .savingsPct = savingsPct(total_.memoryBefore, total_.memoryAfter),
                   .oomKills = static_cast<std::int64_t>(totals.oomKills)};
     run.resizes = resizes_;
+    run.cluster = std::move(cluster_);
     run.restarts = static_cast<std::int64_t>(totals.restarts);
     run.evictions = static_cast<std::int64_t>(totals.evictions);
     run.nodes = {.autoscaled = sim_.autoscaler() != nullptr,
@@ -284,6 +286,10 @@ class RunMeter {
       const Integrals& in = byWorkload_[w];
       t.cpuSavingsPct = savingsPct(in.cpuBefore, in.cpuAfter);
       t.memorySavingsPct = savingsPct(in.memoryBefore, in.memoryAfter);
+      t.cpuRequestCoreHoursBefore = in.cpuBefore / 3600;
+      t.cpuRequestCoreHoursAfter = in.cpuAfter / 3600;
+      t.memoryRequestGibHoursBefore = in.memoryBefore / 3600 / kGiB;
+      t.memoryRequestGibHoursAfter = in.memoryAfter / 3600 / kGiB;
       t.events = std::move(events_[w]);
       std::stable_sort(t.events.begin(), t.events.end(),
                        [](const auto& a, const auto& b) { return a.time < b.time; });
@@ -293,6 +299,27 @@ class RunMeter {
   }
 
  private:
+  // The cluster-wide point of a sample: the nodes and their allocatable, and the sum of this
+  // sample's workload points.
+  void recordCluster(const sim::ClusterState& state, Time now,
+                     const std::map<api::WorkloadRef, report::UsagePoint>& cpu,
+                     const std::map<api::WorkloadRef, report::UsagePoint>& memory) {
+    report::ClusterPoint p{.time = now, .nodes = static_cast<std::int64_t>(state.nodes.size())};
+    state.nodes.forEach([&](const api::Node& n) {
+      p.cpuAllocatable += cores(n.status.allocatable.cpu);
+      p.memoryAllocatable += bytes(n.status.allocatable.memory);
+    });
+    for (const auto& [w, point] : cpu) {
+      p.cpuRequest += point.request;
+      p.cpuUsage += point.usage;
+    }
+    for (const auto& [w, point] : memory) {
+      p.memoryRequest += point.request;
+      p.memoryUsage += point.usage;
+    }
+    cluster_.push_back(p);
+  }
+
   // The pod's top-level workload through the simulated API server's stores.
   api::WorkloadRef ownerOf(const api::Pod& pod) const {
     const std::string& ns = pod.metadata.namespace_;
@@ -335,6 +362,7 @@ class RunMeter {
   std::map<api::WorkloadRef, report::WorkloadTimeline> timelines_;
   std::map<api::WorkloadRef, std::vector<report::TimelineEvent>> events_;
   report::ResizeSummary resizes_;
+  std::vector<report::ClusterPoint> cluster_;
   std::optional<ScalingMeter> scaling_;
 };
 

@@ -34,6 +34,10 @@ enum class NodeOptimisationMode { kOff, kOn, kCompare };
 // comparison reads each strategy's savings and added risk against it.
 inline constexpr std::string_view kNoOperator = "none";
 
+// The project's default recommendation strategy (docs/strategies.md): what `attune backtest`
+// runs beside kNoOperator when no strategy is given.
+inline constexpr std::string_view kDefaultStrategy = "adaptive";
+
 struct SimulateRequest {
   sim::Scenario scenario;
   // Names recommend::makeStrategy accepts, and kNoOperator.

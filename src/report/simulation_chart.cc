@@ -286,6 +286,140 @@ std::string renderUsageChart(const std::vector<UsagePoint>& points,
   return out + "</svg>";
 }
 
+std::string renderLineChart(std::string_view title, std::string_view unit,
+                            const std::vector<ChartSeries>& series, TimeRange range) {
+  double maxValue = 0;
+  for (const ChartSeries& line : series) {
+    for (const auto& [t, v] : line.points) {
+      if (std::isfinite(v)) maxValue = std::max(maxValue, v);
+    }
+  }
+  const double scaledMax = maxValue > 0 ? maxValue : 1;
+  const double step = niceStep(scaledMax / 4);
+  const double top = std::ceil(scaledMax / step - 1e-9) * step;
+  const Scale scale(range, top);
+  std::string out = fmt::format(
+      R"(<svg class="chart" viewBox="0 0 {0:g} {1:g}" width="{0:g}" height="{1:g}" role="img" )"
+      R"(aria-label="{2} over time, {3}">)",
+      kWidth, kHeight, escapeHtml(title), escapeHtml(unit));
+  out += fmt::format(R"(<text class="title" x="{}" y="16">{} ({})</text>)", num(kLeft),
+                     escapeHtml(title), escapeHtml(unit));
+  out += yAxis(scale, step, top);
+  out += xAxis(scale, range);
+  for (const ChartSeries& line : series) {
+    if (line.points.empty()) continue;
+    std::vector<UsagePoint> points;
+    points.reserve(line.points.size());
+    for (const auto& [t, v] : line.points) points.push_back({.time = t, .usage = v, .request = v});
+    const std::vector<UsagePoint> drawn = downsample(points, kMaxChartPoints);
+    const std::string dash = line.dashed ? R"( stroke-dasharray="6 4")" : "";
+    if (line.step) {
+      const std::string d = stepPath(
+          drawn,
+          [](const UsagePoint& p) {
+            return std::isfinite(p.usage) ? std::optional<double>(p.usage) : std::nullopt;
+          },
+          scale, scale.x(points.back().time));
+      out +=
+          fmt::format(R"(<path class="{}" d="{}" fill="none" stroke="{}" stroke-width="1.5"{}/>)",
+                      escapeHtml(line.name), d, line.color, dash);
+      continue;
+    }
+    std::string xy;
+    for (const UsagePoint& p : drawn) {
+      if (!std::isfinite(p.usage)) continue;
+      xy += (xy.empty() ? "" : " ") + num(scale.x(p.time)) + "," + num(scale.y(p.usage));
+    }
+    out += fmt::format(
+        R"(<polyline class="{}" points="{}" fill="none" stroke="{}" stroke-width="1.2"{}/>)",
+        escapeHtml(line.name), xy, line.color, dash);
+  }
+  return out + "</svg>";
+}
+
+namespace {
+
+// An axis of the savings-vs-risk chart: from a round value at or below min(0, values) to one at
+// or above max(0, values), ticks every `step`.
+struct LinearAxis {
+  double from = 0, to = 1, step = 1;
+};
+
+// A tick label: "-1.5M", "250k", "0.2".
+std::string compactNumber(double v) {
+  const double a = std::abs(v);
+  if (a >= 1e6) return fmt::format("{:g}M", v / 1e6);
+  if (a >= 1e4) return fmt::format("{:g}k", v / 1e3);
+  return fmt::format("{:g}", v);
+}
+
+LinearAxis linearAxis(double lo, double hi) {
+  lo = std::min(lo, 0.0);
+  hi = std::max(hi, 0.0);
+  if (hi - lo <= 0) hi = 1;
+  const double step = niceStep((hi - lo) / 5);
+  // One step of room past the largest value (and the smallest when negative) for the labels.
+  return {.from = lo < 0 ? std::floor(lo / step + 1e-9) * step - step : 0.0,
+          .to = std::ceil(hi / step - 1e-9) * step + step,
+          .step = step};
+}
+
+}  // namespace
+
+std::string renderTradeoffChart(std::string_view title, std::string_view xLabel,
+                                std::string_view yLabel, const std::vector<TradeoffPoint>& points) {
+  constexpr double kW = 460, kH = 320;
+  constexpr double kL = 70, kR = kW - 24, kT = 28, kB = kH - 48;
+  double x0 = 0, x1 = 0, y0 = 0, y1 = 0;
+  for (const TradeoffPoint& p : points) {
+    if (std::isfinite(p.x)) x0 = std::min(x0, p.x), x1 = std::max(x1, p.x);
+    if (std::isfinite(p.y)) y0 = std::min(y0, p.y), y1 = std::max(y1, p.y);
+  }
+  const LinearAxis ax = linearAxis(x0, x1);
+  const LinearAxis ay = linearAxis(y0, y1);
+  const auto px = [&](double v) { return kL + (v - ax.from) / (ax.to - ax.from) * (kR - kL); };
+  const auto py = [&](double v) { return kB - (v - ay.from) / (ay.to - ay.from) * (kB - kT); };
+  std::string out = fmt::format(
+      R"(<svg class="chart tradeoff" viewBox="0 0 {0:g} {1:g}" width="{0:g}" height="{1:g}" )"
+      R"(role="img" aria-label="{2}">)",
+      kW, kH, escapeHtml(title));
+  out += fmt::format(R"(<text class="title" x="{}" y="16">{}</text>)", num(kL), escapeHtml(title));
+  for (int i = 0; ax.from + i * ax.step <= ax.to + 1e-9; ++i) {
+    const double v = std::round((ax.from + i * ax.step) * 1e9) / 1e9;
+    out += fmt::format(R"(<line class="{0}" x1="{1}" y1="{2}" x2="{1}" y2="{3}"/>)"
+                       R"(<text x="{1}" y="{4}" text-anchor="middle">{5}</text>)",
+                       v == 0 ? "axis" : "grid", num(px(v)), num(kT), num(kB), num(kB + 16),
+                       compactNumber(v));
+  }
+  for (int i = 0; ay.from + i * ay.step <= ay.to + 1e-9; ++i) {
+    const double v = std::round((ay.from + i * ay.step) * 1e9) / 1e9;
+    out += fmt::format(R"(<line class="{}" x1="{}" y1="{}" x2="{}" y2="{}"/>)"
+                       R"(<text x="{}" y="{}" text-anchor="end">{}</text>)",
+                       v == 0 ? "axis" : "grid", num(kL), num(py(v)), num(kR), num(py(v)),
+                       num(kL - 6), num(py(v) + 4), compactNumber(v));
+  }
+  out += fmt::format(R"(<text class="axis-title" x="{}" y="{}" text-anchor="middle">{}</text>)",
+                     num((kL + kR) / 2), num(kH - 8), escapeHtml(xLabel));
+  out += fmt::format(R"(<text class="axis-title" x="{0}" y="{1}" text-anchor="middle" )"
+                     R"svg(transform="rotate(-90 {0} {1})">{2}</text>)svg",
+                     num(16), num((kT + kB) / 2), escapeHtml(yLabel));
+  // Labels of points drawn at one spot are stacked, one line each.
+  std::map<std::pair<long, long>, int> labelsAt;
+  for (const TradeoffPoint& p : points) {
+    if (!std::isfinite(p.x) || !std::isfinite(p.y)) continue;
+    const std::string cx = num(px(p.x));
+    const std::string cy = num(py(p.y));
+    const int line = labelsAt[{std::lround(px(p.x)), std::lround(py(p.y))}]++;
+    const char* color = p.baseline ? "#777777" : "#2c7fb8";
+    out += fmt::format(
+        R"(<g class="point"><title>{0}: {1:.1f}, {2:g}</title><circle cx="{3}" cy="{4}" r="5" )"
+        R"(fill="{5}"/><text x="{6}" y="{7}" text-anchor="{8}">{0}</text></g>)",
+        escapeHtml(p.label), p.x, p.y, cx, cy, color, num(px(p.x) + (px(p.x) > kR - 80 ? -8 : 8)),
+        num(py(p.y) - 8 + 14 * line), px(p.x) > kR - 80 ? "end" : "start");
+  }
+  return out + "</svg>";
+}
+
 std::string_view eventColor(std::string_view kind) {
   if (kind == "Resized") return "#1b9e77";
   if (kind == "Reverted") return "#e7298a";

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "report/simulation_report.h"
@@ -36,6 +37,37 @@ struct TimeRange {
 std::string renderUsageChart(const std::vector<UsagePoint>& points,
                              const std::vector<TimelineEvent>& events, ChartResource resource,
                              TimeRange range);
+
+// One line of a time-series chart: (time, value) points in time order.
+struct ChartSeries {
+  std::string name;   // the CSS class of its path and its legend text
+  std::string color;  // CSS colour
+  bool step = false;  // a step line (a value holds until the next point) instead of a polyline
+  bool dashed = false;
+  std::vector<std::pair<Time, double>> points;
+};
+
+// One <svg> element like renderUsageChart's (same size, axes and time labels): every series over
+// `range`, y from 0 to a round value at or above the largest value, labelled `unit` and titled
+// `title`. Series with no points are left out. Long series are thinned to kMaxChartPoints, each
+// kept point carrying the largest value of the points it stands for.
+std::string renderLineChart(std::string_view title, std::string_view unit,
+                            const std::vector<ChartSeries>& series, TimeRange range);
+
+// One point of the savings-vs-risk chart: a run, what it saved (x) and the risk it added (y),
+// both against the run without an operator, which sits at the origin.
+struct TradeoffPoint {
+  std::string label;
+  double x = 0;
+  double y = 0;
+  bool baseline = false;
+};
+
+// One <svg> element: a scatter of `points` with a labelled marker each, axes through the origin
+// (negative values are drawn), the x axis titled `xLabel`, the y axis `yLabel`, and the chart
+// `title`. Deterministic; `points` may be empty (axes only).
+std::string renderTradeoffChart(std::string_view title, std::string_view xLabel,
+                                std::string_view yLabel, const std::vector<TradeoffPoint>& points);
 
 // The marker colour of an event kind (a CSS hex colour; grey for unknown kinds).
 std::string_view eventColor(std::string_view kind);

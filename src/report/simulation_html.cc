@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "report/simulation_chart.h"
+#include "report/simulation_headline.h"
 #include "report/simulation_report.h"
 #include "report/simulation_values.h"
 
@@ -34,6 +36,16 @@ svg.chart line.grid { stroke: #eee; } svg.chart line.axis { stroke: #888; }
 .swatch.dashed { background: none !important; border-top: 2px dashed #d95f02; height: 0; }
 ol.events { font-size: 13px; padding-left: 24px; } ol.events time { color: #555; }
 .none { color: #777; font-style: italic; }
+section.headline { background: #f5f8fb; border: 1px solid #d6e2ec; padding: 4px 16px 12px; }
+section.headline p.lead { font-size: 16px; }
+table.risk { border-collapse: collapse; margin: 8px 0; }
+table.risk th, table.risk td { padding: 2px 12px; border-bottom: 1px solid #e4e4e4; }
+table.risk td { text-align: right; font-variant-numeric: tabular-nums; }
+table.risk th[scope=row] { text-align: left; font-weight: normal; }
+td.worse { color: #b2182b; font-weight: bold; } td.better { color: #1a9850; font-weight: bold; }
+.tradeoffs { display: flex; flex-wrap: wrap; gap: 12px; }
+.tradeoffs svg.chart { max-width: 460px; }
+svg.chart text.axis-title { font-size: 12px; fill: #222; }
 )";
 
 std::string swatch(std::string_view color, const char* label, bool dashed = false) {
@@ -147,6 +159,85 @@ std::string workloadSection(const SimulationReport& r, const WorkloadTimeline& w
   return out + eventList(w) + "</section>\n";
 }
 
+// A safety event: the monitor reverted a resize, a resize failed, a container was OOM-killed or
+// a pod evicted.
+bool safetyEvent(const TimelineEvent& e) {
+  return e.kind == "Reverted" || e.kind == "ResizeFailed" || e.kind == "OOMKilled" ||
+         e.kind == "Evicted";
+}
+
+// The share of the run's requests a workload saved: its CPU core-hours over the run's, plus its
+// memory GiB-hours over the run's.
+double impact(const SimulationRun& run, const WorkloadTimeline& w) {
+  const auto share = [](double saved, double total) { return total > 0 ? saved / total : 0.0; };
+  return share(w.cpuRequestCoreHoursBefore - w.cpuRequestCoreHoursAfter,
+               run.cpu.requestCoreHoursBefore) +
+         share(w.memoryRequestGibHoursBefore - w.memoryRequestGibHoursAfter,
+               run.memory.requestGibHoursBefore);
+}
+
+// The run's workloads: those with a safety event first, then by impact (largest first), then by
+// name.
+std::vector<const WorkloadTimeline*> byImpact(const SimulationRun& run) {
+  struct Entry {
+    const WorkloadTimeline* w;
+    bool safety;
+    double impact;
+  };
+  std::vector<Entry> entries;
+  for (const WorkloadTimeline& w : run.workloads) {
+    entries.push_back(
+        {&w, std::any_of(w.events.begin(), w.events.end(), safetyEvent), impact(run, w)});
+  }
+  std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    if (a.safety != b.safety) return a.safety;
+    return a.impact > b.impact;
+  });
+  std::vector<const WorkloadTimeline*> out;
+  for (const Entry& e : entries) out.push_back(e.w);
+  return out;
+}
+
+// The cluster over time: nodes; CPU and memory allocatable, requested and used.
+std::string clusterSection(const SimulationReport& r, const SimulationRun& s) {
+  if (s.cluster.empty()) return "";
+  TimeRange range{s.cluster.front().time, s.cluster.back().time};
+  if (r.duration > Duration::zero()) {
+    range.from = std::min(range.from, r.start);
+    range.to = std::max(range.to, r.start + r.duration);
+  }
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  ChartSeries nodes{
+      .name = "nodes", .color = "#222222", .step = true, .dashed = false, .points = {}};
+  ChartSeries cpuAllocatable{
+      .name = "allocatable", .color = "#d95f02", .step = true, .dashed = true, .points = {}};
+  ChartSeries cpuRequest{
+      .name = "request", .color = "#222222", .step = true, .dashed = false, .points = {}};
+  ChartSeries cpuUsage{
+      .name = "usage", .color = "#2c7fb8", .step = false, .dashed = false, .points = {}};
+  ChartSeries memoryAllocatable = cpuAllocatable, memoryRequest = cpuRequest,
+              memoryUsage = cpuUsage;
+  for (const ClusterPoint& p : s.cluster) {
+    nodes.points.emplace_back(p.time, static_cast<double>(p.nodes));
+    cpuAllocatable.points.emplace_back(p.time, p.cpuAllocatable);
+    cpuRequest.points.emplace_back(p.time, p.cpuRequest);
+    cpuUsage.points.emplace_back(p.time, p.cpuUsage);
+    memoryAllocatable.points.emplace_back(p.time, p.memoryAllocatable / kGiB);
+    memoryRequest.points.emplace_back(p.time, p.memoryRequest / kGiB);
+    memoryUsage.points.emplace_back(p.time, p.memoryUsage / kGiB);
+  }
+  std::string out = "<section class=\"cluster\">\n<h3>Cluster: nodes, requests and usage</h3>\n";
+  out += R"(<p class="legend">)" + swatch("#222222", "nodes / request") +
+         swatch("#2c7fb8", "usage") + swatch("#d95f02", "allocatable", true) + "</p>\n";
+  out += renderLineChart("Nodes", "count", {nodes}, range) + "\n";
+  out +=
+      renderLineChart("Cluster CPU", "cores", {cpuAllocatable, cpuRequest, cpuUsage}, range) + "\n";
+  out += renderLineChart("Cluster memory", "GiB", {memoryAllocatable, memoryRequest, memoryUsage},
+                         range) +
+         "\n";
+  return out + "</section>\n";
+}
+
 std::string runSection(const SimulationReport& r, const SimulationRun& s,
                        const std::string& label) {
   std::string out = fmt::format("<section class=\"run\">\n<h2>{} <small>mode {}</small></h2>\n",
@@ -164,9 +255,124 @@ std::string runSection(const SimulationReport& r, const SimulationRun& s,
         escapeHtml(s.nodeOptimisation), fixedText(n->nodeHours, 2),
         fixedText(n->cpuAboveRequestCoreHours, 2), n->evictions, n->admissionSized);
   }
+  out += clusterSection(r, s);
   if (s.workloads.empty()) out += "<p class=\"none\">No workloads.</p>\n";
-  for (const WorkloadTimeline& w : s.workloads) out += workloadSection(r, w);
+  if (!s.workloads.empty()) {
+    out +=
+        "<h3 class=\"workloads\">Workloads, by impact: every workload with a safety event "
+        "first, then the largest savings</h3>\n";
+  }
+  for (const WorkloadTimeline* w : byImpact(s)) out += workloadSection(r, *w);
   return out + "</section>\n";
+}
+
+// The sum of the run's risk figures with these labels (0 for a label it lacks).
+double riskSum(const SimulationRun& run, const std::vector<std::string_view>& labels) {
+  double sum = 0;
+  for (const RiskFigure& f : riskFigures(run)) {
+    if (std::find(labels.begin(), labels.end(), f.label) != labels.end()) sum += f.value;
+  }
+  return sum;
+}
+
+// One point per run: x what it saved (node-hours when the autoscaler ran and a run's differ from
+// the baseline's, else the mean of its CPU and memory request savings), y the risk it added; the
+// run without an operator at (0, 0).
+std::string tradeoffCharts(const SimulationReport& r, const Headline& h) {
+  const SimulationRun& base = r.runs[h.baseline];
+  // Node-hours when the autoscaler made them differ; otherwise they say nothing.
+  const bool nodes =
+      base.nodes.autoscaled && std::any_of(h.savings.begin(), h.savings.end(),
+                                           [](const Savings& s) { return s.nodeHours != 0; });
+  const std::string xLabel = nodes ? "node-hours saved against none (%)"
+                                   : "requests saved against none (%, CPU and memory)";
+  struct Axis {
+    const char* title;
+    const char* yLabel;
+    std::vector<std::string_view> figures;
+  };
+  const Axis axes[] = {
+      {"Savings and disruptions", "added OOM kills + evictions", {"OOM kills", "evictions"}},
+      {"Savings and CPU short", "added samples CPU > request (pp)", {"samples CPU > request"}},
+  };
+  const std::vector<std::string> labels = runLabels(r);
+  std::string out = "<div class=\"tradeoffs\">\n";
+  for (const Axis& axis : axes) {
+    std::vector<TradeoffPoint> points = {
+        {.label = labels[h.baseline], .x = 0, .y = 0, .baseline = true}};
+    const double baseRisk = riskSum(base, axis.figures);
+    for (std::size_t k = 0; k < h.compared.size(); ++k) {
+      const Savings& s = h.savings[k];
+      const SimulationRun& run = r.runs[h.compared[k]];
+      points.push_back({.label = labels[h.compared[k]],
+                        .x = nodes ? s.nodeHoursPct : (s.cpuPct + s.memoryPct) / 2,
+                        .y = riskSum(run, axis.figures) - baseRisk,
+                        .baseline = false});
+    }
+    out += renderTradeoffChart(axis.title, xLabel, axis.yLabel, points) + "\n";
+  }
+  return out + "</div>\n";
+}
+
+// The headline: per compared run what it saved against the run without an operator, then the
+// risk figures of every run side by side (a figure worse than the baseline's in red, better in
+// green), then the savings-vs-risk charts.
+std::string headlineSection(const SimulationReport& r) {
+  std::string out = "<section class=\"headline\">\n<h2>Headline</h2>\n";
+  const std::optional<Headline> h = headlineOf(r);
+  if (!h) {
+    return out +
+           "<p class=\"none\">No run without an operator to compare against: add the strategy "
+           "<code>none</code> (<code>--strategy none,attune</code>).</p>\n</section>\n";
+  }
+  const std::vector<std::string> labels = runLabels(r);
+  const std::string& base = labels[h->baseline];
+  for (std::size_t k = 0; k < h->compared.size(); ++k) {
+    const Savings& s = h->savings[k];
+    out += fmt::format(
+        "<p class=\"lead\"><b>{}</b> against <b>{}</b> (the same cluster without an operator): "
+        "<b>{} node-hours</b> saved ({}), node cost <b>{}</b> saved ({}); requests: CPU <b>{} "
+        "core-h</b> ({}), memory <b>{} GiB-h</b> ({}) less.</p>\n",
+        escapeHtml(labels[h->compared[k]]), escapeHtml(base), fixedText(s.nodeHours, 2),
+        pctText(s.nodeHoursPct), fixedText(s.cost, 2), pctText(s.costPct),
+        fixedText(s.cpuCoreHours, 2), pctText(s.cpuPct), fixedText(s.memoryGibHours, 2),
+        pctText(s.memoryPct));
+  }
+  std::vector<std::size_t> columns = {h->baseline};
+  columns.insert(columns.end(), h->compared.begin(), h->compared.end());
+  std::vector<std::vector<RiskFigure>> figures;
+  std::vector<std::string> order;
+  for (std::size_t i : columns) {
+    figures.push_back(riskFigures(r.runs[i]));
+    for (const RiskFigure& f : figures.back()) {
+      if (std::find(order.begin(), order.end(), f.label) == order.end()) order.push_back(f.label);
+    }
+  }
+  out += "<table class=\"risk\">\n<thead><tr><th scope=\"col\">risk</th>";
+  for (std::size_t i : columns) out += "<th scope=\"col\">" + escapeHtml(labels[i]) + "</th>";
+  out += "</tr></thead>\n<tbody>\n";
+  const auto find = [](const std::vector<RiskFigure>& fs, const std::string& label) {
+    const auto it =
+        std::find_if(fs.begin(), fs.end(), [&](const RiskFigure& f) { return f.label == label; });
+    return it == fs.end() ? nullptr : &*it;
+  };
+  for (const std::string& label : order) {
+    out += "<tr><th scope=\"row\">" + escapeHtml(label) + "</th>";
+    const RiskFigure* baseFigure = find(figures.front(), label);
+    for (std::size_t c = 0; c < figures.size(); ++c) {
+      const RiskFigure* f = find(figures[c], label);
+      std::string cls;
+      // Coloured only where the difference shows in the printed figures.
+      if (c > 0 && f != nullptr && baseFigure != nullptr && f->text != baseFigure->text) {
+        if (f->value > baseFigure->value) cls = R"( class="worse")";
+        if (f->value < baseFigure->value) cls = R"( class="better")";
+      }
+      out += fmt::format("<td{}>{}</td>", cls, f == nullptr ? "-" : escapeHtml(f->text));
+    }
+    out += "</tr>\n";
+  }
+  out += "</tbody>\n</table>\n";
+  return out + tradeoffCharts(r, *h) + "</section>\n";
 }
 
 }  // namespace
@@ -184,6 +390,7 @@ std::string renderSimulationHtml(const SimulationReport& r) {
       secondsText(std::chrono::duration<double>(r.duration).count()), r.runs.size(),
       r.runs.size() == 1 ? "" : "s");
   if (r.runs.empty()) return out + "<p class=\"none\">No runs.</p>\n</body>\n</html>\n";
+  out += headlineSection(r);
   out += "<h2>Comparison</h2>\n" + comparisonTable(r) + legend();
   const std::vector<std::string> labels = runLabels(r);
   for (std::size_t i = 0; i < r.runs.size(); ++i) out += runSection(r, r.runs[i], labels[i]);

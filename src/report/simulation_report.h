@@ -38,6 +38,9 @@ struct WorkloadTimeline {
   std::vector<UsagePoint> cpu;                     // cores, in time order
   std::vector<UsagePoint> memory;                  // bytes, in time order
   double cpuSavingsPct = 0, memorySavingsPct = 0;  // positive = less requested
+  // Its requests integrated over the run: as created / as the strategy set them.
+  double cpuRequestCoreHoursBefore = 0, cpuRequestCoreHoursAfter = 0;
+  double memoryRequestGibHoursBefore = 0, memoryRequestGibHoursAfter = 0;
   std::vector<TimelineEvent> events;
 };
 
@@ -138,6 +141,15 @@ struct RiskSummary {
   double nodeHours = 0, nodeCost = 0, cpuRequestCoreHours = 0, memoryRequestGibHours = 0;
 };
 
+// The whole cluster at one time: its nodes and their allocatable, and the requests and usage of
+// every pod the kubelets run.
+struct ClusterPoint {
+  Time time;
+  std::int64_t nodes = 0;
+  double cpuAllocatable = 0, cpuRequest = 0, cpuUsage = 0;           // cores
+  double memoryAllocatable = 0, memoryRequest = 0, memoryUsage = 0;  // bytes
+};
+
 // One strategy (and mode) run over the whole scenario.
 struct SimulationRun {
   std::string strategy, mode;
@@ -155,6 +167,7 @@ struct SimulationRun {
   NodeSummary nodes;
   RiskSummary risk;
   std::vector<WorkloadTimeline> workloads;
+  std::vector<ClusterPoint> cluster;  // at the timeline step, in time order
   std::optional<ScalingSummary> scaling;
   std::optional<NodeOptimisationSummary> nodeOptimisationSummary;
 };

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "report/simulation_headline.h"
 #include "report/simulation_report.h"
 #include "report/simulation_values.h"
 #include "report/text_columns.h"
@@ -95,6 +96,10 @@ std::string renderSimulationTable(const SimulationReport& r) {
   if (r.runs.empty()) return out + "\nNo runs.\n";
   for (const SimulationRun& run : r.runs) out += "\n" + summary(run, baselineRun(r));
   if (r.runs.size() > 1) out += "\nCOMPARISON\n" + comparison(r);
+  // Last, what a reader looks for first: the savings against the run without an operator.
+  if (const std::string headline = renderHeadlineText(r); !headline.empty()) {
+    out += "\n" + headline;
+  }
   return out;
 }
 

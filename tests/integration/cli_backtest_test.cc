@@ -82,10 +82,38 @@ TEST(CliBacktestTest, StrategyNoneIsTheBaselineColumn) {
   EXPECT_NE(run.out.find("METRIC"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("0 applied, 0 failed, 0 skipped, 0 reverted"), std::string::npos)
       << run.out;
-  EXPECT_NE(run.out.find("fixed count"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find(", autoscaler added "), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("\nnode-hours "), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("\nHEADLINE: attune against none"), std::string::npos) << run.out;
   CommandRun bad = runAttune("backtest " + scenario + " --days 0.1 --strategy nothing -q");
   EXPECT_NE(bad.exitCode, 0);
+}
+
+// The README's main command: the built-in demo, none and the default strategy side by side, and
+// the headline last (a shortened run: the figures are the week's in docs/simulate-report.md).
+TEST(CliBacktestTest, TheBuiltInDemoEndsWithTheHeadline) {
+  CommandRun run = runAttune("backtest --days 0.05 -q");
+  ASSERT_EQ(run.exitCode, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("Simulation demo (seed 42)"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find(", 2 runs\n"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("none (mode none):"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("\nadaptive (mode Auto+Canary+Observe+OneShot+Recommend):"),
+            std::string::npos)
+      << run.out;
+  const auto headline = run.out.find(
+      "\nHEADLINE: adaptive against none (the same cluster without "
+      "an operator)\n  adaptive saved ");
+  ASSERT_NE(headline, std::string::npos) << run.out;
+  EXPECT_GT(headline, run.out.find("\nCOMPARISON\n"));
+  for (const char* part : {" node-hours (", "), node cost ", "; requests: CPU ", " GiB-h (",
+                           "\n  risk ", "\n    OOM kills ", "\n    evictions ",
+                           "\n    CPU throttled ", "\n    CPU PSI waiting (core-s) "}) {
+    EXPECT_NE(run.out.find(part, headline), std::string::npos) << part << "\n" << run.out;
+  }
+  // An explicit list replaces the default: one run, no baseline, no headline.
+  CommandRun one = runAttune("backtest --days 0.05 --strategy attune -q");
+  ASSERT_EQ(one.exitCode, 0) << one.out << one.err;
+  EXPECT_EQ(one.out.find("HEADLINE"), std::string::npos) << one.out;
 }
 
 }  // namespace

@@ -258,7 +258,7 @@ TEST_F(SimServeKubeClient, RejectsAResizeThatChangesTheQosClass) {
 TEST_F(SimServeKubeClient, ListsPoliciesAndRoundTripsAStatusCondition) {
   auto policies = api().listAttunePolicies({});
   ASSERT_TRUE(policies) << policies.error().toString();
-  ASSERT_EQ(policies->items.size(), 2u);
+  ASSERT_EQ(policies->items.size(), 10u);  // the demo's policies
 
   api::AttunePolicy policy = policies->items.front();
   api::Condition condition;

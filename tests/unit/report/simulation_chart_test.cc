@@ -72,5 +72,24 @@ TEST(SimulationChartTest, EachKnownEventKindHasItsOwnColour) {
   EXPECT_EQ(std::unique(colours.begin(), colours.end()), colours.end());
 }
 
+// Points at one spot get their labels stacked; large values get compact tick labels.
+TEST(SimulationChartTest, TradeoffChartStacksLabelsAndShortensTicks) {
+  const std::string svg =
+      renderTradeoffChart("t", "x", "y",
+                          {{.label = "none", .x = 0, .y = 0, .baseline = true},
+                           {.label = "a", .x = 0, .y = 0, .baseline = false},
+                           {.label = "b", .x = 10, .y = -1.5e6, .baseline = false}});
+  // y from -2M to 500k (steps of 500k, one of room each side): 0 is at 28 + 244 × 0.5/2.5.
+  for (const char* tick : {">-2M</text>", ">-1.5M</text>", ">-500k</text>", ">500k</text>"}) {
+    EXPECT_NE(svg.find(tick), std::string::npos) << tick << "\n" << svg;
+  }
+  EXPECT_NE(svg.find(R"(<circle cx="70.0" cy="76.8" r="5" fill="#777777"/><text x="78.0" )"
+                     R"(y="68.8" text-anchor="start">none</text>)"),
+            std::string::npos)
+      << svg;
+  EXPECT_NE(svg.find(R"(<text x="78.0" y="82.8" text-anchor="start">a</text>)"), std::string::npos)
+      << svg;
+}
+
 }  // namespace
 }  // namespace attune::report

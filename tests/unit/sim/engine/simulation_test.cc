@@ -353,7 +353,9 @@ TEST(SimulationTest, TheBuiltInDemoBuildsAndRuns) {
   auto sim = simulation(*demo.scenario);
   ASSERT_NE(sim, nullptr);
   EXPECT_EQ(sim->state().nodes.list({}).size(), 20u);
-  EXPECT_EQ(sim->state().attunePolicies.list({}).size(), 2u);
+  EXPECT_EQ(sim->state().attunePolicies.list({}).size(), 10u);
+  // The general pool follows the requests; the memory and batch pools keep their size.
+  ASSERT_NE(sim->autoscaler(), nullptr);
   EXPECT_EQ(sim->state().hpas.list({}).size(), 1u);
   ASSERT_TRUE(sim->runFor(10min).has_value());
   const RunTotals totals = sim->totals();
@@ -363,6 +365,10 @@ TEST(SimulationTest, TheBuiltInDemoBuildsAndRuns) {
   EXPECT_GT(totals.podsRunning, 170);
   // search is CPU-limited below its demand.
   EXPECT_GT(totals.cfsThrottledPeriods, 0u);
+  // Packed by requests: without an operator no node is removed at the start.
+  EXPECT_EQ(totals.nodes, 20);
+  EXPECT_EQ(totals.nodesRemoved, 0);
+  EXPECT_GT(totals.nodeCost, 0);
 }
 
 }  // namespace
