@@ -39,18 +39,6 @@ const std::vector<OwnedSet>& ownedReplicaSets(const SetsByOwner& sets, const api
   return it == sets.end() ? kNone : it->second;
 }
 
-// The pods with a controller, by its controller's uid, in (namespace, name) order; read in place
-// (valid until the pod store is written).
-using PodsByOwner = std::unordered_map<std::string_view, std::vector<const api::Pod*>>;
-PodsByOwner podsByOwner(const ClusterState& state) {
-  PodsByOwner out;
-  state.pods.forEach([&](const api::Pod& pod) {
-    const api::OwnerReference* ref = pod.metadata.controllerRef();
-    if (ref != nullptr) out[ref->uid].push_back(&pod);
-  });
-  return out;
-}
-
 std::string replicaSetName(const api::Deployment& d) {
   return d.metadata.name + "-" + templateHash(d.spec.template_);
 }
@@ -111,7 +99,7 @@ void scaleOne(ClusterState& state, const api::Deployment& d, const std::vector<O
   }
 }
 
-api::WorkloadStatus statusOf(const SetsByOwner& sets, const PodsByOwner& pods,
+api::WorkloadStatus statusOf(const SetsByOwner& sets, const PodsByController& pods,
                              const api::Deployment& d) {
   api::WorkloadStatus status = d.status;
   status.observedGeneration = d.metadata.generation;
@@ -145,7 +133,7 @@ void DeploymentController::updateStatus(ClusterState& state, Time /*now*/) const
   // Statuses are computed in place, then the changed ones written.
   std::vector<std::tuple<std::string, std::string, api::WorkloadStatus>> changed;
   const SetsByOwner sets = replicaSetsByOwner(state);
-  const PodsByOwner pods = podsByOwner(state);
+  const PodsByController pods = podsByController(state);
   state.deployments.forEach([&](const api::Deployment& d) {
     api::WorkloadStatus status = statusOf(sets, pods, d);
     if (!(status == d.status)) {

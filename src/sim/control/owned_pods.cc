@@ -5,6 +5,16 @@
 #include "sim/control/conditions.h"
 
 namespace attune::sim {
+
+PodsByController podsByController(const ClusterState& state) {
+  PodsByController out;
+  state.pods.forEach([&](const api::Pod& pod) {
+    const api::OwnerReference* ref = pod.metadata.controllerRef();
+    if (ref != nullptr) out[ref->uid].push_back(&pod);
+  });
+  return out;
+}
+
 namespace {
 
 // FNV-1a, 64 bits, over a canonical rendering of the template.

@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "api/k8s/pod.h"
@@ -40,6 +41,13 @@ api::PodTemplateSpec withRevisionLabel(const api::ObjectMeta& owner,
 // `name` it gets generateName "<owner>-", so the API server names it with a fresh suffix.
 api::Pod podFromTemplate(const Owner& owner, const api::PodTemplateSpec& podTemplate,
                          std::string name = {});
+
+// Every pod with a controller, by its controller's uid, in (namespace, name) order, read in
+// place: the pointers are valid until the pod store is written; a controller that erases or
+// creates only its own pods keeps the others' valid (std::map nodes). The keys are copies, so
+// they outlive the pods they were read from.
+using PodsByController = std::unordered_map<std::string, std::vector<const api::Pod*>>;
+PodsByController podsByController(const ClusterState& state);
 
 // The pods in `ns` whose controller reference has uid `uid`, in name order.
 std::vector<api::Pod> controlledPods(const ClusterState& state, std::string_view ns,

@@ -18,19 +18,6 @@ bool deleteBefore(const api::Pod& a, const api::Pod& b) {
   return a.metadata.name > b.metadata.name;
 }
 
-// The pods with a controller, by its controller's uid, in (namespace, name) order, read in place.
-// A ReplicaSet's reconcile erases and creates only its own pods, so the pointers of the others
-// stay valid (std::map nodes) through the walk.
-using PodsByOwner = std::unordered_map<std::string, std::vector<const api::Pod*>>;
-PodsByOwner podsByOwner(const ClusterState& state) {
-  PodsByOwner out;
-  state.pods.forEach([&](const api::Pod& pod) {
-    const api::OwnerReference* ref = pod.metadata.controllerRef();
-    if (ref != nullptr) out[ref->uid].push_back(&pod);
-  });
-  return out;
-}
-
 // Makes or deletes `rs`'s pods and returns its new status; writes pods only. `pods`: the pods
 // `rs` controls.
 api::WorkloadStatus reconcile(ClusterState& state, const api::ReplicaSet& rs,
@@ -77,7 +64,7 @@ void ReplicaSetController::tick(ClusterState& state, Time /*now*/) const {
   // ReplicaSets are read in place (reconcile writes pods only); changed statuses are written
   // after the walk.
   std::vector<std::tuple<std::string, std::string, api::WorkloadStatus>> changed;
-  PodsByOwner owned = podsByOwner(state);
+  PodsByController owned = podsByController(state);
   state.replicaSets.forEach([&](const api::ReplicaSet& rs) {
     auto it = owned.find(rs.metadata.uid);
     api::WorkloadStatus status =
