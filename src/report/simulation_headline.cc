@@ -76,6 +76,21 @@ std::optional<Headline> headlineOf(const SimulationReport& r) {
   return h;
 }
 
+RiskTable riskTableOf(const SimulationReport& r, const Headline& h) {
+  RiskTable out;
+  out.columns = {h.baseline};
+  out.columns.insert(out.columns.end(), h.compared.begin(), h.compared.end());
+  for (std::size_t i : out.columns) {
+    out.figures.push_back(riskFigures(r.runs[i]));
+    for (const RiskFigure& f : out.figures.back()) {
+      if (std::find(out.labels.begin(), out.labels.end(), f.label) == out.labels.end()) {
+        out.labels.push_back(f.label);
+      }
+    }
+  }
+  return out;
+}
+
 std::string renderHeadlineText(const SimulationReport& r) {
   const std::optional<Headline> h = headlineOf(r);
   if (!h) return {};
@@ -95,16 +110,10 @@ std::string renderHeadlineText(const SimulationReport& r) {
         fixedText(s.memoryGibHours, 2), pctText(s.memoryPct));
   }
   // The risk figures: one row per figure any run has, one column per run, the baseline first.
-  std::vector<std::size_t> columns = {h->baseline};
-  columns.insert(columns.end(), h->compared.begin(), h->compared.end());
-  std::vector<std::vector<RiskFigure>> figures;
-  std::vector<std::string> order;
-  for (std::size_t i : columns) {
-    figures.push_back(riskFigures(r.runs[i]));
-    for (const RiskFigure& f : figures.back()) {
-      if (std::find(order.begin(), order.end(), f.label) == order.end()) order.push_back(f.label);
-    }
-  }
+  const RiskTable table = riskTableOf(r, *h);
+  const std::vector<std::size_t>& columns = table.columns;
+  const std::vector<std::vector<RiskFigure>>& figures = table.figures;
+  const std::vector<std::string>& order = table.labels;
   std::vector<TextRow> rows;
   TextRow head = {"  risk"};
   for (std::size_t i : columns) head.push_back(labels[i]);

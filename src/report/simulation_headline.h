@@ -46,6 +46,15 @@ struct Headline {
 };
 std::optional<Headline> headlineOf(const SimulationReport& r);
 
+// The headline's risk table: the runs as columns (the baseline first, then the compared runs),
+// each column's figures, and every label any of them has, in the order first seen.
+struct RiskTable {
+  std::vector<std::size_t> columns;              // indexes into SimulationReport::runs
+  std::vector<std::vector<RiskFigure>> figures;  // one list per column
+  std::vector<std::string> labels;
+};
+RiskTable riskTableOf(const SimulationReport& r, const Headline& h);
+
 // The text headline that ends renderSimulationTable (empty without a headline):
 //
 //   HEADLINE: attune against none (the same cluster without an operator)

@@ -338,16 +338,10 @@ std::string headlineSection(const SimulationReport& r) {
         fixedText(s.cpuCoreHours, 2), pctText(s.cpuPct), fixedText(s.memoryGibHours, 2),
         pctText(s.memoryPct));
   }
-  std::vector<std::size_t> columns = {h->baseline};
-  columns.insert(columns.end(), h->compared.begin(), h->compared.end());
-  std::vector<std::vector<RiskFigure>> figures;
-  std::vector<std::string> order;
-  for (std::size_t i : columns) {
-    figures.push_back(riskFigures(r.runs[i]));
-    for (const RiskFigure& f : figures.back()) {
-      if (std::find(order.begin(), order.end(), f.label) == order.end()) order.push_back(f.label);
-    }
-  }
+  const RiskTable table = riskTableOf(r, *h);
+  const std::vector<std::size_t>& columns = table.columns;
+  const std::vector<std::vector<RiskFigure>>& figures = table.figures;
+  const std::vector<std::string>& order = table.labels;
   out += "<table class=\"risk\">\n<thead><tr><th scope=\"col\">risk</th>";
   for (std::size_t i : columns) out += "<th scope=\"col\">" + escapeHtml(labels[i]) + "</th>";
   out += "</tr></thead>\n<tbody>\n";
