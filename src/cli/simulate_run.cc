@@ -29,6 +29,7 @@
 #include "sim/engine/scenario_builder.h"
 #include "sim/engine/simulation.h"
 #include "sim/telemetry/sim_scalar_query.h"
+#include "webhook/pod_sizing.h"
 
 namespace attune::cli {
 namespace {
@@ -104,7 +105,7 @@ class RunMeter {
         const api::Pod* pod = state.pods.find(runtime.namespace_, runtime.name);
         if (pod == nullptr) continue;
         PodView view{runtime.resourceVersion, ownerOf(*pod), resourcesOf(*pod), {}};
-        view.original = known == pods_.end() ? view.current : known->second.original;
+        view.original = known == pods_.end() ? originalOf(*pod, view) : known->second.original;
         known = pods_.insert_or_assign(uid, std::move(view)).first;
       }
       const api::WorkloadRef& workload = known->second.workload;
@@ -211,14 +212,17 @@ class RunMeter {
   }
 
   // `nodeOptimisation`: "on" or "off" to fill the node optimisation summary (with what the
-  // in-process admission webhook did, `admission`), empty for none.
+  // in-process admission webhook did, `admission`), empty for none. `webhook`: the webhook ran.
   report::SimulationRun finish(std::string strategy, std::string mode, std::string hpaGuard,
-                               std::string nodeOptimisation, const AdmissionCounts& admission) {
+                               std::string nodeOptimisation, bool webhook,
+                               const AdmissionCounts& admission) {
     const sim::RunTotals totals = sim_.totals();
     report::SimulationRun run;
     run.strategy = std::move(strategy);
     run.mode = std::move(mode);
     run.hpaGuard = std::move(hpaGuard);
+    run.admissionWebhook = webhook;
+    run.podsSizedAtAdmission = admission.sized;
     if (!nodeOptimisation.empty()) {
       run.nodeOptimisationSummary = report::NodeOptimisationSummary{
           .nodeHours = nodeSeconds_ / 3600,
@@ -342,6 +346,22 @@ class RunMeter {
     return {ns, ref->kind, ref->name};
   }
 
+  struct PodView;
+  // What a pod newly seen asks for without Attune: what it was created with, except for a pod
+  // the admission webhook sized, whose request before Attune is its workload's as the pods
+  // created without sizing asked (the savings are counted against the workload's template,
+  // whichever way its pods got their size).
+  PodResources originalOf(const api::Pod& pod, const PodView& view) {
+    const auto& annotations = pod.metadata.annotations;
+    const auto sized = annotations.find(webhook::kAdmissionSizedAnnotation);
+    if (sized == annotations.end() || sized->second != webhook::kAdmissionSized) {
+      templateOf_.insert_or_assign(view.workload, view.current);
+      return view.current;
+    }
+    const auto it = templateOf_.find(view.workload);
+    return it == templateOf_.end() ? view.current : it->second;
+  }
+
   const sim::Simulation& sim_;
   Duration timelineStep_;
   std::optional<Time> lastSample_;
@@ -352,6 +372,8 @@ class RunMeter {
     PodResources original;  // as first seen: what the pod was created with
   };
   std::map<std::string, PodView, std::less<>> pods_;  // by pod uid
+  // Per workload, the resources of its latest pod created without admission sizing.
+  std::map<api::WorkloadRef, PodResources> templateOf_;
   std::map<std::string, std::pair<std::uint64_t, std::uint64_t>, std::less<>> seen_;
   std::size_t evictionsSeen_ = 0;
   double nodeSeconds_ = 0;
@@ -402,6 +424,10 @@ sim::Scenario withNodeOptimisation(sim::Scenario scenario, bool enabled) {
   return scenario;
 }
 
+bool sizesAtAdmission(std::string_view strategy) {
+  return strategy == "adaptive" || strategy == "vpa" || strategy == "cruisekube";
+}
+
 // One run; `guarded`: with the HPA guard; `nodeOptimised`: every policy with node optimisation
 // on (true, with the pod admission webhook in process) or off (false), or as they are (unset).
 // `finish`: called with the simulation as it ended, before the run is measured.
@@ -420,7 +446,10 @@ Result<report::SimulationRun> runOne(const SimulateRequest& request, const std::
   const bool phase1 = nodeOptimised.value_or(false);
   // CruiseKube's Phase 1: the controller publishes each pass's sizing and every pod the cluster
   // creates from then on is reviewed by the pod admission webhook's decision.
-  if (phase1) s.state().setPodAdmission(inProcessPodAdmission(admissionSizing, &admitted));
+  // The strategies whose tools size new pods at admission (the adaptive strategy's and VPA's
+  // webhooks at their recommendation, CruiseKube's Phase 1) run with the webhook in process.
+  const bool admission = phase1 || sizesAtAdmission(strategy);
+  if (admission) s.state().setPodAdmission(inProcessPodAdmission(admissionSizing, &admitted));
   metrics::Registry registry;
   // SLO guardrails are evaluated over the simulation's own history.
   sim::SimScalarQuery sloQuery(s.recorder());
@@ -441,7 +470,7 @@ Result<report::SimulationRun> runOne(const SimulateRequest& request, const std::
                                       .resyncPeriod = request.reconcileInterval,
                                       .oomRecovery = false,
                                       .oom = {},
-                                      .admissionSizing = phase1 ? &admissionSizing : nullptr,
+                                      .admissionSizing = admission ? &admissionSizing : nullptr,
                                       .metricsSources = nullptr,
                                       .sloQueries = &sloQueries});
   }
@@ -495,7 +524,7 @@ Result<report::SimulationRun> runOne(const SimulateRequest& request, const std::
   if (nodeOptimised) nodeLabel = *nodeOptimised ? "on" : "off";
   return meter.finish(strategy,
                       operated ? modeName(request.scenario, request.mode) : std::string("none"),
-                      std::move(guardLabel), std::move(nodeLabel), admitted);
+                      std::move(guardLabel), std::move(nodeLabel), admission, admitted);
 }
 
 // The hardware threads this process may run on (its CPU affinity: 1 under `taskset -c 0`).

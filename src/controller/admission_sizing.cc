@@ -61,6 +61,51 @@ WorkloadSizing cruisekubeSizing(const std::vector<RecommendedWorkload>& workload
   return out;
 }
 
+WorkloadSizing recommendationSizing(const std::vector<RecommendedWorkload>& workloads,
+                                    const api::AttunePolicy& policy) {
+  WorkloadSizing out;
+  if (!sizesAtAdmission(policy)) return out;
+  const bool cpuLimits = controlsLimits(policy.spec.cpu);
+  const bool memoryLimits = controlsLimits(policy.spec.memory);
+  for (const RecommendedWorkload& workload : workloads) {
+    std::vector<webhook::ContainerSizing> containers;
+    for (const RecommendedContainer& c : workload.containers) {
+      const recommend::Recommendation& r = c.recommendation;
+      if (!r.enoughData || !r.resources.cpuRequest || !r.resources.memoryRequest) continue;
+      webhook::ContainerSizing s{.container = c.name,
+                                 .cpuRequest = r.resources.cpuRequest,
+                                 .memoryRequest = r.resources.memoryRequest,
+                                 .memoryLimit = std::nullopt,
+                                 .removeCpuLimit = cpuLimits && !r.resources.cpuLimit};
+      if (memoryLimits) s.memoryLimit = r.resources.memoryLimit;
+      containers.push_back(std::move(s));
+    }
+    if (!containers.empty()) out.emplace(workload.ref, std::move(containers));
+  }
+  return out;
+}
+
+WorkloadSizing keepingRecreatedWorkloads(WorkloadSizing next, const WorkloadSizing& previous,
+                                         const std::vector<TargetWorkload>& targets,
+                                         const std::vector<RecommendedWorkload>& recommended,
+                                         const api::AttunePolicy& policy) {
+  if (!sizesAtAdmission(policy)) return next;
+  for (const TargetWorkload& t : targets) {
+    if (next.contains(t.ref) ||
+        std::ranges::any_of(recommended, [&](const auto& w) { return w.ref == t.ref; })) {
+      continue;
+    }
+    if (auto it = previous.find(t.ref); it != previous.end()) next.emplace(t.ref, it->second);
+  }
+  return next;
+}
+
+WorkloadSizing AdmissionSizing::publishedBy(std::string_view policy) const {
+  std::lock_guard lock(mutex_);
+  auto it = byPolicy_.find(policy);
+  return it == byPolicy_.end() ? WorkloadSizing{} : it->second;
+}
+
 void AdmissionSizing::publish(const std::string& policy, WorkloadSizing sizing) {
   std::lock_guard lock(mutex_);
   if (sizing.empty()) {

@@ -38,6 +38,26 @@ WorkloadSizing cruisekubeSizing(const std::vector<RecommendedWorkload>& workload
                                 const usage::UsageHistory& history, const api::AttunePolicy& policy,
                                 Time now);
 
+// The sizing of `workloads` at their own recommendation (the policy's strategy, change rules
+// and limit rule applied): each container with enough data gets its recommended CPU and memory
+// requests, and — when the policy controls that resource's limits (controlledValues
+// RequestsAndLimits) — its recommended memory limit, or the CPU limit removed when the
+// recommendation has none. Same publishing rules as cruisekubeSizing (Auto and not paused only).
+// Pure.
+WorkloadSizing recommendationSizing(const std::vector<RecommendedWorkload>& workloads,
+                                    const api::AttunePolicy& policy);
+
+// `next` (what a pass computed for `policy`) with, for each of `targets` that has no
+// recommendation this pass (`recommended`: no running pod, e.g. its pod was evicted and its
+// replacement is not created yet) and no entry in `next`, its entry in `previous` (what the
+// policy published before): the replacement of an evicted pod is sized as its predecessor
+// was. Nothing is kept when the policy does not size at admission (not Auto, or paused).
+// Pure.
+WorkloadSizing keepingRecreatedWorkloads(WorkloadSizing next, const WorkloadSizing& previous,
+                                         const std::vector<TargetWorkload>& targets,
+                                         const std::vector<RecommendedWorkload>& recommended,
+                                         const api::AttunePolicy& policy);
+
 // Thread-safe: publish/withdraw from the controller's thread, lookup from any thread.
 class AdmissionSizing {
  public:
@@ -49,6 +69,8 @@ class AdmissionSizing {
   // policies published the same workload, the first by "namespace/name" wins.
   std::optional<std::vector<webhook::ContainerSizing>> lookup(
       const api::WorkloadRef& workload) const;
+  // What `policy` published last (empty when nothing).
+  WorkloadSizing publishedBy(std::string_view policy) const;
   // The number of workloads with a sizing.
   std::size_t size() const;
 

@@ -151,7 +151,12 @@ PassResult PolicyPass::finish(const rollout::NodeOptimisation* nodes) {
 
 void PolicyPass::publishAdmissionSizing(const rollout::Plan* plan) {
   if (ctx_.options.admissionSizing == nullptr) return;
-  WorkloadSizing sizing = cruisekubeSizing(recommended_, state_.usage, policy_, now_);
+  // The adaptive and vpa strategies size new pods at their own recommendation (as VPA's
+  // admission controller does); the others publish CruiseKube's Phase 1 sizing
+  // (docs/webhooks.md).
+  WorkloadSizing sizing = state_.strategyName == "adaptive" || state_.strategyName == "vpa"
+                              ? recommendationSizing(recommended_, policy_)
+                              : cruisekubeSizing(recommended_, state_.usage, policy_, now_);
   // The memory at an OOM kill recorded on the workload (OOM recovery) counts too: the
   // replacement of an evicted pod gets at least twice it, within the policy's maxAllowed. With
   // `plan`, what its evictions are about to record counts as recorded.
@@ -176,8 +181,10 @@ void PolicyPass::publishAdmissionSizing(const rollout::Plan* plan) {
       if (wanted > *c.memoryLimit) c.memoryLimit = wanted;
     }
   }
-  ctx_.options.admissionSizing->publish(stored_.metadata.namespace_ + "/" + stored_.metadata.name,
-                                        std::move(sizing));
+  const std::string key = stored_.metadata.namespace_ + "/" + stored_.metadata.name;
+  AdmissionSizing& board = *ctx_.options.admissionSizing;
+  board.publish(key, keepingRecreatedWorkloads(std::move(sizing), board.publishedBy(key), targets_,
+                                               recommended_, policy_));
 }
 
 void PolicyPass::readUsage() {

@@ -98,23 +98,26 @@ Outcome recommendResource(const StrategyInput& in, Resource r, Explainer& ex) {
   const auto raw =
       r == Resource::kCpu ? cpuRaw(in, s.percentile, ex) : memoryRaw(in, s.percentile, ex);
   if (!raw) return std::unexpected(raw.error());
-  double v = ex.step("× (1 + 15%)", *raw * (1 + kAdaptiveMargin));
+  const bool cpu = r == Resource::kCpu;
+  double v = cpu ? ex.step("× (1 + 30%)", *raw * (1 + kAdaptiveCpuMargin))
+                 : ex.step("× (1 + 15%)", *raw * (1 + kAdaptiveMemoryMargin));
   if (v < s.minAllowed || v > s.maxAllowed) {
     v = ex.step(
         "clamped to [" + formatUnits(r, s.minAllowed) + ", " + formatUnits(r, s.maxAllowed) + "]",
         std::clamp(v, s.minAllowed, s.maxAllowed));
   }
   const std::optional<double> request = currentRequest(in, r);
-  // Increases are never capped: a container short of CPU or memory gets all of it at once.
-  // Decreases are capped at maxChangePercent during the first day of data only: after that the
-  // history says where the container runs, and a pod recreated at its template's size comes
-  // back down in one step.
+  // Increases are never capped nor held back: a container short of CPU or memory gets all of
+  // it at once, however small. Decreases under 10% keep the current value, and are capped at
+  // maxChangePercent during the first day of data only: after that the history says where the
+  // container runs, and a pod recreated at its template's size comes back down in one step.
+  const bool increase = request && v > *request;
   const bool capped =
       request && v < *request && daysOfData(in.stats, in.now) < kAdaptiveCappedDecreaseDays;
   v = applyChangeRules(
       v,
       {.current = request,
-       .minChangePercent = kMinChangePercent,
+       .minChangePercent = increase ? 0.0 : kMinChangePercent,
        .maxChangePercent = capped ? std::optional<int>(s.maxChangePercent) : std::nullopt,
        .allowDecrease = s.allowDecrease},
       ex);

@@ -164,6 +164,10 @@ struct SimulationRun {
   MemorySummary memory;
   ResizeSummary resizes;
   std::int64_t restarts = 0, evictions = 0;
+  // Whether the pod admission webhook ran in process (the strategies whose tools size new pods
+  // at admission, or node optimisation), and the pods it gave their workload's sizing.
+  bool admissionWebhook = false;
+  std::int64_t podsSizedAtAdmission = 0;
   NodeSummary nodes;
   RiskSummary risk;
   std::vector<WorkloadTimeline> workloads;

@@ -58,7 +58,10 @@ std::string summary(const SimulationRun& s, const SimulationRun* base) {
            countWithReasons(total(s.resizes.skippedByReason), "skipped", s.resizes.skippedByReason),
            countWithReasons(total(s.resizes.revertedByReason), "reverted",
                             s.resizes.revertedByReason))},
-      {"  pods", fmt::format("restarts {}, evictions {}", s.restarts, s.evictions)},
+      {"  pods", fmt::format("restarts {}, evictions {}{}", s.restarts, s.evictions,
+                             s.admissionWebhook
+                                 ? fmt::format(", {} sized at admission", s.podsSizedAtAdmission)
+                                 : std::string())},
       {"  nodes", fmt::format("{} node-h, cost {}, {} to {} nodes ({} at the end){}",
                               fixedText(s.nodes.nodeHours, 2), fixedText(s.nodes.cost, 2),
                               s.nodes.min, s.nodes.max, s.nodes.final,

@@ -98,5 +98,100 @@ TEST(AdmissionSizingTest, LookupReadsAnImmutableSnapshotAndWithdrawForgets) {
   EXPECT_EQ(sizing.size(), 0u);
 }
 
+TEST(AdmissionSizingTest, TheAdaptiveStrategyPublishesItsOwnRecommendation) {
+  // A steady 200m / 200Mi workload: the adaptive strategy's recommendation (CPU × 1.3, memory
+  // × 1.15), not CruiseKube's peak sizing (about the usage itself).
+  AdmissionSizing sizing;
+  HarnessOptions options;
+  options.controller.admissionSizing = &sizing;
+  options.controller.strategyOverride = "adaptive";
+  ScenarioHarness h(
+      scenarioYaml(workloadYaml({.name = "web"}), policyYaml({.name = "web", .target = "web"})),
+      options);
+  ASSERT_TRUE(h.usable());
+  h.runMinutes(30);
+  const auto s = sizing.lookup(kWeb);
+  ASSERT_TRUE(s.has_value());
+  ASSERT_TRUE(s->front().cpuRequest && s->front().memoryRequest);
+  EXPECT_GE(*s->front().cpuRequest, 255_m);  // 200m × 1.3 = 260m (rounded up)
+  EXPECT_LE(*s->front().cpuRequest, 265_m);
+  EXPECT_GE(*s->front().memoryRequest, 225_Mi);  // 200Mi × 1.15 = 230Mi
+  EXPECT_LE(*s->front().memoryRequest, 235_Mi);
+}
+
+api::AttunePolicy autoPolicy(api::ControlledValues values) {
+  api::AttunePolicy p;
+  p.metadata.namespace_ = "apps";
+  p.metadata.name = "web";
+  p.spec.updateStrategy.type = api::UpdateMode::kAuto;
+  p.spec.cpu.controlledValues = values;
+  p.spec.memory.controlledValues = values;
+  return p;
+}
+
+RecommendedContainer recommended(std::string name, bool enough, api::ResourceValues values) {
+  RecommendedContainer c;
+  c.name = std::move(name);
+  c.recommendation.enoughData = enough;
+  if (enough) c.recommendation.resources = values;
+  return c;
+}
+
+TEST(RecommendationSizingTest, EachContainerWithEnoughDataAtItsRecommendation) {
+  const api::ResourceValues app{.cpuRequest = 250_m,
+                                .cpuLimit = std::nullopt,
+                                .memoryRequest = 300_Mi,
+                                .memoryLimit = 600_Mi};
+  const std::vector<RecommendedWorkload> workloads = {
+      {.ref = kWeb,
+       .containers = {recommended("app", true, app), recommended("log", false, {})},
+       .lastDataTime = std::nullopt}};
+  const WorkloadSizing limits =
+      recommendationSizing(workloads, autoPolicy(api::ControlledValues::kRequestsAndLimits));
+  ASSERT_EQ(limits.size(), 1u);
+  ASSERT_EQ(limits.at(kWeb).size(), 1u);  // "log" has too little data
+  const webhook::ContainerSizing& s = limits.at(kWeb).front();
+  EXPECT_EQ(s.container, "app");
+  EXPECT_EQ(s.cpuRequest, 250_m);
+  EXPECT_EQ(s.memoryRequest, 300_Mi);
+  EXPECT_EQ(s.memoryLimit, 600_Mi);
+  EXPECT_TRUE(s.removeCpuLimit);  // the recommendation has no CPU limit
+  // RequestsOnly: the limits are left as the pod has them.
+  const WorkloadSizing requests =
+      recommendationSizing(workloads, autoPolicy(api::ControlledValues::kRequestsOnly));
+  EXPECT_FALSE(requests.at(kWeb).front().memoryLimit.has_value());
+  EXPECT_FALSE(requests.at(kWeb).front().removeCpuLimit);
+  // Nothing outside Auto.
+  api::AttunePolicy recommend = autoPolicy(api::ControlledValues::kRequestsOnly);
+  recommend.spec.updateStrategy.type = api::UpdateMode::kRecommend;
+  EXPECT_TRUE(recommendationSizing(workloads, recommend).empty());
+}
+
+TEST(RecommendationSizingTest, AWorkloadWhosePodIsBeingRecreatedKeepsItsSizing) {
+  const api::WorkloadRef api = api::workloadRef(api::WorkloadKind::kDeployment, "apps", "api");
+  const api::WorkloadRef gone = api::workloadRef(api::WorkloadKind::kDeployment, "apps", "gone");
+  const WorkloadSizing previous = {{kWeb, {{.container = "app", .cpuRequest = 100_m}}},
+                                   {api, {{.container = "app", .cpuRequest = 200_m}}},
+                                   {gone, {{.container = "app", .cpuRequest = 300_m}}}};
+  const WorkloadSizing next = {{kWeb, {{.container = "app", .cpuRequest = 150_m}}}};
+  // web and api are targets; api has no running pod (no recommendation); gone is no target.
+  const std::vector<TargetWorkload> targets = {{.ref = kWeb}, {.ref = api}};
+  const std::vector<RecommendedWorkload> recommendedNow = {{.ref = kWeb}};
+  const api::AttunePolicy policy = autoPolicy(api::ControlledValues::kRequestsOnly);
+  const WorkloadSizing kept =
+      keepingRecreatedWorkloads(next, previous, targets, recommendedNow, policy);
+  ASSERT_EQ(kept.size(), 2u);
+  EXPECT_EQ(kept.at(kWeb).front().cpuRequest, 150_m);  // this pass's
+  EXPECT_EQ(kept.at(api).front().cpuRequest, 200_m);   // kept while its pod is recreated
+  EXPECT_FALSE(kept.contains(gone));
+  // A workload with a recommendation but nothing to size (too little data) is not kept.
+  const std::vector<RecommendedWorkload> both = {{.ref = kWeb}, {.ref = api}};
+  EXPECT_EQ(keepingRecreatedWorkloads(next, previous, targets, both, policy).size(), 1u);
+  // Nothing kept once the policy stops sizing at admission.
+  api::AttunePolicy paused = policy;
+  paused.spec.paused = true;
+  EXPECT_TRUE(keepingRecreatedWorkloads({}, previous, targets, {}, paused).empty());
+}
+
 }  // namespace
 }  // namespace attune::controller::testing

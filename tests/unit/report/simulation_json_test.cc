@@ -35,9 +35,11 @@ TEST(SimulationJsonTest, TopLevelFields) {
 TEST(SimulationJsonTest, EveryRunCarriesTheRequiredFields) {
   const auto j = ordered_json::parse(renderSimulationJson(testing::sampleReport()));
   const auto& run = j["runs"][0];
-  EXPECT_EQ(keys(run), (std::vector<std::string>{
-                           "strategy", "mode", "duration_s", "pods", "containers", "cpu", "memory",
-                           "resizes", "restarts", "evictions", "nodes", "risk", "workloads"}));
+  EXPECT_EQ(keys(run),
+            (std::vector<std::string>{"strategy", "mode", "duration_s", "pods", "containers", "cpu",
+                                      "memory", "resizes", "restarts", "evictions", "admission",
+                                      "nodes", "risk", "workloads"}));
+  EXPECT_EQ(run["admission"], (ordered_json{{"webhook", false}, {"pods_sized", 0}}));
   EXPECT_EQ(run["mode"], "Auto");
   EXPECT_EQ(run["duration_s"], 7200);
   EXPECT_EQ(run["pods"], 3);
