@@ -316,6 +316,13 @@ int runController(const ControllerFlags& f) {
   // Every cached kind follows its watch at every poll (and is relisted every podResync); a kind
   // the API server would not watch is relisted once per pass.
   cacheOptions.listResync = settings->reconcileInterval;
+  // Sharded: the caches hold the owned namespaces' objects only (nodes stay whole), so each
+  // shard's memory is about 1/M of the cluster's (docs/sharding.md).
+  if (settings->shard.sharded()) {
+    cacheOptions.namespaceFilter = [shard = settings->shard](std::string_view ns) {
+      return shard.owns(ns);
+    };
+  }
   kube::CachedClusterApi api(direct, clock, cacheOptions);
   metrics::PrometheusSource source(prometheus, clock);
   // Policies with their own spec.metricsSource.prometheus: one pooled client per endpoint,

@@ -15,7 +15,10 @@ Result<T> found(const T* object, std::string_view resource, std::string_view nam
 
 InformerOptions listedOptions(const CachedClusterApiOptions& options, bool namespaced) {
   InformerOptions out;
-  if (namespaced) out.list.namespace_ = options.namespace_;
+  if (namespaced) {
+    out.list.namespace_ = options.namespace_;
+    out.namespaceFilter = options.namespaceFilter;
+  }
   out.resyncPeriod = options.podResync;  // while watched, as pods
   out.unwatchedResync = options.listResync;
   return out;
@@ -24,6 +27,7 @@ InformerOptions listedOptions(const CachedClusterApiOptions& options, bool names
 InformerOptions podOptions(const CachedClusterApiOptions& options) {
   InformerOptions out;
   out.list.namespace_ = options.namespace_;
+  out.namespaceFilter = options.namespaceFilter;
   out.resyncPeriod = options.podResync;
   return out;
 }
@@ -82,7 +86,8 @@ Result<void> CachedClusterApi::sync() {
 }
 
 bool CachedClusterApi::covers(bool synced, std::string_view ns) const {
-  return synced && (options_.namespace_.empty() || ns == options_.namespace_);
+  return synced && (options_.namespace_.empty() || ns == options_.namespace_) &&
+         (ns.empty() || !options_.namespaceFilter || options_.namespaceFilter(ns));
 }
 
 template <typename T>
