@@ -86,8 +86,9 @@ Result<void> CachedClusterApi::sync() {
 }
 
 bool CachedClusterApi::covers(bool synced, std::string_view ns) const {
-  return synced && (options_.namespace_.empty() || ns == options_.namespace_) &&
-         (ns.empty() || !options_.namespaceFilter || options_.namespaceFilter(ns));
+  // A namespace the namespaceFilter rejects is covered too: the cache holds none of its objects,
+  // which is what this replica is to see of it, and no request goes out for it.
+  return synced && (options_.namespace_.empty() || ns == options_.namespace_);
 }
 
 template <typename T>

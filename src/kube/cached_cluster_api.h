@@ -13,9 +13,10 @@
 //   return copies sorted by namespace then name, with the resourceVersion of the informer's last
 //   LIST (pods: where the watch stands); get* answer kNotFound (`<resource> "<name>" not found`)
 //   when the object is not cached. A read is passed to the inner api instead while its informer has
-//   never synced, and when it asks for a namespace outside options().namespace_ or one that
-//   options().namespaceFilter rejects. A read of all namespaces ("") is served from the cache:
-//   with a namespaceFilter, it holds the accepted namespaces' objects only.
+//   never synced, and when it asks for a namespace outside options().namespace_. With a
+//   namespaceFilter, the caches hold the accepted namespaces' objects only, and every read is
+//   answered from them: a rejected namespace reads as empty (lists empty, gets kNotFound) and
+//   costs no request.
 // - podView hands out the pod informer itself (api::PodView: pods by owner and by name, read in
 //   place) once it has synced, for namespaces it covers.
 // - watchPods follows the pod informer's log of recent changes (PodInformer::recentEvents): the
@@ -56,8 +57,8 @@ struct CachedClusterApiOptions {
   // Sharded: the namespaces this replica owns. Every namespaced kind (pods, workloads,
   // LimitRanges, ResourceQuotas, HPAs, PodDisruptionBudgets, AttunePolicies,
   // AttuneNamespaceDefaults) is cached for the namespaces it accepts only, filtered as each object
-  // is decoded (InformerOptions::namespaceFilter); nodes and AttuneDefaults stay whole. Empty:
-  // every namespace.
+  // is decoded (InformerOptions::namespaceFilter); nodes and AttuneDefaults stay whole. Reads of
+  // another namespace see it empty. Empty: every namespace.
   std::function<bool(std::string_view)> namespaceFilter;
 };
 

@@ -1,7 +1,9 @@
 // Two shards reading the cluster as the operator does, through a kube::CachedClusterApi whose
 // caches keep only the shard's namespaces (CachedClusterApiOptions::namespaceFilter,
 // docs/sharding.md): each shard's pod cache holds exactly its namespaces' pods, nodes stay whole,
-// and each shard still resizes every pod of its own namespaces and none of the other's.
+// and each shard still resizes every pod of its own namespaces and none of the other's. Run once
+// over all namespaces and once with every namespace named as a watch namespace: either way no
+// pass reads pods from the API server (no LIST or GET of pods beyond the informers' own).
 #include <gtest/gtest.h>
 
 #include <map>
@@ -10,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "api/forwarding_cluster_api.h"
 #include "controller/shard.h"
 #include "kube/cached_cluster_api.h"
 #include "scenario_harness.h"
@@ -43,13 +46,28 @@ std::string fourNamespaces() {
   return yaml;
 }
 
+// Counts the pod reads that reach the API server other than the informer's paged LIST and watch.
+class PodReadCounter final : public api::ForwardingClusterApi {
+ public:
+  using ForwardingClusterApi::ForwardingClusterApi;
+  int reads = 0;
+  Result<api::Pod> getPod(std::string_view ns, std::string_view name) override {
+    ++reads;
+    return inner().getPod(ns, name);
+  }
+  Result<api::List<api::Pod>> listPods(const api::ListOptions& options) override {
+    ++reads;
+    return inner().listPods(options);
+  }
+};
+
 kube::CachedClusterApiOptions shardCache(ShardAssignment shard) {
   kube::CachedClusterApiOptions options;
   options.namespaceFilter = [shard](std::string_view ns) { return shard.owns(ns); };
   return options;
 }
 
-TEST(ShardedCachedControllersTest, EachShardCachesAndResizesOnlyItsNamespaces) {
+void runTwoShards(const std::vector<std::string>& watchNamespaces) {
   const ShardAssignment zero{.shard = 0, .total = 2};
   const ShardAssignment one{.shard = 1, .total = 2};
   std::map<std::string, int> owner;
@@ -62,20 +80,26 @@ TEST(ShardedCachedControllersTest, EachShardCachesAndResizesOnlyItsNamespaces) {
   // the pod caches follow their watch throughout, as between two resyncs.
   SimulatedClock cacheClock(*parseRfc3339("2025-01-01T00:00:00Z"));
   kube::CachedClusterApi* firstCache = nullptr;
+  std::unique_ptr<PodReadCounter> firstReads;
   HarnessOptions options;
   options.controller.shard = zero;
   options.controller.reportingInstance = "shard-0";
+  options.controller.watchNamespaces = watchNamespaces;
   options.wrapApi = [&](api::ClusterApi& cluster) {
-    auto cache = std::make_unique<kube::CachedClusterApi>(cluster, cacheClock, shardCache(zero));
+    firstReads = std::make_unique<PodReadCounter>(cluster);
+    auto cache =
+        std::make_unique<kube::CachedClusterApi>(*firstReads, cacheClock, shardCache(zero));
     firstCache = cache.get();
     return cache;
   };
   ScenarioHarness h(fourNamespaces(), options);
   ASSERT_TRUE(h.usable());
   ASSERT_NE(firstCache, nullptr);
-  kube::CachedClusterApi secondCache(h.sim().api(), cacheClock, shardCache(one));
+  PodReadCounter secondReads(h.sim().api());
+  kube::CachedClusterApi secondCache(secondReads, cacheClock, shardCache(one));
   metrics::Registry registry;
   ControllerOptions secondOptions;
+  secondOptions.watchNamespaces = watchNamespaces;
   secondOptions.shard = one;
   secondOptions.reportingInstance = "shard-1";
   Controller second(secondCache, h.sim().metrics(), h.sim().clock(), registry, secondOptions);
@@ -137,6 +161,15 @@ TEST(ShardedCachedControllersTest, EachShardCachesAndResizesOnlyItsNamespaces) {
     Controller& mine = owner[ns] == 0 ? h.controller() : second;
     EXPECT_TRUE(mine.passesOf(ns + "/web").has_value()) << ns;
   }
+  // Every pod a pass read came from the caches, the other shard's namespaces included.
+  EXPECT_EQ(firstReads->reads, 0);
+  EXPECT_EQ(secondReads.reads, 0);
+}
+
+TEST(ShardedCachedControllersTest, EachShardCachesAndResizesOnlyItsNamespaces) { runTwoShards({}); }
+
+TEST(ShardedCachedControllersTest, WatchNamespacesOfAnotherShardCostNoRequest) {
+  runTwoShards(kNamespaces);
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 // exactly the pods one LIST per owned namespace returns (same pods, same order), through paged
 // LISTs restarted by a 410 Gone, expired watches and resyncs; its indexes and its log of recent
 // events know no other namespace; CachedClusterApi filters every namespaced kind, keeps nodes
-// whole and passes reads of another namespace through.
+// whole, and answers reads of another namespace from its caches (empty) without a request.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -208,18 +208,28 @@ TEST_F(NamespaceFilterTest, CachedClusterApiFiltersNamespacedKindsOnly) {
   EXPECT_EQ(deployments, (std::vector<std::string>{"ns-1", "ns-4", "ns-7"}));
   EXPECT_EQ(api.listNodes({})->items.size(), 9u);  // cluster-scoped: whole
   EXPECT_EQ(api.nodes().size(), 9u);
-  // Views for owned namespaces and all of them; none for another shard's namespace.
-  EXPECT_NE(api.podView(""), nullptr);
-  EXPECT_NE(api.podView("ns-4"), nullptr);
-  EXPECT_EQ(api.podView("ns-0"), nullptr);
-  // A read of another namespace goes to the API server and answers what it holds.
-  const int before = api_.getPodCalls;
+  // Another shard's namespace reads as empty, from the caches: no request goes out for it.
+  const int gets = api_.getPodCalls;
+  const int lists = api_.listPodsCalls;
+  const int deploymentLists = api_.listDeploymentsCalls;
   auto pod = api.getPod("ns-0", "web-0");
-  ASSERT_TRUE(pod);
-  EXPECT_EQ(api_.getPodCalls, before + 1);
-  EXPECT_EQ(api.listPods({.namespace_ = "ns-2", .labelSelector = {}})->items.size(), 4u);
-  EXPECT_TRUE(api.getDeployment("ns-2", "web"));
-  // Writes there pass through and leave the cache as it was.
+  ASSERT_FALSE(pod);
+  EXPECT_EQ(pod.error().code, ErrorCode::kNotFound);
+  auto other = api.listPods({.namespace_ = "ns-2", .labelSelector = {}});
+  ASSERT_TRUE(other);
+  EXPECT_TRUE(other->items.empty());
+  EXPECT_TRUE(api.listDeployments({.namespace_ = "ns-2", .labelSelector = {}})->items.empty());
+  EXPECT_EQ(api.getDeployment("ns-2", "web").error().code, ErrorCode::kNotFound);
+  const api::PodView* view = api.podView("ns-0");
+  ASSERT_NE(view, nullptr);
+  int seen = 0;
+  view->forEachPod({.namespace_ = "ns-0", .labelSelector = {}}, [&](const api::Pod&) { ++seen; });
+  EXPECT_EQ(seen, 0);
+  EXPECT_EQ(api_.getPodCalls, gets);
+  EXPECT_EQ(api_.listPodsCalls, lists);
+  EXPECT_EQ(api_.listDeploymentsCalls, deploymentLists);
+  EXPECT_EQ(api.listPods({.namespace_ = "ns-4", .labelSelector = {}})->items.size(), 4u);
+  // A write there passes through and leaves the cache as it was.
   api::AnnotationChanges note;
   note["note"] = "x";
   ASSERT_TRUE(api.patchPodAnnotations("ns-0", "web-0", note, ""));
