@@ -10,9 +10,10 @@
 //   (a dropped stream, a transport failure) keeps the cache, counts a reconnect, and the next
 //   sync() reopens the watch from the same resourceVersion. Every `resyncPeriod` a full relist
 //   replaces the cache anyway, healing any drift between the watch and the server.
-// - ListedInformer<T> covers the kinds ClusterApi cannot watch (nodes, workloads, LimitRanges,
-//   ResourceQuotas, HPAs, AttunePolicies): sync() relists them when their resyncPeriod has
-//   passed (zero, the default: on every sync()). Only pods are watched.
+// - ListedInformer<T> covers the other kinds (nodes, workloads, LimitRanges, ResourceQuotas,
+//   HPAs, AttunePolicies, ...): listed once, then followed through the generic watch
+//   (ClusterApi::watch) as pods are; a kind the ClusterApi cannot watch (kUnsupported) is
+//   relisted every unwatchedResync instead (see the class comment).
 //
 // A failed LIST leaves the cache as it was and sync() returns the error. An object is replaced
 // whole, never half-applied.
