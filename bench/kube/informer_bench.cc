@@ -7,7 +7,11 @@
 //     peak (VmHWM) during the fill against the baseline of one unpaged LIST of the same pods
 //     decoded whole before packing, measured in the same run. Also the cost of reading every
 //     cached pod once.
-//  2. Watch-event decode throughput: api::decodeWatchEvent<api::Pod> over watch lines as the API
+//  2. Memory of a shard's cache: the same 100,000 pods spread over 300 namespaces, filled into
+//     a PodInformer whose namespace filter (InformerOptions::namespaceFilter, as a sharded
+//     controller sets it) owns every third namespace, against an unfiltered informer over the
+//     same pods in the same run; prints both resident sizes and peaks and the ratio.
+//  3. Watch-event decode throughput: api::decodeWatchEvent<api::Pod> over watch lines as the API
 //     server sends them ({"type":"MODIFIED","object":{...}}), against a plain simdjson DOM parse
 //     of the same lines (no typed objects) in the same run; prints events/s, MiB/s and the ratio.
 #include <benchmark/benchmark.h>
@@ -21,6 +25,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/k8s/decode.h"
@@ -37,6 +42,7 @@ constexpr int kCachedPods = 100000;
 constexpr int kTemplates = 1000;
 constexpr int kWatchEvents = 10000;
 constexpr double kTargetMiB = 300;
+constexpr int kNamespaces = 300;  // the namespace-filter case: pods spread over this many
 constexpr const char* kOurs = "BM_DecodeWatchEvent_Attune";
 constexpr const char* kBaseline = "BM_ParseWatchEvent_SimdjsonDom";
 
@@ -56,10 +62,12 @@ long statusKiB(const std::string& field) {
 }
 
 // Serves listPods with kCachedPods distinct pods made from kTemplates decoded realistic pods
-// (each copy gets its own name, uid and resourceVersion). Everything else is unsupported.
+// (each copy gets its own name, uid and resourceVersion; with `namespaces` above zero, pod i is
+// in namespace "ns-<i mod namespaces>"). Everything else is unsupported.
 class ListOnlyApi final : public api::ClusterApi {
  public:
-  explicit ListOnlyApi(std::vector<api::Pod> templates) : templates_(std::move(templates)) {}
+  explicit ListOnlyApi(std::vector<api::Pod> templates, int namespaces = 0)
+      : templates_(std::move(templates)), namespaces_(namespaces) {}
 
   Result<api::List<api::Pod>> listPods(const api::ListOptions&) override {
     api::List<api::Pod> list;
@@ -160,10 +168,12 @@ class ListOnlyApi final : public api::ClusterApi {
     pod.metadata.name += "-" + n;
     pod.metadata.uid.replace(pod.metadata.uid.size() - n.size(), n.size(), n);
     pod.metadata.resourceVersion = std::to_string(100000000 + i);
+    if (namespaces_ > 0) pod.metadata.namespace_ = "ns-" + std::to_string(i % namespaces_);
     return pod;
   }
 
   std::vector<api::Pod> templates_;
+  int namespaces_ = 0;
 };
 
 std::vector<api::Pod> templatePods() {
@@ -196,13 +206,13 @@ struct Fill {
   double peak = 0;
 };
 
-Fill fill(kube::PodInformer& informer) {
+Fill fill(kube::PodInformer& informer, std::size_t expected = kCachedPods) {
   malloc_trim(0);
   Fill f;
   f.before = static_cast<double>(statusKiB("VmRSS")) / 1024.0;
   if (!resetPeak()) std::printf("(VmHWM not reset: the peak is the process's so far)\n");
   if (auto ok = informer.sync(); !ok) die("sync: " + ok.error().toString());
-  if (informer.size() != static_cast<std::size_t>(kCachedPods)) die("wrong cache size");
+  if (informer.size() != expected) die("wrong cache size");
   f.untrimmed = static_cast<double>(statusKiB("VmRSS")) / 1024.0;
   malloc_trim(0);  // return the freed LIST pages to the system: what stays is the cache
   f.after = static_cast<double>(statusKiB("VmRSS")) / 1024.0;
@@ -236,6 +246,44 @@ void fillAndMeasure(kube::PodInformer& informer, kube::PodInformer& unpaged,
       "%.2fx\n",
       whole.before, whole.after, whole.peak, paged.peak, whole.peak, whole.peak / paged.peak,
       pagedRise, wholeRise, wholeRise / pagedRise);
+}
+
+// Every third namespace of kNamespaces owned ("ns-0", "ns-3", ...): a third of the pods.
+bool ownedNamespace(std::string_view ns) {
+  return ns.starts_with("ns-") && std::stoi(std::string(ns.substr(3))) % 3 == 0;
+}
+
+// A shard's pod cache against the whole cluster's, over the same pods in the same run (after the
+// figures above; their cache stays resident meanwhile). The filtered informer is filled first,
+// each dropped after its measurement.
+void measureNamespaceFilter(const std::vector<api::Pod>& templates) {
+  ListOnlyApi spread(templates, kNamespaces);
+  SimulatedClock clock(Time{});
+  std::size_t owned = 0;
+  for (int i = 0; i < kCachedPods; ++i) {
+    owned += ownedNamespace("ns-" + std::to_string(i % kNamespaces)) ? 1 : 0;
+  }
+  Fill filtered;
+  {
+    kube::InformerOptions options = kube::PodInformer::defaultOptions();
+    options.namespaceFilter = ownedNamespace;
+    kube::PodInformer informer(spread, clock, options);
+    filtered = fill(informer, owned);
+  }
+  Fill whole;
+  {
+    kube::PodInformer informer(spread, clock);
+    whole = fill(informer);
+  }
+  const double filteredMiB = filtered.after - filtered.before;
+  const double wholeMiB = whole.after - whole.before;
+  std::printf(
+      "namespace filter: %d pods in %d namespaces, 1 in 3 namespaces owned (%zu pods)\n"
+      "  filtered cache: +%.1f MiB resident (peak +%.1f MiB); unfiltered cache: +%.1f MiB "
+      "resident (peak +%.1f MiB)\n"
+      "  ratio filtered / unfiltered resident: %.3f (owned pods %.3f)\n",
+      kCachedPods, kNamespaces, owned, filteredMiB, filtered.peak - filtered.before, wholeMiB,
+      whole.peak - whole.before, filteredMiB / wholeMiB, static_cast<double>(owned) / kCachedPods);
 }
 
 const std::vector<std::string>& watchLines() {
@@ -331,7 +379,8 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
 
   SimulatedClock clock(Time{});
-  ListOnlyApi api(templatePods());
+  const std::vector<api::Pod> templates = templatePods();
+  ListOnlyApi api(templates);
   const std::size_t packed =
       kube::packPod(*api::decodePod(attune::testing::realisticPod(0).dump())).size();
   kube::PodInformer informer(api, clock);
@@ -342,6 +391,8 @@ int main(int argc, char** argv) {
     kube::PodInformer unpaged(api, clock, whole);
     fillAndMeasure(informer, unpaged, packed);
   }
+  malloc_trim(0);
+  measureNamespaceFilter(templates);
   malloc_trim(0);
 
   watchLines();  // built before any timing

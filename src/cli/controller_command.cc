@@ -26,6 +26,7 @@
 #include "controller/slo_queries.h"
 #include "kube/cached_cluster_api.h"
 #include "kube/http_cluster_api.h"
+#include "kube/rate_limiter.h"
 #include "metrics/exposition/registry.h"
 #include "metrics/prometheus/prometheus_pool.h"
 #include "metrics/prometheus/prometheus_scalar_query.h"
@@ -65,6 +66,9 @@ struct ControllerFlags {
   std::optional<int> shard;
   int totalShards = 1;
   bool shardFromPodName = false;
+  // The Kubernetes client's limit (docs/operator.md): client-go's flag names and meaning.
+  std::string kubeApiQps = fmt::format("{}", kube::RateLimit{}.qps);
+  std::string kubeApiBurst = std::to_string(kube::RateLimit{}.burst);
 };
 
 // Everything parsed from the flags before anything is started.
@@ -78,6 +82,7 @@ struct Settings {
   SelfManagedCertificateOptions webhookCertificates;
   Duration webhookRefresh{};
   controller::ShardAssignment shard;
+  kube::RateLimit kubeApi;
 };
 
 Result<void> webhookSettings(const WebhookFlags& f, Settings& s) {
@@ -166,6 +171,10 @@ Result<Settings> settingsFrom(const ControllerFlags& f) {
     return std::unexpected(webhook.error());
   }
   if (auto shard = shardSettings(f, s); !shard) return std::unexpected(shard.error());
+  auto kubeApi =
+      kube::parseRateLimit(f.kubeApiQps, f.kubeApiBurst, "--kube-api-qps", "--kube-api-burst");
+  if (!kubeApi) return std::unexpected(kubeApi.error());
+  s.kubeApi = *kubeApi;
   if (f.oomRecovery && !s.webhookAddress) {
     return fail(ErrorCode::kInvalidArgument,
                 "needs --webhook-address: an evicted pod is only recreated with a higher memory "
@@ -305,10 +314,14 @@ int runController(const ControllerFlags& f) {
 
   const Wait wait = shutdownSignals();  // before any thread starts
 
-  kube::HttpClusterApi direct(*config, clock);
+  // --kube-api-qps / --kube-api-burst: each client below has a token bucket of its own.
+  kube::HttpClusterApiOptions directOptions;
+  directOptions.rest.rateLimit = settings->kubeApi;
+  kube::HttpClusterApi direct(*config, clock, directOptions);
   // The election thread's own client. One retry: the next election step is the retry, and a
   // step must not outlast the renew deadline.
   kube::HttpClusterApiOptions leaseOptions;
+  leaseOptions.rest.rateLimit = settings->kubeApi;
   leaseOptions.rest.maxRetries = 1;
   kube::HttpClusterApi leaseApi(*config, clock, leaseOptions);
   kube::CachedClusterApiOptions cacheOptions;
@@ -316,6 +329,13 @@ int runController(const ControllerFlags& f) {
   // Every cached kind follows its watch at every poll (and is relisted every podResync); a kind
   // the API server would not watch is relisted once per pass.
   cacheOptions.listResync = settings->reconcileInterval;
+  // Sharded: the caches hold the owned namespaces' objects only (nodes stay whole), so each
+  // shard's memory is about 1/M of the cluster's (docs/sharding.md).
+  if (settings->shard.sharded()) {
+    cacheOptions.namespaceFilter = [shard = settings->shard](std::string_view ns) {
+      return shard.owns(ns);
+    };
+  }
   kube::CachedClusterApi api(direct, clock, cacheOptions);
   metrics::PrometheusSource source(prometheus, clock);
   // Policies with their own spec.metricsSource.prometheus: one pooled client per endpoint,
@@ -402,6 +422,9 @@ int runController(const ControllerFlags& f) {
        {"leader_elect", f.process.leaderElect ? "true" : "false"},
        {"lease", settings->election.namespace_ + "/" + settings->election.name},
        {"shard", fmt::format("{}/{}", settings->shard.shard, settings->shard.total)},
+       {"kube_api_qps", settings->kubeApi.qps > 0 ? fmt::format("{}", settings->kubeApi.qps)
+                                                  : std::string("unlimited")},
+       {"kube_api_burst", std::to_string(settings->kubeApi.burst)},
        {"hpa_guard", f.hpaGuard ? "true" : "false"},
        {"node_load_taints", f.nodeLoadTaints ? "true" : "false"},
        {"webhook_address",
@@ -574,6 +597,14 @@ void addControllerCommand(CLI::App& app, int& exitCode) {
   cmd->add_flag("--shard-from-pod-name", f->shardFromPodName,
                 "Take the shard from $POD_NAME's StatefulSet ordinal, modulo --total-shards "
                 "(a StatefulSet of k x M replicas runs k replicas of every shard)");
+  cmd->add_option("--kube-api-qps", f->kubeApiQps,
+                  "Requests per second the Kubernetes client may send, as client-go's QPS (a "
+                  "negative value, e.g. -1, turns the client-side limit off)")
+      ->capture_default_str();
+  cmd->add_option("--kube-api-burst", f->kubeApiBurst,
+                  "Requests the Kubernetes client may send back to back above --kube-api-qps, "
+                  "as client-go's burst (1 to 1000000)")
+      ->capture_default_str();
   cmd->add_flag("--oom-recovery", f->oomRecovery,
                 "Evict OOM-killed pods of managed workloads for recreation, their memory at the "
                 "kill recorded on the workload for the pod webhook's sizing (needs "

@@ -15,7 +15,10 @@ Result<T> found(const T* object, std::string_view resource, std::string_view nam
 
 InformerOptions listedOptions(const CachedClusterApiOptions& options, bool namespaced) {
   InformerOptions out;
-  if (namespaced) out.list.namespace_ = options.namespace_;
+  if (namespaced) {
+    out.list.namespace_ = options.namespace_;
+    out.namespaceFilter = options.namespaceFilter;
+  }
   out.resyncPeriod = options.podResync;  // while watched, as pods
   out.unwatchedResync = options.listResync;
   return out;
@@ -24,6 +27,7 @@ InformerOptions listedOptions(const CachedClusterApiOptions& options, bool names
 InformerOptions podOptions(const CachedClusterApiOptions& options) {
   InformerOptions out;
   out.list.namespace_ = options.namespace_;
+  out.namespaceFilter = options.namespaceFilter;
   out.resyncPeriod = options.podResync;
   return out;
 }
@@ -82,6 +86,8 @@ Result<void> CachedClusterApi::sync() {
 }
 
 bool CachedClusterApi::covers(bool synced, std::string_view ns) const {
+  // A namespace the namespaceFilter rejects is covered too: the cache holds none of its objects,
+  // which is what this replica is to see of it, and no request goes out for it.
   return synced && (options_.namespace_.empty() || ns == options_.namespace_);
 }
 

@@ -13,7 +13,10 @@
 //   return copies sorted by namespace then name, with the resourceVersion of the informer's last
 //   LIST (pods: where the watch stands); get* answer kNotFound (`<resource> "<name>" not found`)
 //   when the object is not cached. A read is passed to the inner api instead while its informer has
-//   never synced, and when it asks for a namespace outside options().namespace_.
+//   never synced, and when it asks for a namespace outside options().namespace_. With a
+//   namespaceFilter, the caches hold the accepted namespaces' objects only, and every read is
+//   answered from them: a rejected namespace reads as empty (lists empty, gets kNotFound) and
+//   costs no request.
 // - podView hands out the pod informer itself (api::PodView: pods by owner and by name, read in
 //   place) once it has synced, for namespaces it covers.
 // - watchPods follows the pod informer's log of recent changes (PodInformer::recentEvents): the
@@ -31,7 +34,9 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <string>
+#include <string_view>
 
 #include "api/cluster_api.h"
 #include "api/forwarding_cluster_api.h"
@@ -49,6 +54,12 @@ struct CachedClusterApiOptions {
   // Relist period of the kinds the inner api cannot watch (zero: every sync()); the watched
   // ones are relisted every podResync.
   Duration listResync = Duration::zero();
+  // Sharded: the namespaces this replica owns. Every namespaced kind (pods, workloads,
+  // LimitRanges, ResourceQuotas, HPAs, PodDisruptionBudgets, AttunePolicies,
+  // AttuneNamespaceDefaults) is cached for the namespaces it accepts only, filtered as each object
+  // is decoded (InformerOptions::namespaceFilter); nodes and AttuneDefaults stay whole. Reads of
+  // another namespace see it empty. Empty: every namespace.
+  std::function<bool(std::string_view)> namespaceFilter;
 };
 
 class CachedClusterApi final : public api::ForwardingClusterApi {

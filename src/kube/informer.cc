@@ -18,6 +18,10 @@ bool byName(const ObjectKey* a, const ObjectKey* b) { return a->name < b->name; 
 
 }  // namespace
 
+bool keepsNamespace(const InformerOptions& options, std::string_view ns) {
+  return !options.namespaceFilter || options.namespaceFilter(ns);
+}
+
 bool ResyncSchedule::due(Duration period) const {
   return !last_ || clock_.now() - *last_ >= period;
 }
@@ -53,10 +57,14 @@ Result<void> PodInformer::sync() {
     return relist();
   }
   for (const api::WatchEvent<api::Pod>& event : batch->events) {
-    apply(event);
     if (event.type == api::WatchEventType::kBookmark || event.type == api::WatchEventType::kError) {
       continue;
     }
+    if (!keepsNamespace(options_, event.object.metadata.namespace_)) {
+      ++stats_.filtered;
+      continue;
+    }
+    apply(event);
     recent_.push_back({event.object.metadata.resourceVersion, event});
   }
   resourceVersion_ = std::move(batch->resourceVersion);
@@ -110,7 +118,7 @@ Result<void> PodInformer::relist() {
     // The decoded list is freed only after every pod is packed: the packed pods then sit
     // together above it in the heap, and the list's memory goes back whole instead of staying
     // pinned by small packed pods scattered through it.
-    for (const api::Pod& pod : list->items) store(pod);
+    for (const api::Pod& pod : list->items) storeListed(pod);
     resourceVersion = std::move(list->resourceVersion);
   } else {
     // The cache as it was stays aside until the new list is complete, so that a failed LIST
@@ -156,7 +164,7 @@ Result<std::string> PodInformer::listPages() {
     if (!page) return std::unexpected(page.error());
     if (first) resourceVersion = std::move(page->resourceVersion);
     first = false;
-    for (const api::Pod& pod : page->items) store(pod);
+    for (const api::Pod& pod : page->items) storeListed(pod);
     continueToken = std::move(page->continueToken);
   } while (!continueToken.empty());
   return resourceVersion;
@@ -187,6 +195,14 @@ void PodInformer::apply(const api::WatchEvent<api::Pod>& event) {
       return;
   }
   ++stats_.events;
+}
+
+void PodInformer::storeListed(const api::Pod& pod) {
+  if (keepsNamespace(options_, pod.metadata.namespace_)) {
+    store(pod);
+  } else {
+    ++stats_.filtered;
+  }
 }
 
 void PodInformer::store(const api::Pod& pod) {
@@ -241,6 +257,7 @@ void PodInformer::unlinkOwner(PodMap::iterator it) {
 
 bool PodInformer::inScope(const api::ObjectMeta& meta) const {
   return (options_.list.namespace_.empty() || meta.namespace_ == options_.list.namespace_) &&
+         keepsNamespace(options_, meta.namespace_) &&
          api::selectorMatches(options_.list.labelSelector, meta.labels);
 }
 
@@ -370,7 +387,13 @@ Result<void> ListedInformer<T>::sync() {
         return relist();
     }
   }
-  for (const api::WatchEvent<T>& event : batch->events) apply(event);
+  for (const api::WatchEvent<T>& event : batch->events) {
+    if (!keepsNamespace(options_, event.object.metadata.namespace_)) {
+      ++stats_.filtered;
+      continue;
+    }
+    apply(event);
+  }
   resourceVersion_ = std::move(batch->resourceVersion);
   return {};
 }
@@ -384,6 +407,10 @@ Result<void> ListedInformer<T>::relist() {
   }
   std::map<ObjectKey, T, ObjectKeyLess> objects;
   for (T& object : list->items) {
+    if (!keepsNamespace(options_, object.metadata.namespace_)) {
+      ++stats_.filtered;
+      continue;
+    }
     ObjectKey key{object.metadata.namespace_, object.metadata.name};
     objects.insert_or_assign(std::move(key), std::move(object));
   }
@@ -455,6 +482,7 @@ template <typename T>
 void ListedInformer<T>::recordWrite(T object) {
   const api::ObjectMeta& meta = object.metadata;
   if (!options_.list.namespace_.empty() && meta.namespace_ != options_.list.namespace_) return;
+  if (!keepsNamespace(options_, meta.namespace_)) return;
   auto it = objects_.find(viewOf(meta));
   if (it != objects_.end() && it->second.metadata.resourceVersion == meta.resourceVersion) return;
   pending(meta);

@@ -10,9 +10,10 @@
 //   (a dropped stream, a transport failure) keeps the cache, counts a reconnect, and the next
 //   sync() reopens the watch from the same resourceVersion. Every `resyncPeriod` a full relist
 //   replaces the cache anyway, healing any drift between the watch and the server.
-// - ListedInformer<T> covers the kinds ClusterApi cannot watch (nodes, workloads, LimitRanges,
-//   ResourceQuotas, HPAs, AttunePolicies): sync() relists them when their resyncPeriod has
-//   passed (zero, the default: on every sync()). Only pods are watched.
+// - ListedInformer<T> covers the other kinds (nodes, workloads, LimitRanges, ResourceQuotas,
+//   HPAs, AttunePolicies, ...): listed once, then followed through the generic watch
+//   (ClusterApi::watch) as pods are; a kind the ClusterApi cannot watch (kUnsupported) is
+//   relisted every unwatchedResync instead (see the class comment).
 //
 // A failed LIST leaves the cache as it was and sync() returns the error. An object is replaced
 // whole, never half-applied.
@@ -22,6 +23,12 @@
 // kubectl.kubernetes.io/last-applied-configuration (a copy of the whole object as last applied,
 // often several KB) is dropped from cached pods; managedFields are never decoded
 // (api::ObjectMeta has no such field). Other kinds are few and kept as decoded objects.
+//
+// Namespace filter (InformerOptions::namespaceFilter): a sharded controller keeps only the
+// objects of the namespaces it owns. The filter is applied to every object as it comes out of a
+// LIST page or a watch event, before it is packed or stored, so the other namespaces' objects
+// cost no memory: the cache, its indexes, its views and its log of recent events hold the
+// accepted namespaces only, exactly what one LIST per accepted namespace would return.
 //
 // Not thread-safe: one thread calls sync() and reads, as with ClusterApi.
 #pragma once
@@ -101,7 +108,15 @@ struct InformerOptions {
   // before the next page is read, so that a LIST never lies decoded whole in memory. Zero: one
   // unpaged LIST (ClusterApi::listPods).
   std::size_t pageSize = 500;
+  // Keeps only the objects whose namespace this returns true for (see the file comment);
+  // empty: every namespace. Meant for namespaced kinds; a cluster-scoped object has the
+  // namespace "" and is kept only when the filter accepts "". Must be a pure function of the
+  // name: an object it once rejected is never looked at again until it changes.
+  std::function<bool(std::string_view)> namespaceFilter;
 };
+
+// Whether `options`' namespaceFilter keeps objects of namespace `ns` (true without a filter).
+bool keepsNamespace(const InformerOptions& options, std::string_view ns);
 
 // What an informer has done; for metrics and tests.
 struct InformerStats {
@@ -110,6 +125,7 @@ struct InformerStats {
   std::uint64_t reconnects = 0;    // watch calls that failed with kUnavailable
   std::uint64_t events = 0;        // watch events applied
   std::uint64_t listRestarts = 0;  // paged LISTs started again after a 410 Gone mid-way
+  std::uint64_t filtered = 0;      // listed objects and watch events the namespaceFilter dropped
   std::optional<Error> lastError;  // the last failed LIST or watch call, if any
 };
 
@@ -222,6 +238,8 @@ class PodInformer final : public api::PodView {
   Result<std::string> listPages();
   void apply(const api::WatchEvent<api::Pod>& event);
   void store(const api::Pod& pod);
+  // store() when the namespaceFilter keeps the pod, else counted in stats_.filtered.
+  void storeListed(const api::Pod& pod);
   void erase(std::string_view ns, std::string_view name);
   void unlinkOwner(PodMap::iterator it);
   void linkOwner(PodMap::iterator it, const api::Pod& pod);

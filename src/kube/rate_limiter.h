@@ -1,7 +1,11 @@
 // Client-side request rate limit: a token bucket, as client-go's (QPS and burst).
 #pragma once
 
+#include <string>
+#include <string_view>
+
 #include "core/clock.h"
+#include "core/error.h"
 #include "core/time.h"
 
 namespace attune::kube {
@@ -10,6 +14,14 @@ struct RateLimit {
   double qps = 20.0;  // tokens added per second; <= 0 disables the limit
   int burst = 30;     // bucket size: requests allowed back to back after an idle period
 };
+
+// A RateLimit from the text of two flags (the controller's --kube-api-qps and --kube-api-burst,
+// named by `qpsField` and `burstField` in errors). `qps`: a decimal number, positive, or negative
+// to turn the client-side limit off (client-go's and controller-runtime's -1); zero, NaN and
+// infinities are refused. `burst`: a whole number from 1 to 1,000,000 (checked even when the
+// limit is off). kInvalidArgument with the field and the text given.
+Result<RateLimit> parseRateLimit(std::string_view qps, std::string_view burst,
+                                 const std::string& qpsField, const std::string& burstField);
 
 // The bucket starts full. Not thread-safe; one owner (the request path of one client).
 class TokenBucket {
