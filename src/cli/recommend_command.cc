@@ -155,8 +155,8 @@ std::expected<ScanRequest, Usage> scanRequest(const RecommendOptions& o) {
   r.strategies = o.strategies.empty() ? std::vector<std::string>{"attune"} : o.strategies;
   for (const std::string& s : r.strategies) {
     if (!recommend::makeStrategy(s)) {
-      return std::unexpected(
-          Usage{fmt::format("--strategy {:?}: expected attune, cruisekube, vpa or krr", s)});
+      return std::unexpected(Usage{
+          fmt::format("--strategy {:?}: expected adaptive, attune, cruisekube, vpa or krr", s)});
     }
   }
   auto history = durationFlag("--history", o.history);
@@ -249,7 +249,7 @@ void addRecommendCommand(CLI::App& app, int& exitCode) {
   cmd->add_option("--selector", o->selector,
                   "Workload filter: Kind/name or name, with * ? [] globs (e.g. Deployment/web-*)");
   cmd->add_option("--strategy", o->strategies,
-                  "Strategies, comma-separated or repeated: attune, cruisekube, vpa, krr "
+                  "Strategies, comma-separated or repeated: adaptive, attune, cruisekube, vpa, krr "
                   "(default attune)")
       ->delimiter(',');
   cmd->add_option("--history", o->history, "History analysed, whole days (e.g. 7d, 2w, 24h)")

@@ -55,9 +55,9 @@ enum class PodAggregation { kMax, kAvg, kNone };
 inline constexpr std::array<std::string_view, 3> kPodAggregationNames = {"Max", "Avg", "None"};
 
 // Which recommendation algorithm sizes the containers (our extension, `spec.strategy`).
-enum class RecommendationStrategy { kAttune, kCruisekube };
-inline constexpr std::array<std::string_view, 2> kRecommendationStrategyNames = {"attune",
-                                                                                 "cruisekube"};
+enum class RecommendationStrategy { kAttune, kCruisekube, kAdaptive };
+inline constexpr std::array<std::string_view, 3> kRecommendationStrategyNames = {
+    "attune", "cruisekube", "adaptive"};
 
 // How readily the node optimiser evicts a workload's pods to make a node fit (our extension,
 // `spec.nodeOptimization.evictionRanking` and the `attune.io/eviction-ranking` annotation):

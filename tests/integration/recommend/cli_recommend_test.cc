@@ -292,7 +292,7 @@ TEST(RecommendCliTest, EveryStrategyIsFiniteAndBoundedOverTheBitbrainsTrace) {
   ATTUNE_REQUIRE_SHARED_DIR(shared);
   const auto traces = shared / "traces/bitbrains-rnd-2013-7";
   const CommandRun run = runAttune("recommend --trace " + traces.string() +
-                                   " --strategy attune,cruisekube,vpa,krr -o json");
+                                   " --strategy adaptive,attune,cruisekube,vpa,krr -o json");
   ASSERT_EQ(run.exitCode, 0) << run.err;
   const auto doc = nlohmann::json::parse(run.out);
   ASSERT_EQ(doc["workloads"].size(), 100u);
@@ -301,7 +301,7 @@ TEST(RecommendCliTest, EveryStrategyIsFiniteAndBoundedOverTheBitbrainsTrace) {
   std::map<std::string, int> withNumbers;
   for (const auto& w : doc["workloads"]) {
     for (const auto& c : w["containers"]) {
-      ASSERT_EQ(c["recommendations"].size(), 4u);
+      ASSERT_EQ(c["recommendations"].size(), 5u);
       for (const auto& r : c["recommendations"]) {
         const std::string strategy = r["strategy"];
         const auto& rec = r["recommended"];
@@ -331,7 +331,7 @@ TEST(RecommendCliTest, EveryStrategyIsFiniteAndBoundedOverTheBitbrainsTrace) {
     }
   }
   // A handful of VMs have too few samples in the last week; all others get numbers.
-  for (const char* strategy : {"attune", "cruisekube", "vpa", "krr"}) {
+  for (const char* strategy : {"adaptive", "attune", "cruisekube", "vpa", "krr"}) {
     EXPECT_GE(withNumbers[strategy], 95) << strategy;
   }
 }

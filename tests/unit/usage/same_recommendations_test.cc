@@ -30,7 +30,7 @@ const Duration kStep = minutes(5);
 const api::WorkloadRef kWeb{"shop", "Deployment", "web"};
 const std::vector<std::string> kPods{"web-a", "web-b"};
 const std::vector<std::string> kContainers{"app", "worker"};
-const std::vector<std::string> kStrategies{"attune", "cruisekube", "vpa", "krr"};
+const std::vector<std::string> kStrategies{"adaptive", "attune", "cruisekube", "vpa", "krr"};
 
 api::ResourceValues currentOf(const std::string& pod, const std::string& container) {
   if (container == "app") {

@@ -188,6 +188,9 @@ TEST(PolicyDecodeTest, ModeledExtensionsDecodeWithoutAWarning) {
   EXPECT_TRUE(doc.errors.empty()) << describe(doc.errors);
   EXPECT_TRUE(doc.warnings.empty()) << describe(doc.warnings);
   EXPECT_EQ(doc.policy->spec.strategy, RecommendationStrategy::kCruisekube);
+  const DecodedPolicy adaptive = decodeOne(withSpec("  strategy: adaptive\n"));
+  EXPECT_TRUE(adaptive.errors.empty()) << describe(adaptive.errors);
+  EXPECT_EQ(adaptive.policy->spec.strategy, RecommendationStrategy::kAdaptive);
 }
 
 TEST(PolicyDecodeTest, PublicStatusFieldsAreAcceptedSilently) {
