@@ -192,8 +192,29 @@ void PolicyPass::readUsage() {
     if (it == podOwner.end()) return std::nullopt;
     return it->second;
   };
-  auto refreshed = state_.usage.refresh(ctx_.metrics, scopeOf(policy_), now_, workloadOf);
+  const metrics::Scope scope = scopeOf(policy_);
+  Result<void> refreshed;
+  if (ctx_.sharedReads == nullptr) {
+    refreshed = state_.usage.refresh(ctx_.metrics, scope, now_, workloadOf);
+  } else {
+    // The namespace's shared reading, restricted to this policy's target pods.
+    const usage::ContainerFilter wanted = [&](const metrics::ContainerId& id) {
+      return workloadOf(id).has_value();
+    };
+    refreshed = state_.usage.refresh(
+        [&](const usage::ReadRange& range) {
+          return ctx_.sharedReads->read(ctx_.metrics, scope, range, wanted);
+        },
+        now_, workloadOf);
+  }
   if (!refreshed) metricsError_ = refreshed.error().toString();
+}
+
+void PolicyPass::announceUsageRead() {
+  if (ctx_.sharedReads == nullptr) return;
+  if (auto range = state_.usage.nextRefresh(now_)) {
+    ctx_.sharedReads->expect(ctx_.metrics, scopeOf(policy_), *range);
+  }
 }
 
 // ---- Verdicts
