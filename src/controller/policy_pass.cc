@@ -226,7 +226,12 @@ safety::SafetySignals PolicyPass::throttleSignals() {
   const Duration window = ctx_.options.observation.throttleWindow;
   const Time end = usage::floorToStep(now_, ctx_.options.observation.sampleInterval);
   // A failing source leaves the map empty: the monitor then fails closed (no data, no "safe").
-  if (auto ratios = ctx_.metrics.cpuThrottleRatio(scopeOf(policy_), {end, end, window})) {
+  const metrics::Scope scope = scopeOf(policy_);
+  const metrics::Range range{end, end, window};
+  // Shared with the pass's other policies of the namespace when they read the same.
+  if (auto ratios = ctx_.sharedReads != nullptr
+                        ? ctx_.sharedReads->throttleRatio(ctx_.metrics, scope, range)
+                        : ctx_.metrics.cpuThrottleRatio(scope, range)) {
     for (const auto& series : *ratios) {
       if (series.points.empty()) continue;
       // Keyed "pod/container": one policy's pods share the namespace.

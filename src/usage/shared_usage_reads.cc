@@ -167,4 +167,17 @@ Result<UsageReading> SharedUsageReads::read(metrics::MetricsSource& source,
   return done(std::move(out));
 }
 
+Result<std::vector<metrics::ContainerSeries>> SharedUsageReads::throttleRatio(
+    metrics::MetricsSource& source, const metrics::Scope& scope, const metrics::Range& range) {
+  if (scope.namespaces.size() != 1) return source.cpuThrottleRatio(scope, range);
+  ThrottleKey key{&source,     scope.namespaces.front(),
+                  range.start, range.end,
+                  range.step,  {scope.excludedContainers.begin(), scope.excludedContainers.end()}};
+  auto it = throttle_.find(key);
+  if (it == throttle_.end()) {
+    it = throttle_.emplace(std::move(key), source.cpuThrottleRatio(scope, range)).first;
+  }
+  return it->second;
+}
+
 }  // namespace attune::usage

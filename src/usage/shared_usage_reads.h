@@ -56,6 +56,15 @@ class SharedUsageReads {
   Result<UsageReading> read(metrics::MetricsSource& source, const metrics::Scope& scope,
                             const ReadRange& range, const ContainerFilter& wanted = {});
 
+  // The CPU throttle ratios of `scope` over `range` (the safety checks' read at the end of an
+  // observation period): one query per (source, namespace, range, excluded containers) and pass,
+  // its answer (or its error) kept for the rest of the pass (one point per container of the
+  // namespaces whose policies judge a resize). Scopes of several namespaces are read on their
+  // own.
+  Result<std::vector<metrics::ContainerSeries>> throttleRatio(metrics::MetricsSource& source,
+                                                              const metrics::Scope& scope,
+                                                              const metrics::Range& range);
+
   // Reads sent to sources (each one query per metric), and readers served.
   std::size_t sourceReads() const { return sourceReads_; }
   std::size_t readsServed() const { return readsServed_; }
@@ -81,6 +90,9 @@ class SharedUsageReads {
              Time end, Duration step);
 
   std::map<Key, Entry> entries_;
+  using ThrottleKey = std::tuple<const metrics::MetricsSource*, std::string, Time, Time, Duration,
+                                 std::set<std::string>>;
+  std::map<ThrottleKey, Result<std::vector<metrics::ContainerSeries>>> throttle_;
   std::size_t sourceReads_ = 0;
   std::size_t readsServed_ = 0;
 };

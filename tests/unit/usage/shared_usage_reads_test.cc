@@ -304,5 +304,29 @@ TEST(SharedUsageReadsTest, OtherStepsAndSourcesAreReadApart) {
   EXPECT_EQ(b.count("cpu"), 1u);
 }
 
+TEST(SharedUsageReadsTest, ThrottleRatiosAreReadOncePerNamespaceRangeAndExclusions) {
+  FakeSource source;
+  SharedUsageReads reads;
+  const Range at{kT0 + hours(1), kT0 + hours(1), minutes(5)};
+  auto a = reads.throttleRatio(source, shop(), at);
+  auto b = reads.throttleRatio(source, shop(), at);
+  ASSERT_TRUE(a && b);
+  ASSERT_FALSE(a->empty());
+  EXPECT_EQ(a->size(), b->size());
+  EXPECT_EQ(source.count("throttle"), 1u);
+  // Other exclusions, another time: their own queries, and never an excluded container.
+  auto c = reads.throttleRatio(source, shop({"istio-proxy", "debug"}), at);
+  ASSERT_TRUE(c);
+  for (const auto& s : *c) EXPECT_NE(s.id.container, "debug");
+  ASSERT_TRUE(reads.throttleRatio(source, shop(), Range{at.start + kStep, at.end + kStep, kStep}));
+  EXPECT_EQ(source.count("throttle"), 3u);
+  // A failure is the answer for the rest of the pass.
+  FakeSource down;
+  down.failing = true;
+  EXPECT_FALSE(reads.throttleRatio(down, shop(), at));
+  EXPECT_FALSE(reads.throttleRatio(down, shop(), at));
+  EXPECT_EQ(down.count("throttle"), 1u);
+}
+
 }  // namespace
 }  // namespace attune::usage
