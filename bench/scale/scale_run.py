@@ -304,6 +304,7 @@ class Run:
         processes, samplers, followers = [], [], []
         self.deadline = time.monotonic() + self.args.deadline
         requests_before = self.kube.requests_total()
+        self.queries_before = prometheus_query_totals(self.prometheus_url)
         started_wall = time.time()
         for shard in range(self.shards):
             path = os.path.join(self.work, f"controller-{self.name}-{shard}.log")
@@ -367,6 +368,10 @@ class Run:
         firsts = self.wait(args.first_pass_timeout, "the first reconcile pass", first_passes, 0.5)
         cpu_first = [cpu_seconds(p.pid) or 0 for p in processes]
         requests_first = self.kube.requests_total()
+        queries_first = prometheus_query_totals(self.prometheus_url)
+        for key in ("queries", "seconds", "bytes"):
+            f[f"prometheus_{key}_to_first_reconcile"] = (
+                queries_first[key] - self.queries_before[key])
         covered = sum(int(r["policies"]) for r in firsts)
         f["first_reconcile_s"] = max(parse_ts(r["ts"]) for r in firsts) - started_wall
         f["first_pass_s"] = max(float(r["duration_s"]) for r in firsts)
@@ -527,6 +532,15 @@ def print_figures(runs, args):
              "cpu_to_first_reconcile_s"),
             ("CPU per steady pass", fmt_s(f.get("cpu_per_steady_pass_s")),
              "cpu_per_steady_pass_s"),
+            ("Prometheus queries to the first reconcile",
+             fmt_n(f.get("prometheus_queries_to_first_reconcile")),
+             "prometheus_queries_to_first_reconcile"),
+            ("Prometheus seconds to the first reconcile",
+             fmt_s(f.get("prometheus_seconds_to_first_reconcile")),
+             "prometheus_seconds_to_first_reconcile"),
+            ("Prometheus MiB sent to the first reconcile",
+             fmt_n(mib(f.get("prometheus_bytes_to_first_reconcile")), 1),
+             "prometheus_bytes_to_first_reconcile"),
             ("Prometheus queries per steady pass",
              fmt_n(f.get("prometheus_queries_per_steady_pass")),
              "prometheus_queries_per_steady_pass"),

@@ -31,6 +31,7 @@
 #include "metrics/prometheus/prometheus_pool.h"
 #include "metrics/prometheus/prometheus_scalar_query.h"
 #include "metrics/prometheus/prometheus_source.h"
+#include "metrics/prometheus/query_metrics.h"
 #include "safety/observation.h"
 
 namespace attune::cli {
@@ -61,6 +62,8 @@ struct ControllerFlags {
   bool nodeLoadTaints = false;
   double nodeLoadThreshold = 1.0;
   bool oomRecovery = false;
+  // Hidden: false makes every policy read its usage on its own (docs/scale.md measures both).
+  bool prometheusSharedReads = true;
   WebhookFlags webhook;
   // Sharding (docs/sharding.md).
   std::optional<int> shard;
@@ -311,6 +314,10 @@ int runController(const ControllerFlags& f) {
   // the safety monitor assumes.
   prometheus.minRateWindow = 2 * settings->observation.sampleInterval;
   prometheus.throttleWindow = settings->observation.throttleWindow;
+  // Every query of the operator's Prometheus sources, booked as attune_prometheus_* metrics.
+  metrics::Registry registry;
+  metrics::PrometheusQueryMetrics queryMetrics(registry);
+  prometheus.onQuery = queryMetrics.observer();
 
   const Wait wait = shutdownSignals();  // before any thread starts
 
@@ -346,7 +353,6 @@ int runController(const ControllerFlags& f) {
   // SLO guardrails: instant queries against the same Prometheus as each policy's usage.
   metrics::PrometheusScalarQuery sloFallback(prometheus, clock);
   controller::PolicySloQueries sloQueries(policySources, pool, sloFallback, clock);
-  metrics::Registry registry;
   controller::ControllerOptions controllerOptions;
   controllerOptions.watchNamespaces = f.watchNamespaces;
   controllerOptions.durationClock = &clock;
@@ -359,6 +365,7 @@ int runController(const ControllerFlags& f) {
     controllerOptions.admissionSizing = &admissionSizing;
   }
   controllerOptions.oomRecovery = f.oomRecovery;
+  controllerOptions.sharedUsageReads = f.prometheusSharedReads;
   controllerOptions.metricsSources = &policySources;
   controllerOptions.sloQueries = &sloQueries;
   controllerOptions.shard = settings->shard;
@@ -609,6 +616,10 @@ void addControllerCommand(CLI::App& app, int& exitCode) {
                 "Evict OOM-killed pods of managed workloads for recreation, their memory at the "
                 "kill recorded on the workload for the pod webhook's sizing (needs "
                 "--webhook-address; docs/oom-recovery.md)");
+  cmd->add_option("--prometheus-shared-reads", f->prometheusSharedReads,
+                  "The policies of one namespace share one usage read per pass (false: each "
+                  "reads on its own; docs/controller.md)")
+      ->group("");
   cmd->callback([f, &exitCode] { exitCode = runController(*f); });
 }
 

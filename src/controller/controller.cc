@@ -274,16 +274,21 @@ Result<void> Controller::reconcile(bool everything) {
   // In the order the policies were listed (namespace, then name): every pass prepared, the
   // nodes optimised over them, then every pass finished.
   std::vector<std::unique_ptr<PreparedPass>> passes;
+  usage::SharedUsageReads sharedReads;
+  usage::SharedUsageReads* reads = options_.sharedUsageReads ? &sharedReads : nullptr;
   for (const api::AttunePolicy& stored : *policies) {
     const std::string key = keyOf(stored.metadata);
     if (!dueKeys.contains(key)) continue;
     ++reconciledLastCall_;
-    if (auto prepared = preparePass(stored, *snapshot, *policies)) {
+    if (auto prepared = preparePass(stored, *snapshot, *policies, reads)) {
       passes.push_back(std::move(prepared));
     } else {
       queue_.add(key, now + options_.resyncPeriod);
     }
   }
+  // Every usage read announced before the first is made: one read per namespace and source.
+  for (const auto& p : passes) p->pass->announceUsageRead();
+  for (const auto& p : passes) p->pass->prepare();
   std::vector<const PolicyPass*> optimised;
   for (const auto& p : passes) {
     if (p->pass->nodeOptimised()) optimised.push_back(p->pass.get());
@@ -342,7 +347,8 @@ metrics::MetricsSource& Controller::metricsOf(const api::AttunePolicy& stored) {
 
 std::unique_ptr<PreparedPass> Controller::preparePass(const api::AttunePolicy& stored,
                                                       const ClusterSnapshot& snapshot,
-                                                      std::span<const api::AttunePolicy> listed) {
+                                                      std::span<const api::AttunePolicy> listed,
+                                                      usage::SharedUsageReads* reads) {
   auto prepared = std::make_unique<PreparedPass>();
   prepared->key = keyOf(stored.metadata);
   prepared->started = options_.durationClock ? options_.durationClock->now() : Time{};
@@ -408,9 +414,9 @@ std::unique_ptr<PreparedPass> Controller::preparePass(const api::AttunePolicy& s
                                                        .operatorMetrics = operatorMetrics_,
                                                        .events = events_,
                                                        .observer = observer_,
-                                                       .policies = listed},
+                                                       .policies = listed,
+                                                       .sharedReads = reads},
                                    snapshot, stored, policy, *state);
-  prepared->pass->prepare();
   return prepared;
 }
 

@@ -34,6 +34,7 @@
 #include "rollout/node_optimisation.h"
 #include "rollout/oom_recovery.h"
 #include "safety/observation.h"
+#include "usage/shared_usage_reads.h"
 
 namespace attune::controller {
 
@@ -76,6 +77,10 @@ struct ControllerOptions {
   ShardAssignment shard;
   // The reportingInstance of the Events written (this replica's identity); empty: none.
   std::string reportingInstance;
+  // The policies of one reconcile that read the same metrics source and namespace share one
+  // usage read per metric (usage/shared_usage_reads.h); false: each policy reads on its own
+  // (the hidden --prometheus-shared-reads=false, for measuring against).
+  bool sharedUsageReads = true;
 };
 
 // One thing the controller did, for reports and tests.
@@ -176,9 +181,12 @@ class Controller {
   // The first half of a pass of `stored` over `snapshot` (PolicyPass::prepare); nullptr when the
   // policy is invalid (reported in its status), due again at the next resync. `listed` is every
   // policy as listed (overlapping policies, policy_overlaps.h).
+  // `reads`: the usage reads the reconcile's passes share (nullptr: none). The pass is built;
+  // its prepare() is left to the caller, after every pass announced its usage read.
   std::unique_ptr<PreparedPass> preparePass(const api::AttunePolicy& stored,
                                             const ClusterSnapshot& snapshot,
-                                            std::span<const api::AttunePolicy> listed);
+                                            std::span<const api::AttunePolicy> listed,
+                                            usage::SharedUsageReads* reads);
   // The metrics source of `stored`'s pass (ControllerOptions::metricsSources, else metrics_).
   metrics::MetricsSource& metricsOf(const api::AttunePolicy& stored);
   // The second half, with this reconcile's node optimisation; returns when the policy is due

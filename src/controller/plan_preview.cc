@@ -41,6 +41,7 @@ Result<std::vector<PolicyPreview>> previewPasses(api::ClusterApi& api,
   };
   std::vector<PolicyPreview> out(policies.size());
   std::vector<std::unique_ptr<Prepared>> prepared;
+  usage::SharedUsageReads reads;  // one usage read per namespace (every range announced first)
   for (std::size_t i = 0; i < policies.size(); ++i) {
     const api::AttunePolicy& stored = policies[i];
     out[i].policy = stored;
@@ -66,11 +67,13 @@ Result<std::vector<PolicyPreview>> previewPasses(api::ClusterApi& api,
                                                                .operatorMetrics = operatorMetrics,
                                                                .events = events,
                                                                .observer = observer,
-                                                               .policies = policies},
+                                                               .policies = policies,
+                                                               .sharedReads = &reads},
                                            *snapshot, stored, p->defaulted, *p->state);
-    p->pass->prepare();
+    p->pass->announceUsageRead();
     prepared.push_back(std::move(p));
   }
+  for (const auto& p : prepared) p->pass->prepare();
   std::vector<const PolicyPass*> optimised;
   for (const auto& p : prepared) {
     if (p->pass->nodeOptimised()) optimised.push_back(p->pass.get());

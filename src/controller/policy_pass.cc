@@ -199,8 +199,29 @@ void PolicyPass::readUsage() {
     if (it == podOwner.end()) return std::nullopt;
     return it->second;
   };
-  auto refreshed = state_.usage.refresh(ctx_.metrics, scopeOf(policy_), now_, workloadOf);
+  const metrics::Scope scope = scopeOf(policy_);
+  Result<void> refreshed;
+  if (ctx_.sharedReads == nullptr) {
+    refreshed = state_.usage.refresh(ctx_.metrics, scope, now_, workloadOf);
+  } else {
+    // The namespace's shared reading, restricted to this policy's target pods.
+    const usage::ContainerFilter wanted = [&](const metrics::ContainerId& id) {
+      return workloadOf(id).has_value();
+    };
+    refreshed = state_.usage.refresh(
+        [&](const usage::ReadRange& range) {
+          return ctx_.sharedReads->read(ctx_.metrics, scope, range, wanted);
+        },
+        now_, workloadOf);
+  }
   if (!refreshed) metricsError_ = refreshed.error().toString();
+}
+
+void PolicyPass::announceUsageRead() {
+  if (ctx_.sharedReads == nullptr) return;
+  if (auto range = state_.usage.nextRefresh(now_)) {
+    ctx_.sharedReads->expect(ctx_.metrics, scopeOf(policy_), *range);
+  }
 }
 
 // ---- Verdicts
@@ -212,7 +233,12 @@ safety::SafetySignals PolicyPass::throttleSignals() {
   const Duration window = ctx_.options.observation.throttleWindow;
   const Time end = usage::floorToStep(now_, ctx_.options.observation.sampleInterval);
   // A failing source leaves the map empty: the monitor then fails closed (no data, no "safe").
-  if (auto ratios = ctx_.metrics.cpuThrottleRatio(scopeOf(policy_), {end, end, window})) {
+  const metrics::Scope scope = scopeOf(policy_);
+  const metrics::Range range{end, end, window};
+  // Shared with the pass's other policies of the namespace when they read the same.
+  if (auto ratios = ctx_.sharedReads != nullptr
+                        ? ctx_.sharedReads->throttleRatio(ctx_.metrics, scope, range)
+                        : ctx_.metrics.cpuThrottleRatio(scope, range)) {
     for (const auto& series : *ratios) {
       if (series.points.empty()) continue;
       // Keyed "pod/container": one policy's pods share the namespace.

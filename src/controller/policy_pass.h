@@ -32,6 +32,7 @@
 #include "rollout/planner.h"
 #include "rollout/recreate_fallback.h"
 #include "safety/safety_monitor.h"
+#include "usage/shared_usage_reads.h"
 #include "usage/usage_history.h"
 
 namespace attune::controller {
@@ -83,12 +84,18 @@ class PolicyPass {
     const ActionObserver& observer;
     // Every AttunePolicy as listed, for overlapping policies (policy_overlaps.h); empty: none.
     std::span<const api::AttunePolicy> policies = {};
+    // The usage reads this pass shares with the other policies of its reconcile
+    // (usage/shared_usage_reads.h); nullptr: the policy reads its usage on its own.
+    usage::SharedUsageReads* sharedReads = nullptr;
   };
 
   // `stored` is the policy as read; `policy` the same with defaults (and overrides) applied.
   PolicyPass(Context context, const ClusterSnapshot& snapshot, const api::AttunePolicy& stored,
              const api::AttunePolicy& policy, PolicyState& state);
 
+  // Before prepare(): announces the usage read prepare() will make to the context's sharedReads
+  // (none without them), so that one read serves every policy of the namespace.
+  void announceUsageRead();
   // Runs the whole reconcile; failures are recorded in the status, never thrown. The same as
   // prepare() then finish(nullptr).
   PassResult run();

@@ -125,12 +125,21 @@ void UsageHistory::add(const UsageReading& reading, const ReadRange& range,
 
 Result<void> UsageHistory::refresh(metrics::MetricsSource& source, const metrics::Scope& scope,
                                    Time now, const WorkloadOf& workloadOf) {
-  const std::optional<ReadRange> range = nextRead(floorToStep(now, step_));
+  return refresh([&](const ReadRange& range) { return readUsage(source, scope, range); }, now,
+                 workloadOf);
+}
+
+Result<void> UsageHistory::refresh(const Reader& read, Time now, const WorkloadOf& workloadOf) {
+  const std::optional<ReadRange> range = nextRefresh(now);
   if (!range) return {};
-  auto reading = readUsage(source, scope, *range);
+  auto reading = read(*range);
   if (!reading) return std::unexpected(reading.error());
   add(*reading, *range, workloadOf);
   return {};
+}
+
+std::optional<ReadRange> UsageHistory::nextRefresh(Time now) const {
+  return nextRead(floorToStep(now, step_));
 }
 
 const ContainerUsage* UsageHistory::find(const api::WorkloadRef& workload,

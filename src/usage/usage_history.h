@@ -89,6 +89,11 @@ class UsageHistory {
   // it was (the same range is read again next time) and is returned.
   Result<void> refresh(metrics::MetricsSource& source, const metrics::Scope& scope, Time now,
                        const WorkloadOf& workloadOf);
+  // The same, reading through `read` (e.g. a pass's SharedUsageReads) instead of readUsage.
+  using Reader = std::function<Result<UsageReading>(const ReadRange& range)>;
+  Result<void> refresh(const Reader& read, Time now, const WorkloadOf& workloadOf);
+  // What refresh(..., now, ...) reads: nextRead(floorToStep(now, step)).
+  std::optional<ReadRange> nextRefresh(Time now) const;
 
   // The usage of a container of a workload, or nullptr when it never had a sample or OOM kill.
   const ContainerUsage* find(const api::WorkloadRef& workload, std::string_view container) const;

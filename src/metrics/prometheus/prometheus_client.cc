@@ -118,6 +118,7 @@ Result<QueryResponse> PrometheusClient::post(
       return queryError(codeForStatus(response->status), promql,
                         describeFailure(response->status, response->body));
     } else {
+      const std::size_t bytes = response->body.size();
       auto decoded = decodeQueryResponse(response->body, scalars);
       if (!decoded || !decoded->success) {
         return queryError(ErrorCode::kInvalidArgument, promql,
@@ -126,6 +127,7 @@ Result<QueryResponse> PrometheusClient::post(
       if (options_.onWarning) {
         for (const auto& warning : decoded->warnings) options_.onWarning(promql, warning);
       }
+      decoded->bytes = bytes;
       return decoded;
     }
     Duration wait = backoff.failure(clock_.now());

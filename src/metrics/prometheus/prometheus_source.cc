@@ -50,24 +50,36 @@ PrometheusSource::PrometheusSource(PrometheusOptions options, HttpTransportPtr t
                                    Clock& clock)
     : options_(std::move(options)),
       transport_(std::move(transport)),
-      client_(options_.client, *transport_, clock) {}
+      client_(options_.client, *transport_, clock),
+      clock_(clock) {}
 
-Result<std::vector<PromSeries>> PrometheusSource::run(const Scope& scope, const QueryText& text,
+Result<std::vector<PromSeries>> PrometheusSource::run(std::string_view queryType,
+                                                      const Scope& scope, const QueryText& text,
                                                       const std::optional<Range>& range, Time at) {
   std::vector<PromSeries> all;
   for (const auto& q : promql::queryScopesOf(scope)) {
     const std::string query = text(q);
+    const Time started = options_.onQuery ? clock_.now() : Time{};
     auto response = range ? client_.queryRange(query, *range) : client_.query(query, at);
+    if (options_.onQuery) {
+      options_.onQuery({.queryType = queryType,
+                        .ns = q.ns ? std::string_view(*q.ns) : std::string_view(),
+                        .range = range.has_value(),
+                        .duration = clock_.now() - started,
+                        .bytes = response ? response->bytes : 0,
+                        .ok = response.has_value()});
+    }
     if (!response) return std::unexpected(response.error());
     for (auto& s : response->series) all.push_back(std::move(s));
   }
   return all;
 }
 
-Result<std::vector<ContainerSeries>> PrometheusSource::containerSeries(const Scope& scope,
+Result<std::vector<ContainerSeries>> PrometheusSource::containerSeries(std::string_view queryType,
+                                                                       const Scope& scope,
                                                                        const Range& range,
                                                                        const QueryText& text) {
-  auto series = run(scope, text, range);
+  auto series = run(queryType, scope, text, range);
   if (!series) return std::unexpected(series.error());
   std::vector<ContainerSeries> out;
   out.reserve(series->size());
@@ -84,31 +96,32 @@ Duration PrometheusSource::rateWindow(const Range& range) const {
 Result<std::vector<ContainerSeries>> PrometheusSource::cpuUsage(const Scope& scope,
                                                                 const Range& range) {
   const Duration window = rateWindow(range);
-  return containerSeries(scope, range, [&](const auto& q) { return promql::cpuUsage(q, window); });
+  return containerSeries("cpu_usage", scope, range,
+                         [&](const auto& q) { return promql::cpuUsage(q, window); });
 }
 
 Result<std::vector<ContainerSeries>> PrometheusSource::cpuPressureWaiting(const Scope& scope,
                                                                           const Range& range) {
   const Duration window = rateWindow(range);
-  return containerSeries(scope, range,
+  return containerSeries("cpu_pressure", scope, range,
                          [&](const auto& q) { return promql::cpuPressureWaiting(q, window); });
 }
 
 Result<std::vector<ContainerSeries>> PrometheusSource::memoryWorkingSet(const Scope& scope,
                                                                         const Range& range) {
-  return containerSeries(scope, range, promql::memoryWorkingSet);
+  return containerSeries("memory_working_set", scope, range, promql::memoryWorkingSet);
 }
 
 Result<std::vector<ContainerSeries>> PrometheusSource::cpuThrottleRatio(const Scope& scope,
                                                                         const Range& range) {
   const Duration window = std::max(range.step, options_.throttleWindow);
-  return containerSeries(scope, range,
+  return containerSeries("cpu_throttle", scope, range,
                          [&](const auto& q) { return promql::cpuThrottleRatio(q, window); });
 }
 
 Result<std::vector<OomKill>> PrometheusSource::oomKills(const Scope& scope, const Range& range) {
-  auto series =
-      containerSeries(scope, range, [&](const auto& q) { return promql::oomKills(q, range.step); });
+  auto series = containerSeries("oom_kills", scope, range,
+                                [&](const auto& q) { return promql::oomKills(q, range.step); });
   if (!series) return std::unexpected(series.error());
   std::vector<OomKill> out;
   for (const auto& s : *series) {
@@ -118,7 +131,7 @@ Result<std::vector<OomKill>> PrometheusSource::oomKills(const Scope& scope, cons
 }
 
 Result<std::vector<RestartCount>> PrometheusSource::restartCounts(const Scope& scope, Time at) {
-  auto series = run(scope, promql::restartCounts, std::nullopt, at);
+  auto series = run("restart_counts", scope, promql::restartCounts, std::nullopt, at);
   if (!series) return std::unexpected(series.error());
   std::vector<RestartCount> out;
   for (const auto& s : *series) {
@@ -129,7 +142,7 @@ Result<std::vector<RestartCount>> PrometheusSource::restartCounts(const Scope& s
 
 Result<std::vector<ContainerResourceValues>> PrometheusSource::resources(const Scope& scope,
                                                                          Time at) {
-  auto series = run(scope, promql::resources, std::nullopt, at);
+  auto series = run("resources", scope, promql::resources, std::nullopt, at);
   if (!series) return std::unexpected(series.error());
   std::map<ContainerId, ContainerResourceValues> byContainer;
   for (const auto& s : *series) {
@@ -152,14 +165,14 @@ Result<std::vector<ContainerResourceValues>> PrometheusSource::resources(const S
 }
 
 Result<std::vector<PodOwner>> PrometheusSource::podOwners(const Scope& scope, Time at) {
-  auto series = run(scope, promql::owners, std::nullopt, at);
+  auto series = run("pod_owners", scope, promql::owners, std::nullopt, at);
   if (!series) return std::unexpected(series.error());
   return resolvePodOwners(*series);
 }
 
 Result<std::vector<NodeSeries>> PrometheusSource::nodeLoad(const Range& range) {
   auto series = run(
-      Scope{}, [](const auto&) { return promql::nodeLoad(); }, range);
+      "node_load", Scope{}, [](const auto&) { return promql::nodeLoad(); }, range);
   if (!series) return std::unexpected(series.error());
   std::map<std::string, std::vector<Point>> byNode;  // the first series of a node wins
   for (auto& s : *series) {
@@ -173,7 +186,8 @@ Result<std::vector<NodeSeries>> PrometheusSource::nodeLoad(const Range& range) {
 
 Result<std::vector<NodeCapacity>> PrometheusSource::nodeCapacity(Time at) {
   auto series = run(
-      Scope{}, [](const auto&) { return promql::nodeCapacity(); }, std::nullopt, at);
+      "node_capacity", Scope{}, [](const auto&) { return promql::nodeCapacity(); }, std::nullopt,
+      at);
   if (!series) return std::unexpected(series.error());
   std::map<std::string, std::pair<std::optional<Millicores>, std::optional<Bytes>>> byNode;
   for (const auto& s : *series) {

@@ -7,12 +7,14 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/clock.h"
 #include "http/http_client.h"
 #include "metrics/metrics_source.h"
 #include "metrics/prometheus/prometheus_client.h"
+#include "metrics/prometheus/query_metrics.h"
 
 namespace attune::metrics {
 namespace promql {
@@ -27,6 +29,8 @@ struct PrometheusOptions {
   Duration minRateWindow = std::chrono::minutes(2);
   // The throttle ratio's window is max(range.step, throttleWindow) (the safety spec's [5m]).
   Duration throttleWindow = std::chrono::minutes(5);
+  // Told about every query sent, once answered or failed (query_metrics.h); optional.
+  QueryObserverFn onQuery;
 };
 
 // Sends one query per metric per namespace of the scope (one per metric for a cluster-wide
@@ -67,16 +71,20 @@ class PrometheusSource final : public MetricsSource {
   using QueryText = std::function<std::string(const promql::QueryScope& q)>;
   // Runs text(q) for every query scope of `scope` (promql::queryScopesOf: one per namespace, or
   // one for all namespaces), as a range query over `range` when set and as an instant query at
-  // `at` otherwise, and concatenates the series.
-  Result<std::vector<PromSeries>> run(const Scope& scope, const QueryText& text,
-                                      const std::optional<Range>& range, Time at = {});
-  Result<std::vector<ContainerSeries>> containerSeries(const Scope& scope, const Range& range,
+  // `at` otherwise, and concatenates the series. Each query is told to options_.onQuery as of
+  // `queryType`.
+  Result<std::vector<PromSeries>> run(std::string_view queryType, const Scope& scope,
+                                      const QueryText& text, const std::optional<Range>& range,
+                                      Time at = {});
+  Result<std::vector<ContainerSeries>> containerSeries(std::string_view queryType,
+                                                       const Scope& scope, const Range& range,
                                                        const QueryText& text);
   Duration rateWindow(const Range& range) const;
 
   PrometheusOptions options_;
   HttpTransportPtr transport_;
   PrometheusClient client_;
+  Clock& clock_;
 };
 
 }  // namespace attune::metrics

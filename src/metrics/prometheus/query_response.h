@@ -5,6 +5,7 @@
 // (matrix), t in Unix seconds (float) and v a decimal string.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <string>
@@ -34,6 +35,7 @@ struct QueryResponse {
   std::string resultType;  // "vector" or "matrix" when success
   std::vector<PromSeries> series;
   std::vector<std::string> warnings;
+  std::size_t bytes = 0;  // the size of the response body (set by PrometheusClient)
 };
 
 // Which resultTypes a decode accepts besides vector and matrix.

@@ -1,0 +1,183 @@
+#include "usage/shared_usage_reads.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "usage/usage_history.h"
+
+namespace attune::usage {
+namespace {
+
+// Adds `series` to `into`, each container's points kept in time order, one per timestamp.
+void merge(std::vector<metrics::ContainerSeries>& series,
+           std::map<metrics::ContainerId, std::vector<metrics::Point>>& into) {
+  for (metrics::ContainerSeries& s : series) {
+    std::vector<metrics::Point>& points = into[s.id];
+    const bool ordered =
+        points.empty() || s.points.empty() || points.back().time < s.points.front().time;
+    points.insert(points.end(), s.points.begin(), s.points.end());
+    if (ordered) continue;
+    std::stable_sort(points.begin(), points.end(),
+                     [](const auto& a, const auto& b) { return a.time < b.time; });
+    points.erase(std::unique(points.begin(), points.end(),
+                             [](const auto& a, const auto& b) { return a.time == b.time; }),
+                 points.end());
+  }
+}
+
+bool wants(const metrics::Scope& scope, const ContainerFilter& wanted,
+           const metrics::ContainerId& id) {
+  return scope.includes(id) && (!wanted || wanted(id));
+}
+
+// The series of `from` that `scope` includes and `wanted` accepts, with their points in
+// [start, end]; a series left without points is not returned (as a query of that range).
+std::vector<metrics::ContainerSeries> slice(
+    const std::map<metrics::ContainerId, std::vector<metrics::Point>>& from,
+    const metrics::Scope& scope, const ContainerFilter& wanted, Time start, Time end) {
+  std::vector<metrics::ContainerSeries> out;
+  for (const auto& [id, points] : from) {
+    if (!wants(scope, wanted, id)) continue;
+    const auto first = std::lower_bound(points.begin(), points.end(), start,
+                                        [](const auto& p, Time t) { return p.time < t; });
+    const auto last = std::upper_bound(first, points.end(), end,
+                                       [](Time t, const auto& p) { return t < p.time; });
+    if (first == last) continue;
+    out.push_back(metrics::ContainerSeries{id, std::vector<metrics::Point>(first, last)});
+  }
+  return out;
+}
+
+void keepWanted(std::vector<metrics::ContainerSeries>& series, const ContainerFilter& wanted) {
+  std::erase_if(series, [&](const auto& s) { return !wanted(s.id); });
+}
+
+}  // namespace
+
+bool SharedUsageReads::shareable(const metrics::Scope& scope, const ReadRange& range) {
+  const Duration step = range.samples.step;
+  return scope.namespaces.size() == 1 && step > Duration::zero() && range.oomKills.step == step &&
+         range.oomKills.start == range.samples.start - step &&
+         range.oomKills.end == range.samples.end && range.samples.start <= range.samples.end &&
+         floorToStep(range.samples.end, step) == range.samples.end;
+}
+
+void SharedUsageReads::expect(metrics::MetricsSource& source, const metrics::Scope& scope,
+                              const ReadRange& range) {
+  if (!shareable(scope, range)) return;
+  const Duration step = range.samples.step;
+  Entry& e = entries_[Key{&source, scope.namespaces.front(), step}];
+  if (!e.start) {  // the exclusions are those of the first read: fixed once it is made
+    const std::set<std::string> excluded(scope.excludedContainers.begin(),
+                                         scope.excludedContainers.end());
+    if (!e.wantStart) {
+      e.excluded = excluded;
+    } else {
+      std::erase_if(e.excluded, [&](const std::string& name) { return !excluded.contains(name); });
+    }
+  }
+  const Time start = floorToStep(range.samples.start, step);
+  e.wantStart = e.wantStart ? std::min(*e.wantStart, start) : start;
+  e.wantEnd = e.wantEnd ? std::max(*e.wantEnd, range.samples.end) : range.samples.end;
+  ++e.expected;
+}
+
+bool SharedUsageReads::fetch(metrics::MetricsSource& source, Entry& e, const std::string& ns,
+                             Time start, Time end, Duration step) {
+  const metrics::Scope scope{.namespaces = {ns},
+                             .excludedContainers = {e.excluded.begin(), e.excluded.end()}};
+  ++sourceReads_;
+  auto reading = readUsage(source, scope, readRange(start, end, step));
+  if (!reading) {
+    e.failed = reading.error();
+    return false;
+  }
+  merge(reading->cpu, e.cpu);
+  merge(reading->psi, e.psi);
+  merge(reading->memory, e.memory);
+  for (const metrics::OomKill& kill : reading->oomKills) {
+    e.oomKills.try_emplace({kill.id, kill.time}, kill.memoryAtKill);
+  }
+  e.start = e.start ? std::min(*e.start, start) : start;
+  e.end = e.end ? std::max(*e.end, end) : end;
+  return true;
+}
+
+Result<UsageReading> SharedUsageReads::read(metrics::MetricsSource& source,
+                                            const metrics::Scope& scope, const ReadRange& range,
+                                            const ContainerFilter& wanted) {
+  ++readsServed_;
+  const auto alone = [&]() -> Result<UsageReading> {
+    ++sourceReads_;
+    auto reading = readUsage(source, scope, range);
+    if (reading && wanted) {
+      keepWanted(reading->cpu, wanted);
+      keepWanted(reading->psi, wanted);
+      keepWanted(reading->memory, wanted);
+      std::erase_if(reading->oomKills, [&](const auto& k) { return !wanted(k.id); });
+    }
+    return reading;
+  };
+  if (!shareable(scope, range)) return alone();
+
+  const Duration step = range.samples.step;
+  const std::string& ns = scope.namespaces.front();
+  auto it = entries_.find(Key{&source, ns, step});
+  if (it == entries_.end()) {
+    it = entries_.try_emplace(Key{&source, ns, step}).first;
+    it->second.excluded = {scope.excludedContainers.begin(), scope.excludedContainers.end()};
+  }
+  Entry& e = it->second;
+  // This reader is one of those announced; the reading goes once the last one has its part.
+  if (e.expected > 0) --e.expected;
+  const auto done = [&](Result<UsageReading> out) {
+    if (e.expected == 0) entries_.erase(it);
+    return out;
+  };
+  if (e.failed) return done(std::unexpected(*e.failed));
+  // The shared query must not have left out a container this reader includes.
+  const bool covered = std::ranges::all_of(
+      e.excluded, [&](const std::string& name) { return scope.excludes(name); });
+  if (!covered) return done(alone());
+
+  Time lo = floorToStep(range.samples.start, step);
+  Time hi = range.samples.end;
+  if (!e.start) {
+    if (e.wantStart) lo = std::min(lo, *e.wantStart);
+    if (e.wantEnd) hi = std::max(hi, *e.wantEnd);
+    if (!fetch(source, e, ns, lo, hi, step)) return done(std::unexpected(*e.failed));
+  } else {
+    if (lo < *e.start && !fetch(source, e, ns, lo, *e.start - step, step)) {
+      return done(std::unexpected(*e.failed));
+    }
+    if (hi > *e.end && !fetch(source, e, ns, *e.end + step, hi, step)) {
+      return done(std::unexpected(*e.failed));
+    }
+  }
+
+  UsageReading out;
+  out.cpu = slice(e.cpu, scope, wanted, range.samples.start, range.samples.end);
+  out.psi = slice(e.psi, scope, wanted, range.samples.start, range.samples.end);
+  out.memory = slice(e.memory, scope, wanted, range.samples.start, range.samples.end);
+  for (const auto& [key, memory] : e.oomKills) {
+    const auto& [id, time] = key;
+    if (time < range.oomKills.start || time > range.oomKills.end) continue;
+    if (wants(scope, wanted, id)) out.oomKills.push_back(metrics::OomKill{id, time, memory});
+  }
+  return done(std::move(out));
+}
+
+Result<std::vector<metrics::ContainerSeries>> SharedUsageReads::throttleRatio(
+    metrics::MetricsSource& source, const metrics::Scope& scope, const metrics::Range& range) {
+  if (scope.namespaces.size() != 1) return source.cpuThrottleRatio(scope, range);
+  ThrottleKey key{&source,     scope.namespaces.front(),
+                  range.start, range.end,
+                  range.step,  {scope.excludedContainers.begin(), scope.excludedContainers.end()}};
+  auto it = throttle_.find(key);
+  if (it == throttle_.end()) {
+    it = throttle_.emplace(std::move(key), source.cpuThrottleRatio(scope, range)).first;
+  }
+  return it->second;
+}
+
+}  // namespace attune::usage

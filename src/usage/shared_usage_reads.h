@@ -1,0 +1,100 @@
+// SharedUsageReads: the usage reads of one controller pass, shared by the policies that read the
+// same source and namespace at the same step. Each policy's history asks for its own ReadRange
+// (UsageHistory::nextRead); without sharing, 50 policies of one namespace send 50 identical
+// namespace-wide queries per metric. Here the first reader of a (source, namespace, step) reads
+// once, for every range announced for it (expect()), and every reader takes its own range and its
+// own containers out of that reading.
+//
+// Rules:
+// - One read per (source, namespace, step) and pass when every reader announced its range before
+//   the first read: samples over [the earliest start floored to the step grid, the latest end],
+//   OOM kills from one step earlier, one query per metric (readUsage). A range beyond what was
+//   read (an unannounced reader, or a `now` that crossed a step during the pass) reads only the
+//   part that is missing, before or after.
+// - Readings stay on the step grid: a range query evaluates each step on its own, so the points
+//   a reader takes are those its own query would have returned. Ranges whose end is not on the
+//   grid, scopes of several namespaces or of all of them, are read on their own (readUsage).
+// - Exclusions: the shared query leaves out only the containers every announced reader excludes
+//   (the intersection of their Scope::excludedContainers); each reader then gets only what its
+//   own scope includes, so a container it excludes is never returned to it. A reader whose scope
+//   includes a container the shared query left out is read on its own.
+// - Fail closed: a failed read fails every later reader of the same (source, namespace, step) in
+//   this pass with the same error; nothing is retried until the next pass (a new object).
+// - Memory: a reading is dropped as soon as every announced reader has taken its part.
+//
+// One object per pass; not thread-safe. The sources must outlive it.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "core/error.h"
+#include "core/time.h"
+#include "metrics/metrics_source.h"
+#include "usage/usage_reading.h"
+
+namespace attune::usage {
+
+// Which containers of a reading one reader wants (e.g. its target pods'); empty: all in scope.
+using ContainerFilter = std::function<bool(const metrics::ContainerId& container)>;
+
+class SharedUsageReads {
+ public:
+  // Announces that read(source, scope, range) will be called in this pass.
+  void expect(metrics::MetricsSource& source, const metrics::Scope& scope, const ReadRange& range);
+
+  // The reading of `scope` over `range`, as readUsage(source, scope, range) would return it,
+  // restricted to the containers `wanted` accepts: taken from the shared reading (read first
+  // when needed), or read on its own where the rules above say so. Each call counts as one of
+  // the readers announced for its (source, namespace, step).
+  Result<UsageReading> read(metrics::MetricsSource& source, const metrics::Scope& scope,
+                            const ReadRange& range, const ContainerFilter& wanted = {});
+
+  // The CPU throttle ratios of `scope` over `range` (the safety checks' read at the end of an
+  // observation period): one query per (source, namespace, range, excluded containers) and pass,
+  // its answer (or its error) kept for the rest of the pass (one point per container of the
+  // namespaces whose policies judge a resize). Scopes of several namespaces are read on their
+  // own.
+  Result<std::vector<metrics::ContainerSeries>> throttleRatio(metrics::MetricsSource& source,
+                                                              const metrics::Scope& scope,
+                                                              const metrics::Range& range);
+
+  // Reads sent to sources (each one query per metric), and readers served.
+  std::size_t sourceReads() const { return sourceReads_; }
+  std::size_t readsServed() const { return readsServed_; }
+
+ private:
+  using Key = std::tuple<const metrics::MetricsSource*, std::string, Duration>;
+  using Points = std::map<metrics::ContainerId, std::vector<metrics::Point>>;
+  struct Entry {
+    std::set<std::string> excluded;  // left out by the shared query
+    std::optional<Time> wantStart;   // the announced ranges' union (samples)
+    std::optional<Time> wantEnd;
+    std::optional<Time> start;  // what was read (samples; OOM kills from start - step)
+    std::optional<Time> end;
+    Points cpu, psi, memory;
+    std::map<std::pair<metrics::ContainerId, Time>, Bytes> oomKills;
+    std::optional<Error> failed;
+    std::size_t expected = 0;  // announced readers still to come
+  };
+
+  static bool shareable(const metrics::Scope& scope, const ReadRange& range);
+  // Reads samples over [start, end] into `entry`; false (entry.failed set) on an error.
+  bool fetch(metrics::MetricsSource& source, Entry& entry, const std::string& ns, Time start,
+             Time end, Duration step);
+
+  std::map<Key, Entry> entries_;
+  using ThrottleKey = std::tuple<const metrics::MetricsSource*, std::string, Time, Time, Duration,
+                                 std::set<std::string>>;
+  std::map<ThrottleKey, Result<std::vector<metrics::ContainerSeries>>> throttle_;
+  std::size_t sourceReads_ = 0;
+  std::size_t readsServed_ = 0;
+};
+
+}  // namespace attune::usage

@@ -1,0 +1,332 @@
+// SharedUsageReads: readers of one namespace share one read per metric, each gets what its own
+// read would have returned (its range, its containers, never an excluded one), a failed read
+// fails every reader, and only what is missing is read.
+#include "usage/shared_usage_reads.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace attune::usage {
+namespace {
+
+using metrics::ContainerId;
+using metrics::ContainerSeries;
+using metrics::Range;
+using metrics::Scope;
+using std::chrono::hours;
+using std::chrono::minutes;
+
+const Time kT0 = Time(std::chrono::seconds(1714521600));  // 2024-05-01T00:00:00Z, on the grid
+const Duration kStep = minutes(5);
+
+// A namespace "shop" of three containers whose values depend only on the container and the time
+// (as a range query evaluates each step on its own), and one OOM kill. Counts and records every
+// query.
+class FakeSource final : public metrics::MetricsSource {
+ public:
+  struct Query {
+    std::string metric;
+    Scope scope;
+    Range range;
+  };
+  std::vector<Query> queries;
+  bool failing = false;
+  Time oomAt = kT0 + hours(20);
+
+  Result<std::vector<ContainerSeries>> cpuUsage(const Scope& s, const Range& r) override {
+    return series("cpu", s, r, 1);
+  }
+  Result<std::vector<ContainerSeries>> cpuPressureWaiting(const Scope& s, const Range& r) override {
+    return series("psi", s, r, 0.01);
+  }
+  Result<std::vector<ContainerSeries>> memoryWorkingSet(const Scope& s, const Range& r) override {
+    return series("memory", s, r, 1e6);
+  }
+  Result<std::vector<ContainerSeries>> cpuThrottleRatio(const Scope& s, const Range& r) override {
+    return series("throttle", s, r, 0.001);
+  }
+  Result<std::vector<metrics::OomKill>> oomKills(const Scope& s, const Range& r) override {
+    queries.push_back({"oom", s, r});
+    if (failing) return fail(ErrorCode::kUnavailable, "prometheus down");
+    std::vector<metrics::OomKill> out;
+    const ContainerId db{"shop", "db-0", "app"};
+    // Timed on the step grid, as the Prometheus backend reports them.
+    for (Time t = r.start; t <= r.end; t += r.step) {
+      if (t == oomAt && s.includes(db)) out.push_back({db, t, Bytes(1 << 30)});
+    }
+    return out;
+  }
+  Result<std::vector<metrics::RestartCount>> restartCounts(const Scope&, Time) override {
+    return std::vector<metrics::RestartCount>{};
+  }
+  Result<std::vector<metrics::ContainerResourceValues>> resources(const Scope&, Time) override {
+    return std::vector<metrics::ContainerResourceValues>{};
+  }
+  Result<std::vector<metrics::PodOwner>> podOwners(const Scope&, Time) override {
+    return std::vector<metrics::PodOwner>{};
+  }
+  Result<std::vector<metrics::NodeSeries>> nodeLoad(const Range&) override {
+    return std::vector<metrics::NodeSeries>{};
+  }
+  Result<std::vector<metrics::NodeCapacity>> nodeCapacity(Time) override {
+    return std::vector<metrics::NodeCapacity>{};
+  }
+
+  std::size_t count(const std::string& metric) const {
+    return std::ranges::count_if(queries, [&](const Query& q) { return q.metric == metric; });
+  }
+
+ private:
+  Result<std::vector<ContainerSeries>> series(const std::string& metric, const Scope& s,
+                                              const Range& r, double scale) {
+    queries.push_back({metric, s, r});
+    if (failing) return fail(ErrorCode::kUnavailable, "prometheus down");
+    std::vector<ContainerSeries> out;
+    const std::vector<ContainerId> all = {
+        {"shop", "web-a", "app"},   {"shop", "web-a", "istio-proxy"}, {"shop", "web-b", "app"},
+        {"shop", "web-b", "debug"}, {"shop", "db-0", "app"},          {"other", "x-0", "app"}};
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      if (!s.includes(all[i])) continue;
+      ContainerSeries cs{.id = all[i]};
+      for (Time t = r.start; t <= r.end; t += r.step) {
+        const double minute = std::chrono::duration<double>(t - kT0).count() / 60;
+        cs.points.push_back({t, scale * (static_cast<double>(i) + 1 + minute / 1000)});
+      }
+      if (!cs.points.empty()) out.push_back(std::move(cs));
+    }
+    return out;
+  }
+};
+
+Scope shop(std::vector<std::string> excluded = {"istio-proxy"}) {
+  return Scope{.namespaces = {"shop"}, .excludedContainers = std::move(excluded)};
+}
+
+// The reading as a comparable text: every series with its points, every kill.
+std::string dump(const UsageReading& r) {
+  std::string out;
+  const auto add = [&](const char* what, const std::vector<ContainerSeries>& all) {
+    std::vector<std::string> lines;
+    for (const auto& s : all) {
+      std::string line = std::string(what) + " " + metrics::toString(s.id) + ":";
+      for (const auto& p : s.points) {
+        line +=
+            " " + std::to_string(p.time.time_since_epoch().count()) + "=" + std::to_string(p.value);
+      }
+      lines.push_back(line);
+    }
+    std::sort(lines.begin(), lines.end());
+    for (const auto& l : lines) out += l + "\n";
+  };
+  add("cpu", r.cpu);
+  add("psi", r.psi);
+  add("memory", r.memory);
+  for (const auto& k : r.oomKills) {
+    out += "oom " + metrics::toString(k.id) + " " +
+           std::to_string(k.time.time_since_epoch().count()) + "\n";
+  }
+  return out;
+}
+
+// What a reader's own read returns.
+UsageReading alone(const Scope& scope, const ReadRange& range) {
+  FakeSource own;
+  return *readUsage(own, scope, range);
+}
+
+TEST(SharedUsageReadsTest, ReadersOfOneNamespaceShareOneReadPerMetric) {
+  FakeSource source;
+  SharedUsageReads reads;
+  const ReadRange range = readRange(kT0, kT0 + hours(24), kStep);
+  for (int i = 0; i < 5; ++i) reads.expect(source, shop(), range);
+  for (int i = 0; i < 5; ++i) {
+    auto reading = reads.read(source, shop(), range);
+    ASSERT_TRUE(reading) << reading.error().toString();
+    EXPECT_EQ(dump(*reading), dump(alone(shop(), range)));
+    EXPECT_FALSE(reading->cpu.empty());
+    EXPECT_EQ(reading->oomKills.size(), 1u);
+  }
+  // One query per metric for the five readers, not five.
+  EXPECT_EQ(source.queries.size(), 4u);
+  for (const char* metric : {"cpu", "psi", "memory", "oom"}) EXPECT_EQ(source.count(metric), 1u);
+  EXPECT_EQ(reads.sourceReads(), 1u);
+  EXPECT_EQ(reads.readsServed(), 5u);
+}
+
+TEST(SharedUsageReadsTest, ANewReaderGetsItsWholeWindowFromTheSameReadAsTheUpToDateOnes) {
+  FakeSource source;
+  SharedUsageReads reads;
+  const Time end = kT0 + hours(24);
+  const ReadRange upToDate = readRange(end, end, kStep);  // one new step
+  const ReadRange fresh = readRange(end - hours(24), end, kStep);
+  reads.expect(source, shop(), upToDate);
+  reads.expect(source, shop(), fresh);
+  reads.expect(source, shop(), upToDate);
+  auto a = reads.read(source, shop(), upToDate);
+  auto b = reads.read(source, shop(), fresh);
+  auto c = reads.read(source, shop(), upToDate);
+  ASSERT_TRUE(a && b && c);
+  EXPECT_EQ(dump(*a), dump(alone(shop(), upToDate)));
+  EXPECT_EQ(dump(*b), dump(alone(shop(), fresh)));
+  EXPECT_EQ(dump(*c), dump(alone(shop(), upToDate)));
+  ASSERT_EQ(a->cpu.front().points.size(), 1u);  // the up-to-date readers get their one step
+  EXPECT_TRUE(a->oomKills.empty());
+  // One query per metric, over the union of the ranges.
+  ASSERT_EQ(source.count("cpu"), 1u);
+  EXPECT_EQ(source.queries.front().range.start, end - hours(24));
+  EXPECT_EQ(source.queries.front().range.end, end);
+}
+
+TEST(SharedUsageReadsTest, AnExcludedContainerIsNeverReturnedToTheReaderExcludingIt) {
+  FakeSource source;
+  SharedUsageReads reads;
+  const ReadRange range = readRange(kT0, kT0 + hours(1), kStep);
+  const Scope withoutDebug = shop({"istio-proxy", "debug"});
+  const Scope withDebug = shop({"istio-proxy"});
+  reads.expect(source, withoutDebug, range);
+  reads.expect(source, withDebug, range);
+  auto a = reads.read(source, withoutDebug, range);
+  auto b = reads.read(source, withDebug, range);
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(dump(*a), dump(alone(withoutDebug, range)));
+  EXPECT_EQ(dump(*b), dump(alone(withDebug, range)));
+  for (const auto& s : a->memory) EXPECT_NE(s.id.container, "debug");
+  EXPECT_TRUE(
+      std::ranges::any_of(b->memory, [](const auto& s) { return s.id.container == "debug"; }));
+  // The shared query left out only what both exclude.
+  EXPECT_EQ(source.count("cpu"), 1u);
+  EXPECT_EQ(source.queries.front().scope.excludedContainers,
+            std::vector<std::string>{"istio-proxy"});
+  for (const auto& s : b->memory) EXPECT_NE(s.id.container, "istio-proxy");
+}
+
+TEST(SharedUsageReadsTest, AReaderTakesOnlyTheContainersItWants) {
+  FakeSource source;
+  SharedUsageReads reads;
+  const ReadRange range = readRange(kT0, kT0 + hours(1), kStep);
+  reads.expect(source, shop(), range);
+  auto web = reads.read(source, shop(), range,
+                        [](const ContainerId& id) { return id.pod.starts_with("web-"); });
+  ASSERT_TRUE(web);
+  ASSERT_FALSE(web->cpu.empty());
+  for (const auto& s : web->cpu) EXPECT_TRUE(s.id.pod.starts_with("web-"));
+  EXPECT_TRUE(web->oomKills.empty());  // db-0's kill is not its
+}
+
+TEST(SharedUsageReadsTest, AFailedReadFailsEveryReaderWithTheSameError) {
+  FakeSource source;
+  source.failing = true;
+  SharedUsageReads reads;
+  const ReadRange range = readRange(kT0, kT0 + hours(1), kStep);
+  for (int i = 0; i < 3; ++i) reads.expect(source, shop(), range);
+  std::vector<std::string> errors;
+  for (int i = 0; i < 3; ++i) {
+    auto reading = reads.read(source, shop(), range);
+    ASSERT_FALSE(reading);
+    EXPECT_EQ(reading.error().code, ErrorCode::kUnavailable);
+    errors.push_back(reading.error().toString());
+  }
+  EXPECT_EQ(errors[0], errors[1]);
+  EXPECT_EQ(errors[0], errors[2]);
+  EXPECT_NE(errors[0].find("prometheus down"), std::string::npos);
+  // The first query failed: the rest of the read and every other reader's were not sent.
+  EXPECT_EQ(source.queries.size(), 1u);
+}
+
+TEST(SharedUsageReadsTest, ARangeBeyondTheReadingReadsOnlyWhatIsMissing) {
+  FakeSource source;
+  SharedUsageReads reads;
+  const Time end = kT0 + hours(24);
+  const ReadRange first = readRange(end - hours(1), end, kStep);
+  reads.expect(source, shop(), first);
+  reads.expect(source, shop(), first);
+  ASSERT_TRUE(reads.read(source, shop(), first));
+  // The second reader's clock crossed a step, and it wants the whole day: only the hours before
+  // and the step after are read.
+  const ReadRange wider = readRange(end - hours(24), end + kStep, kStep);
+  auto reading = reads.read(source, shop(), wider);
+  ASSERT_TRUE(reading);
+  EXPECT_EQ(dump(*reading), dump(alone(shop(), wider)));
+  std::vector<std::pair<Time, Time>> cpu;
+  for (const auto& q : source.queries) {
+    if (q.metric == "cpu") cpu.emplace_back(q.range.start, q.range.end);
+  }
+  const std::vector<std::pair<Time, Time>> expected = {
+      {end - hours(1), end}, {end - hours(24), end - hours(1) - kStep}, {end + kStep, end + kStep}};
+  EXPECT_EQ(cpu, expected);
+}
+
+TEST(SharedUsageReadsTest, AReadingIsDroppedOnceEveryAnnouncedReaderHasIt) {
+  FakeSource source;
+  SharedUsageReads reads;
+  const ReadRange range = readRange(kT0, kT0 + hours(1), kStep);
+  reads.expect(source, shop(), range);
+  ASSERT_TRUE(reads.read(source, shop(), range));
+  ASSERT_TRUE(reads.read(source, shop(), range));  // not announced: read again
+  EXPECT_EQ(reads.sourceReads(), 2u);
+}
+
+TEST(SharedUsageReadsTest, ScopesOfSeveralNamespacesAndOffGridRangesAreReadAlone) {
+  FakeSource source;
+  SharedUsageReads reads;
+  const Scope two{.namespaces = {"shop", "other"}, .excludedContainers = {}};
+  const ReadRange range = readRange(kT0, kT0 + hours(1), kStep);
+  reads.expect(source, two, range);
+  reads.expect(source, two, range);
+  ASSERT_TRUE(reads.read(source, two, range));
+  ASSERT_TRUE(reads.read(source, two, range));
+  EXPECT_EQ(reads.sourceReads(), 2u);
+  const ReadRange offGrid = readRange(kT0, kT0 + hours(1) + minutes(2), kStep);
+  reads.expect(source, shop(), offGrid);
+  auto reading = reads.read(source, shop(), offGrid);
+  ASSERT_TRUE(reading);
+  EXPECT_EQ(dump(*reading), dump(alone(shop(), offGrid)));
+  EXPECT_EQ(reads.sourceReads(), 3u);
+}
+
+TEST(SharedUsageReadsTest, OtherStepsAndSourcesAreReadApart) {
+  FakeSource a, b;
+  SharedUsageReads reads;
+  const ReadRange five = readRange(kT0, kT0 + hours(1), kStep);
+  const ReadRange one = readRange(kT0, kT0 + hours(1), minutes(1));
+  reads.expect(a, shop(), five);
+  reads.expect(a, shop(), one);
+  reads.expect(b, shop(), five);
+  ASSERT_TRUE(reads.read(a, shop(), five));
+  auto fine = reads.read(a, shop(), one);
+  ASSERT_TRUE(fine);
+  EXPECT_EQ(dump(*fine), dump(alone(shop(), one)));
+  ASSERT_TRUE(reads.read(b, shop(), five));
+  EXPECT_EQ(a.count("cpu"), 2u);
+  EXPECT_EQ(b.count("cpu"), 1u);
+}
+
+TEST(SharedUsageReadsTest, ThrottleRatiosAreReadOncePerNamespaceRangeAndExclusions) {
+  FakeSource source;
+  SharedUsageReads reads;
+  const Range at{kT0 + hours(1), kT0 + hours(1), minutes(5)};
+  auto a = reads.throttleRatio(source, shop(), at);
+  auto b = reads.throttleRatio(source, shop(), at);
+  ASSERT_TRUE(a && b);
+  ASSERT_FALSE(a->empty());
+  EXPECT_EQ(a->size(), b->size());
+  EXPECT_EQ(source.count("throttle"), 1u);
+  // Other exclusions, another time: their own queries, and never an excluded container.
+  auto c = reads.throttleRatio(source, shop({"istio-proxy", "debug"}), at);
+  ASSERT_TRUE(c);
+  for (const auto& s : *c) EXPECT_NE(s.id.container, "debug");
+  ASSERT_TRUE(reads.throttleRatio(source, shop(), Range{at.start + kStep, at.end + kStep, kStep}));
+  EXPECT_EQ(source.count("throttle"), 3u);
+  // A failure is the answer for the rest of the pass.
+  FakeSource down;
+  down.failing = true;
+  EXPECT_FALSE(reads.throttleRatio(down, shop(), at));
+  EXPECT_FALSE(reads.throttleRatio(down, shop(), at));
+  EXPECT_EQ(down.count("throttle"), 1u);
+}
+
+}  // namespace
+}  // namespace attune::usage
