@@ -119,7 +119,7 @@ class RunMeter {
         cpuAboveRequestCoreSeconds_ += cpuAboveRequest(current, c) * seconds;
         memoryUsed += static_cast<double>(c.memoryWorkingSet.value());
         // OOM kills and restarts, for the timeline.
-        auto& seen = seen_[uid + "/" + c.name];
+        auto& seen = seenOf(uid, c.name);
         const std::uint64_t exits =
             c.restarts ? static_cast<std::uint64_t>(c.restarts->exits()) : 0;
         if (c.oomKillsTotal > seen.first) {
@@ -342,6 +342,16 @@ class RunMeter {
     return {ns, ref->kind, ref->name};
   }
 
+  // The (OOM kills, exits) of a pod's container seen so far; (0, 0) at first.
+  std::pair<std::uint64_t, std::uint64_t>& seenOf(const std::string& uid,
+                                                  const std::string& container) {
+    auto pod = seen_.find(uid);
+    if (pod == seen_.end()) pod = seen_.try_emplace(uid).first;
+    auto it = pod->second.find(container);
+    if (it == pod->second.end()) it = pod->second.try_emplace(container).first;
+    return it->second;
+  }
+
   const sim::Simulation& sim_;
   Duration timelineStep_;
   std::optional<Time> lastSample_;
@@ -352,7 +362,10 @@ class RunMeter {
     PodResources original;  // as first seen: what the pod was created with
   };
   std::map<std::string, PodView, std::less<>> pods_;  // by pod uid
-  std::map<std::string, std::pair<std::uint64_t, std::uint64_t>, std::less<>> seen_;
+  // By pod uid, then container name.
+  std::map<std::string, std::map<std::string, std::pair<std::uint64_t, std::uint64_t>, std::less<>>,
+           std::less<>>
+      seen_;
   std::size_t evictionsSeen_ = 0;
   double nodeSeconds_ = 0;
   double cpuAboveRequestCoreSeconds_ = 0;
