@@ -26,6 +26,7 @@
 #include "metrics/trace/trace_source.h"
 #include "recommend/strategy.h"
 #include "rollout/node_optimisation.h"
+#include "sim/cluster/pod_snapshot.h"
 #include "sim/engine/scenario_builder.h"
 #include "sim/engine/simulation.h"
 #include "sim/telemetry/sim_scalar_query.h"
@@ -440,10 +441,12 @@ Result<report::SimulationRun> runOne(const SimulateRequest& request, const std::
   controller::SharedSloQuery sloQueries(sloQuery);
   // kNoOperator: the cluster as it would run without Attune, the baseline of a comparison.
   const bool operated = strategy != kNoOperator;
+  // The controller reads pods in place, as the operator does from its informer cache.
+  sim::InPlacePodsApi api(s.api(), s.state());
   std::optional<controller::Controller> controller;
   if (operated) {
     controller.emplace(
-        s.api(), s.metrics(), s.clock(), registry,
+        api, s.metrics(), s.clock(), registry,
         controller::ControllerOptions{.watchNamespaces = {},
                                       .strategyOverride = strategy,
                                       .modeOverride = request.mode,
