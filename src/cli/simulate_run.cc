@@ -26,6 +26,7 @@
 #include "metrics/trace/trace_source.h"
 #include "recommend/strategy.h"
 #include "rollout/node_optimisation.h"
+#include "sim/cluster/pod_snapshot.h"
 #include "sim/engine/scenario_builder.h"
 #include "sim/engine/simulation.h"
 #include "sim/telemetry/sim_scalar_query.h"
@@ -120,7 +121,7 @@ class RunMeter {
         cpuAboveRequestCoreSeconds_ += cpuAboveRequest(current, c) * seconds;
         memoryUsed += static_cast<double>(c.memoryWorkingSet.value());
         // OOM kills and restarts, for the timeline.
-        auto& seen = seen_[uid + "/" + c.name];
+        auto& seen = seenOf(uid, c.name);
         const std::uint64_t exits =
             c.restarts ? static_cast<std::uint64_t>(c.restarts->exits()) : 0;
         if (c.oomKillsTotal > seen.first) {
@@ -362,6 +363,16 @@ class RunMeter {
     return it == templateOf_.end() ? view.current : it->second;
   }
 
+  // The (OOM kills, exits) of a pod's container seen so far; (0, 0) at first.
+  std::pair<std::uint64_t, std::uint64_t>& seenOf(const std::string& uid,
+                                                  const std::string& container) {
+    auto pod = seen_.find(uid);
+    if (pod == seen_.end()) pod = seen_.try_emplace(uid).first;
+    auto it = pod->second.find(container);
+    if (it == pod->second.end()) it = pod->second.try_emplace(container).first;
+    return it->second;
+  }
+
   const sim::Simulation& sim_;
   Duration timelineStep_;
   std::optional<Time> lastSample_;
@@ -374,7 +385,10 @@ class RunMeter {
   std::map<std::string, PodView, std::less<>> pods_;  // by pod uid
   // Per workload, the resources of its latest pod created without admission sizing.
   std::map<api::WorkloadRef, PodResources> templateOf_;
-  std::map<std::string, std::pair<std::uint64_t, std::uint64_t>, std::less<>> seen_;
+  // By pod uid, then container name.
+  std::map<std::string, std::map<std::string, std::pair<std::uint64_t, std::uint64_t>, std::less<>>,
+           std::less<>>
+      seen_;
   std::size_t evictionsSeen_ = 0;
   double nodeSeconds_ = 0;
   double cpuAboveRequestCoreSeconds_ = 0;
@@ -456,10 +470,12 @@ Result<report::SimulationRun> runOne(const SimulateRequest& request, const std::
   controller::SharedSloQuery sloQueries(sloQuery);
   // kNoOperator: the cluster as it would run without Attune, the baseline of a comparison.
   const bool operated = strategy != kNoOperator;
+  // The controller reads pods in place, as the operator does from its informer cache.
+  sim::InPlacePodsApi api(s.api(), s.state());
   std::optional<controller::Controller> controller;
   if (operated) {
     controller.emplace(
-        s.api(), s.metrics(), s.clock(), registry,
+        api, s.metrics(), s.clock(), registry,
         controller::ControllerOptions{.watchNamespaces = {},
                                       .strategyOverride = strategy,
                                       .modeOverride = request.mode,

@@ -133,7 +133,15 @@ void ClusterSnapshot::index() {
       jobOwner_[{job.metadata.namespace_, job.metadata.name}] = {ref->kind, ref->name};
     }
   }
-  if (readsInPlace()) return;  // podsOf reads the views as it is asked
+  if (readsInPlace()) {  // podsOf reads the views as it is asked
+    for (const auto& [key, owner] : rsOwner_) {
+      controlledSets_[{key.first, owner.first, owner.second}].push_back(key.second);
+    }
+    for (const auto& [key, owner] : jobOwner_) {
+      controlledJobs_[{key.first, owner.first, owner.second}].push_back(key.second);
+    }
+    return;
+  }
   for (const api::Pod& pod : pods_) podsByOwner_[ownerOf(pod)].push_back(&pod);
 }
 
@@ -172,14 +180,11 @@ std::vector<const api::Pod*> ClusterSnapshot::viewedPodsOf(const api::WorkloadRe
                       (w.kind == "Job" && jobOwner_.contains({w.ns, w.name}));
   if (!mapsUp) add(w.kind, w.name);
   // Pods of the ReplicaSets and Jobs it controls.
-  for (const auto& [key, owner] : rsOwner_) {
-    if (key.first == w.ns && owner.first == w.kind && owner.second == w.name) {
-      add("ReplicaSet", key.second);
-    }
+  if (auto sets = controlledSets_.find(w); sets != controlledSets_.end()) {
+    for (const std::string& name : sets->second) add("ReplicaSet", name);
   }
-  for (const auto& [key, owner] : jobOwner_) {
-    if (key.first == w.ns && owner.first == w.kind && owner.second == w.name)
-      add("Job", key.second);
+  if (auto jobs = controlledJobs_.find(w); jobs != controlledJobs_.end()) {
+    for (const std::string& name : jobs->second) add("Job", name);
   }
   std::ranges::sort(out, [](const api::Pod* a, const api::Pod* b) {
     return a->metadata.name < b->metadata.name;

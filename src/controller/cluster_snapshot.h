@@ -110,6 +110,10 @@ class ClusterSnapshot {
   // ReplicaSet / Job (namespace, name) → its controller's reference (kind, name).
   std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>> rsOwner_;
   std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>> jobOwner_;
+  // Read in place: the names of the ReplicaSets and Jobs each workload controls (rsOwner_ and
+  // jobOwner_ the other way round), so that podsOf does not scan every one of them.
+  std::map<api::WorkloadRef, std::vector<std::string>> controlledSets_;
+  std::map<api::WorkloadRef, std::vector<std::string>> controlledJobs_;
   mutable std::map<api::WorkloadRef, std::vector<const api::Pod*>> podsByOwner_;
 };
 

@@ -77,7 +77,20 @@ OperatorMetrics::OperatorMetrics(metrics::Registry& registry)
 
 void OperatorMetrics::setWorkloadSavings(const std::string& ns, const std::string& workload,
                                          double cpuCores, double memoryBytes) {
+  recordWorkloadSavings(ns, workload, cpuCores, memoryBytes);
+  publishSavings(ns);
+}
+
+void OperatorMetrics::recordWorkloadSavings(const std::string& ns, const std::string& workload,
+                                            double cpuCores, double memoryBytes) {
   workloadSavings_[{ns, workload}] = {cpuCores, memoryBytes};
+}
+
+bool OperatorMetrics::firstResizeSeries(const std::string& ns, const std::string& workload) {
+  return resizeSeries_.emplace(ns, workload).second;
+}
+
+void OperatorMetrics::publishSavings(const std::string& ns) {
   double cpu = 0;
   double memory = 0;
   for (auto it = workloadSavings_.lower_bound({ns, std::string()});

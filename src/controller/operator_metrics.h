@@ -24,6 +24,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -43,6 +44,15 @@ struct OperatorMetrics {
   // workload (all replicas). Not thread-safe: called from the controller's passes only.
   void setWorkloadSavings(const std::string& ns, const std::string& workload, double cpuCores,
                           double memoryBytes);
+  // The same in two steps, for a pass over many workloads: record each workload's savings, then
+  // publish the sums of each namespace recorded in once. The gauges end as they would after one
+  // setWorkloadSavings per workload.
+  void recordWorkloadSavings(const std::string& ns, const std::string& workload, double cpuCores,
+                             double memoryBytes);
+  void publishSavings(const std::string& ns);
+  // True the first time it is asked about the workload: its attune_resize_total series are then
+  // to be created at 0. Counter series are never removed, so later passes need not again.
+  bool firstResizeSeries(const std::string& ns, const std::string& workload);
 
   metrics::MetricFamily& resizes;
   metrics::MetricFamily& resizeSkips;
@@ -64,6 +74,8 @@ struct OperatorMetrics {
  private:
   // (namespace, workload) -> (cores, bytes) behind the namespace sums.
   std::map<std::pair<std::string, std::string>, std::pair<double, double>> workloadSavings_;
+  // (namespace, workload) whose attune_resize_total series exist.
+  std::set<std::pair<std::string, std::string>, std::less<>> resizeSeries_;
 };
 
 struct HpaGuardMetrics {

@@ -38,6 +38,21 @@ metrics::Scope scopeOf(const api::AttunePolicy& policy) {
   return scope;
 }
 
+// The recommendations of each workload, in their order: the plan looks them up per target
+// instead of scanning them all for each one.
+using RecommendationsByRef = std::map<api::WorkloadRef, std::vector<const RecommendedWorkload*>>;
+RecommendationsByRef recommendationsByRef(const std::vector<RecommendedWorkload>& recommended) {
+  RecommendationsByRef out;
+  for (const RecommendedWorkload& a : recommended) out[a.ref].push_back(&a);
+  return out;
+}
+const std::vector<const RecommendedWorkload*>& recommendationsOf(const RecommendationsByRef& byRef,
+                                                                 const api::WorkloadRef& ref) {
+  static const std::vector<const RecommendedWorkload*> kNone;
+  auto it = byRef.find(ref);
+  return it == byRef.end() ? kNone : it->second;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<PolicyState>> PolicyState::create(const api::AttunePolicy& defaulted,
@@ -364,14 +379,15 @@ rollout::Plan PolicyPass::makePlan(const std::vector<rollout::ObservedPod>& obse
 }
 
 void PolicyPass::planStartupBoosts(rollout::Plan& plan) {
+  const RecommendationsByRef byRef = recommendationsByRef(recommended_);
   std::vector<rollout::BoostWorkload> workloads;
   for (const TargetWorkload& t : targets_) {
     rollout::BoostWorkload w{.ref = t.ref, .pods = t.pods, .targets = {}};
     // Fail closed: without fresh metrics no boost starts (a boost ends at the recorded CPU).
     // Pods sized by the node optimiser are not boosted.
-    for (const RecommendedWorkload& a : recommended_) {
-      if (metricsError_ || nodeOptimised() || !(a.ref == t.ref)) continue;
-      for (const RecommendedContainer& c : a.containers) {
+    for (const RecommendedWorkload* a : recommendationsOf(byRef, t.ref)) {
+      if (metricsError_ || nodeOptimised()) continue;
+      for (const RecommendedContainer& c : a->containers) {
         if (c.recommendation.enoughData) w.targets[c.name] = c.recommendation.resources;
       }
     }
@@ -435,6 +451,7 @@ rollout::Plan PolicyPass::planResizes(const std::map<api::WorkloadRef, api::Obje
   }
   input.serverVersion = snapshot_.serverVersion();
   input.memoryUsage = currentMemoryUsage();
+  const RecommendationsByRef byRef = recommendationsByRef(recommended_);
   for (const TargetWorkload& t : targets_) {
     rollout::WorkloadInput w{.kind = t.kind(),
                              .metadata = workloads.at(t.ref),
@@ -442,18 +459,17 @@ rollout::Plan PolicyPass::planResizes(const std::map<api::WorkloadRef, api::Obje
                              .updatedReplicas = t.updatedReplicas,
                              .pods = t.pods,
                              .targets = {}};
-    for (const RecommendedWorkload& a : recommended_) {
-      if (a.ref == t.ref) w.lastDataTime = a.lastDataTime;
-    }
+    const std::vector<const RecommendedWorkload*>& recommendations =
+        recommendationsOf(byRef, t.ref);
+    for (const RecommendedWorkload* a : recommendations) w.lastDataTime = a->lastDataTime;
     std::erase_if(w.pods, [&](const api::Pod* p) {  // boosted: left to planStartupBoosts
       return boostedPods_.contains(p->metadata.name);
     });
     if (nodeOptimised()) {
       useNodeTargets(w);
     } else {
-      for (const RecommendedWorkload& a : recommended_) {
-        if (!(a.ref == t.ref)) continue;
-        for (const RecommendedContainer& c : a.containers) {
+      for (const RecommendedWorkload* a : recommendations) {
+        for (const RecommendedContainer& c : a->containers) {
           if (c.recommendation.enoughData) w.targets[c.name] = c.recommendation.resources;
         }
       }

@@ -143,8 +143,9 @@ void publishRecommendations(const std::vector<RecommendedWorkload>& recommended,
   if (auto memory = parseMemory(status.savings->memoryRequestReduction)) {
     metrics.reclaimedMemory.set(policyLabels, static_cast<double>(memory->value()));
   }
+  std::set<std::string> namespaces;  // whose savings sums are published, once each
   for (const RecommendedWorkload& a : recommended) {
-    if (resizing(policy)) {
+    if (resizing(policy) && metrics.firstResizeSeries(a.ref.ns, a.ref.name)) {
       // The workload's resize series exist at 0 from its first pass under a resizing mode, so
       // that increase() in the alerts sees its first success, failure or revert (a series that
       // appears at 1 has no increase to see).
@@ -182,8 +183,10 @@ void publishRecommendations(const std::vector<RecommendedWorkload>& recommended,
         }
       }
     }
-    metrics.setWorkloadSavings(a.ref.ns, a.ref.name, cpuSaved * pods, memorySaved * pods);
+    metrics.recordWorkloadSavings(a.ref.ns, a.ref.name, cpuSaved * pods, memorySaved * pods);
+    namespaces.insert(a.ref.ns);
   }
+  for (const std::string& ns : namespaces) metrics.publishSavings(ns);
 }
 
 std::optional<api::CanaryStatus> summarizeCanary(

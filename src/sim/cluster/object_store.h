@@ -79,6 +79,9 @@ class ObjectStore {
 
   // The number of stored objects.
   std::size_t size() const { return objects_.size(); }
+  // How many writes (creations, modifications, deletions) this store has taken: while it stays
+  // the same, so do the objects, and what was computed from them can be kept.
+  std::uint64_t writes() const { return writes_; }
   // The stored object, or nullptr. The pointer is valid until the next write to this store.
   const T* find(std::string_view ns, std::string_view name) const {
     auto it = objects_.find(key(ns, name));
@@ -121,6 +124,7 @@ class ObjectStore {
                   resource_ + " \"" + object.metadata.name + "\" already exists");
     }
     versioner_.stampCreate(object.metadata);
+    ++writes_;
     auto it = objects_.emplace(std::move(k), std::move(object)).first;
     notify(api::WatchEventType::kAdded, it->second);
     return it->second;
@@ -140,6 +144,7 @@ class ObjectStore {
     if (!change) return std::unexpected(change.error());
     if (*change == Change::kNone) return it->second;
     versioner_.stampUpdate(copy.metadata, *change == Change::kSpec);
+    ++writes_;
     it->second = std::move(copy);
     notify(api::WatchEventType::kModified, it->second);
     return it->second;
@@ -149,6 +154,7 @@ class ObjectStore {
     auto node = objects_.extract(key(ns, name));
     if (node.empty()) return std::unexpected(notFoundError(resource_, name));
     versioner_.stampUpdate(node.mapped().metadata, false);
+    ++writes_;
     notify(api::WatchEventType::kDeleted, node.mapped());
     return std::move(node.mapped());
   }
@@ -174,6 +180,7 @@ class ObjectStore {
   Observer observer_;
   Observer watchObserver_;
   std::map<Key, T> objects_;
+  std::uint64_t writes_ = 0;
 };
 
 }  // namespace attune::sim

@@ -12,17 +12,11 @@
 namespace attune::sim {
 namespace {
 
-// What the Deployment controller needs of one of its ReplicaSets, copied out of the store.
-struct OwnedSet {
-  std::string name;
-  std::string uid;
-  std::int32_t replicas = 1;
-};
+using OwnedSet = DeploymentController::OwnedSet;
+using SetsByOwner = DeploymentController::SetsByOwner;
 
-// Every ReplicaSet with a controller, by its controller's uid, in (namespace, name) order: one
-// pass over the store instead of one per Deployment.
-using SetsByOwner = std::unordered_map<std::string, std::vector<OwnedSet>>;
-SetsByOwner replicaSetsByOwner(const ClusterState& state) {
+// One pass over the store instead of one per Deployment.
+SetsByOwner indexReplicaSets(const ClusterState& state) {
   SetsByOwner out;
   state.replicaSets.forEach([&](const api::ReplicaSet& rs) {
     const api::OwnerReference* ref = rs.metadata.controllerRef();
@@ -39,15 +33,12 @@ const std::vector<OwnedSet>& ownedReplicaSets(const SetsByOwner& sets, const api
   return it == sets.end() ? kNone : it->second;
 }
 
-std::string replicaSetName(const api::Deployment& d) {
-  return d.metadata.name + "-" + templateHash(d.spec.template_);
-}
-
-api::ReplicaSet newReplicaSet(const api::Deployment& d, std::int32_t replicas) {
+api::ReplicaSet newReplicaSet(const api::Deployment& d, const std::string& name,
+                              std::int32_t replicas) {
   const std::string hash = templateHash(d.spec.template_);
   api::ReplicaSet rs;
   rs.metadata.namespace_ = d.metadata.namespace_;
-  rs.metadata.name = replicaSetName(d);
+  rs.metadata.name = name;
   rs.metadata.labels = d.spec.template_.metadata.labels;
   rs.metadata.labels[std::string(kPodTemplateHashLabel)] = hash;
   rs.metadata.ownerReferences.push_back(
@@ -70,12 +61,13 @@ void setReplicas(ClusterState& state, std::string_view ns, const OwnedSet& rs,
   });
 }
 
-// `owned`: the ReplicaSets `d` controls (scaling one Deployment writes only its own).
-void scaleOne(ClusterState& state, const api::Deployment& d, const std::vector<OwnedSet>& owned) {
+// `owned`: the ReplicaSets `d` controls (scaling one Deployment writes only its own);
+// `current`: the name of the ReplicaSet of its template.
+void scaleOne(ClusterState& state, const api::Deployment& d, const std::vector<OwnedSet>& owned,
+              const std::string& current) {
   if (d.spec.paused) return;
   const std::int32_t desired = std::max(0, d.spec.replicas.value_or(1));
   const std::vector<OwnedSet>& sets = owned;
-  const std::string current = replicaSetName(d);
   auto it =
       std::find_if(sets.begin(), sets.end(), [&](const auto& rs) { return rs.name == current; });
   std::int32_t oldTotal = 0;
@@ -86,7 +78,7 @@ void scaleOne(ClusterState& state, const api::Deployment& d, const std::vector<O
   const std::int32_t had = it == sets.end() ? 0 : it->replicas;
   const std::int32_t target = rollOneStep ? std::min(desired, had + 1) : desired;
   if (it == sets.end()) {
-    (void)state.replicaSets.create(newReplicaSet(d, target));
+    (void)state.replicaSets.create(newReplicaSet(d, current, target));
   } else {
     setReplicas(state, d.metadata.namespace_, *it, target);
   }
@@ -100,11 +92,10 @@ void scaleOne(ClusterState& state, const api::Deployment& d, const std::vector<O
 }
 
 api::WorkloadStatus statusOf(const SetsByOwner& sets, const PodsByController& pods,
-                             const api::Deployment& d) {
+                             const api::Deployment& d, const std::string& current) {
   api::WorkloadStatus status = d.status;
   status.observedGeneration = d.metadata.generation;
   status.replicas = status.updatedReplicas = status.readyReplicas = 0;
-  const std::string current = replicaSetName(d);
   for (const auto& rs : ownedReplicaSets(sets, d)) {
     auto owned = pods.find(rs.uid);
     if (owned == pods.end()) continue;
@@ -121,21 +112,38 @@ api::WorkloadStatus statusOf(const SetsByOwner& sets, const PodsByController& po
 
 }  // namespace
 
+const std::string& DeploymentController::replicaSetName(const api::Deployment& d) const {
+  NamedTemplate& named = names_[d.metadata.uid];
+  if (named.replicaSetName.empty() || named.resourceVersion != d.metadata.resourceVersion) {
+    named.resourceVersion = d.metadata.resourceVersion;
+    named.replicaSetName = d.metadata.name + "-" + templateHash(d.spec.template_);
+  }
+  return named.replicaSetName;
+}
+
+const SetsByOwner& DeploymentController::replicaSetsByOwner(const ClusterState& state) const {
+  if (sets_.state != &state || sets_.writes != state.replicaSets.writes()) {
+    sets_ = {&state, state.replicaSets.writes(), indexReplicaSets(state)};
+  }
+  return sets_.sets;
+}
+
 void DeploymentController::scale(ClusterState& state, Time /*now*/) const {
   // Scaling writes ReplicaSets only, so the Deployments are read in place; each writes only its
   // own ReplicaSets, so they are indexed once.
-  const SetsByOwner sets = replicaSetsByOwner(state);
-  state.deployments.forEach(
-      [&](const api::Deployment& d) { scaleOne(state, d, ownedReplicaSets(sets, d)); });
+  const SetsByOwner& sets = replicaSetsByOwner(state);
+  state.deployments.forEach([&](const api::Deployment& d) {
+    scaleOne(state, d, ownedReplicaSets(sets, d), replicaSetName(d));
+  });
 }
 
 void DeploymentController::updateStatus(ClusterState& state, Time /*now*/) const {
   // Statuses are computed in place, then the changed ones written.
   std::vector<std::tuple<std::string, std::string, api::WorkloadStatus>> changed;
-  const SetsByOwner sets = replicaSetsByOwner(state);
+  const SetsByOwner& sets = replicaSetsByOwner(state);
   const PodsByController pods = podsByController(state);
   state.deployments.forEach([&](const api::Deployment& d) {
-    api::WorkloadStatus status = statusOf(sets, pods, d);
+    api::WorkloadStatus status = statusOf(sets, pods, d, replicaSetName(d));
     if (!(status == d.status)) {
       changed.emplace_back(d.metadata.namespace_, d.metadata.name, std::move(status));
     }

@@ -2,6 +2,11 @@
 // per tick.
 #pragma once
 
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
 #include "core/time.h"
 #include "sim/cluster/cluster_state.h"
 
@@ -18,11 +23,43 @@ namespace attune::sim {
 //  - updateStatus(): replicas (active pods of every owned ReplicaSet), updatedReplicas (those of
 //    the current template), readyReplicas, availableReplicas (= ready) and observedGeneration.
 // Run scale(), then the ReplicaSetController, then updateStatus() in one tick (see
-// WorkloadControllers). Stateless.
+// WorkloadControllers). Keeps nothing but caches: each Deployment's template hash (by uid,
+// valid while its resourceVersion stays the same: every write advances it) and the ReplicaSets
+// by owner (valid while the ReplicaSet store takes no write).
 class DeploymentController {
  public:
+  // What the Deployment controller needs of one of its ReplicaSets, copied out of the store.
+  struct OwnedSet {
+    std::string name;
+    std::string uid;
+    std::int32_t replicas = 1;
+  };
+  // Every ReplicaSet with a controller, by its controller's uid, in (namespace, name) order.
+  using SetsByOwner = std::unordered_map<std::string, std::vector<OwnedSet>>;
+
   void scale(ClusterState& state, Time now) const;
   void updateStatus(ClusterState& state, Time now) const;
+
+ private:
+  // The ReplicaSets of `state` by owner, indexed again only after a write to its ReplicaSets.
+  // The reference is valid until the next call.
+  const SetsByOwner& replicaSetsByOwner(const ClusterState& state) const;
+
+  struct IndexedSets {
+    const ClusterState* state = nullptr;
+    std::uint64_t writes = 0;
+    SetsByOwner sets;
+  };
+  mutable IndexedSets sets_;
+
+  // "<name>-<templateHash>" of `d`'s template, computed again only when `d` was written.
+  const std::string& replicaSetName(const api::Deployment& d) const;
+
+  struct NamedTemplate {
+    std::string resourceVersion;
+    std::string replicaSetName;
+  };
+  mutable std::unordered_map<std::string, NamedTemplate> names_;  // by Deployment uid
 };
 
 }  // namespace attune::sim

@@ -60,11 +60,19 @@ api::WorkloadStatus reconcile(ClusterState& state, const api::ReplicaSet& rs,
 
 }  // namespace
 
+const PodsByController& ReplicaSetController::podsByOwner(const ClusterState& state) const {
+  if (pods_.state != &state || pods_.writes != state.pods.writes()) {
+    pods_ = {&state, state.pods.writes(), podsByController(state)};
+  }
+  return pods_.pods;
+}
+
 void ReplicaSetController::tick(ClusterState& state, Time /*now*/) const {
   // ReplicaSets are read in place (reconcile writes pods only); changed statuses are written
   // after the walk.
   std::vector<std::tuple<std::string, std::string, api::WorkloadStatus>> changed;
-  PodsByController owned = podsByController(state);
+  // Pods this walk creates or deletes leave the index as it was before the walk.
+  const PodsByController& owned = podsByOwner(state);
   state.replicaSets.forEach([&](const api::ReplicaSet& rs) {
     auto it = owned.find(rs.metadata.uid);
     api::WorkloadStatus status =

@@ -126,9 +126,12 @@ ContainerId idOf(const Recorder& r, const RecordedContainer& c) {
 
 // The recorded containers with samples that `scope` includes (excluded ones are left out before
 // their samples are read), by container identity. `pods` lists the candidate pods (indices into
-// r.pods()), those of the scope's namespaces.
+// r.pods()), those of the scope's namespaces. Containers whose last sample is before `since`
+// are left out too: a query that reads nothing before `since` would find none of their samples
+// (the pods gone long ago stay in the recording; a month of them must not be walked per query).
 std::map<ContainerId, std::vector<const RecordedContainer*>> containersIn(
-    const Recorder& r, const std::vector<std::uint32_t>& pods, const metrics::Scope& scope) {
+    const Recorder& r, const std::vector<std::uint32_t>& pods, const metrics::Scope& scope,
+    std::optional<Time> since) {
   std::map<ContainerId, std::vector<const RecordedContainer*>> out;
   for (std::uint32_t p : pods) {
     const RecordedPod& pod = r.pods()[p];
@@ -136,6 +139,7 @@ std::map<ContainerId, std::vector<const RecordedContainer*>> containersIn(
     for (std::uint32_t index : pod.containers) {
       const RecordedContainer& c = r.containers()[index];
       if (c.samples.empty() || scope.excludes(r.str(c.name))) continue;
+      if (since && timeOf(r, c.samples.back()) < *since) continue;
       out[idOf(r, c)].push_back(&c);
     }
   }
@@ -143,12 +147,13 @@ std::map<ContainerId, std::vector<const RecordedContainer*>> containersIn(
 }
 
 // One series per container in scope: fill(container, acc) adds each recorded series' values
-// per step, finish(acc) turns a step's total into its value (nullopt or non-finite: no point).
+// per step, reading no sample older than `reach` before the first step; finish(acc) turns a
+// step's total into its value (nullopt or non-finite: no point).
 template <typename Fill, typename Finish>
 Result<std::vector<ContainerSeries>> collect(const Recorder& r,
                                              const std::vector<std::uint32_t>& pods,
                                              const metrics::Scope& scope,
-                                             const metrics::Range& range, Fill fill,
+                                             const metrics::Range& range, Duration reach, Fill fill,
                                              Finish finish) {
   auto steps = stepsOf(range);
   if (!steps) return std::unexpected(steps.error());
@@ -160,7 +165,9 @@ Result<std::vector<ContainerSeries>> collect(const Recorder& r,
   }
   std::vector<ContainerSeries> out;
   std::vector<Acc> acc(steps->size());
-  for (auto& [id, list] : containersIn(r, pods, scope)) {
+  std::optional<Time> since;
+  if (!steps->empty()) since = steps->front() - reach;
+  for (auto& [id, list] : containersIn(r, pods, scope, since)) {
     std::fill(acc.begin(), acc.end(), Acc{});
     for (const RecordedContainer* c : list) fill(*c, *steps, acc);
     ContainerSeries series{id, {}};
@@ -223,7 +230,7 @@ Result<std::vector<ContainerSeries>> SimMetricsSource::counterRate(
     const metrics::Scope& scope, const metrics::Range& range, float ContainerSample::*counter) {
   const Duration window = std::max(range.step, options_.minRateWindow);
   return collect(
-      recorder_, podsIn(scope), scope, range,
+      recorder_, podsIn(scope), scope, range, window,
       [&](const RecordedContainer& c, const std::vector<Time>& steps, std::vector<Acc>& acc) {
         addRates(
             recorder_, c.samples, steps, window,
@@ -246,7 +253,7 @@ Result<std::vector<ContainerSeries>> SimMetricsSource::cpuPressureWaiting(
 Result<std::vector<ContainerSeries>> SimMetricsSource::memoryWorkingSet(
     const metrics::Scope& scope, const metrics::Range& range) {
   return collect(
-      recorder_, podsIn(scope), scope, range,
+      recorder_, podsIn(scope), scope, range, options_.lookback,
       [&](const RecordedContainer& c, const std::vector<Time>& steps, std::vector<Acc>& acc) {
         addLast(
             recorder_, c.samples, steps, options_.lookback,
@@ -259,7 +266,7 @@ Result<std::vector<ContainerSeries>> SimMetricsSource::cpuThrottleRatio(
     const metrics::Scope& scope, const metrics::Range& range) {
   const Duration window = std::max(range.step, options_.throttleWindow);
   return collect(
-      recorder_, podsIn(scope), scope, range,
+      recorder_, podsIn(scope), scope, range, window,
       [&](const RecordedContainer& c, const std::vector<Time>& steps, std::vector<Acc>& acc) {
         addRates(
             recorder_, c.samples, steps, window,

@@ -1,7 +1,7 @@
-// Pods read in place: kube::PodInformer's api::PodView behind CachedClusterApi, and the
-// ClusterSnapshot a pass takes through it, answer what a LIST of the same cluster answers (the
-// same pods, in the same order) while pods are added, changed (labels, annotations, owners) and
-// deleted between and across syncs.
+// Pods read in place: kube::PodInformer's api::PodView behind CachedClusterApi (and the simulated
+// cluster's sim::InPlacePodsApi), and the ClusterSnapshot a pass takes through it, answer what a
+// LIST of the same cluster answers (the same pods, in the same order) while pods are added, changed
+// (labels, annotations, owners) and deleted between and across syncs.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -12,6 +12,7 @@
 #include "controller/cluster_snapshot.h"
 #include "kube/cached_cluster_api.h"
 #include "sim/cluster/cluster.h"
+#include "sim/cluster/pod_snapshot.h"
 #include "support/pod_builder.h"
 
 namespace attune::controller {
@@ -158,12 +159,35 @@ class SnapshotViewsTest : public ::testing::Test {
     }
     EXPECT_EQ(inPlace->pod("shop", "no-such-pod"), nullptr);
     EXPECT_EQ(inPlace->pods(), listed->pods());
+    expectSimulatedViewMatchesLists(*listed, workloads, kinds);
+  }
+
+  // The simulated cluster's own view (sim::InPlacePodsApi, what `attune backtest` gives the
+  // controller): a snapshot through it answers as the listed one does.
+  void expectSimulatedViewMatchesLists(const ClusterSnapshot& listed,
+                                       const std::set<api::WorkloadRef>& workloads,
+                                       const std::set<api::TargetKind>& kinds) {
+    auto simulated = ClusterSnapshot::take(simulated_, {}, kinds);
+    ASSERT_TRUE(simulated);
+    EXPECT_TRUE(simulated->readsInPlace());
+    EXPECT_EQ(simulated->podListVersions(), listed.podListVersions());
+    for (const api::WorkloadRef& w : workloads) {
+      EXPECT_EQ(values(simulated->podsOf(w)), values(listed.podsOf(w)))
+          << w.ns << "/" << w.kind << "/" << w.name;
+    }
+    for (const api::Pod& pod : listed.pods()) {
+      const api::Pod* found = simulated->pod(pod.metadata.namespace_, pod.metadata.name);
+      ASSERT_NE(found, nullptr);
+      EXPECT_EQ(*found, pod);
+    }
+    EXPECT_EQ(simulated->pods(), listed.pods());
   }
 
   SimulatedClock clock_{*parseRfc3339("2025-01-01T00:00:00Z")};
   sim::ClusterState state_{clock_};
   sim::Cluster cluster_{state_};
   kube::CachedClusterApi cached_{cluster_, clock_};
+  sim::InPlacePodsApi simulated_{cluster_, state_};
   int serial_ = 0;
 };
 

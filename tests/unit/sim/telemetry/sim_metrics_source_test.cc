@@ -131,6 +131,40 @@ TEST_F(SimMetricsSourceTest, ContainersWithoutSamplesHaveNoSeries) {
   EXPECT_TRUE(before->empty());
 }
 
+TEST_F(SimMetricsSourceTest, AContainerGoneBeforeTheWindowHasNoSeriesOneAtItsEdgeHasItsPoint) {
+  f.addPod(PodBuilder("shop", "old").container("app", {}).build());
+  f.addPod(PodBuilder("shop", "new").container("app", {}).build());
+  for (int minute = 1; minute <= 12; ++minute) {
+    ContainerRuntime& old = f.container("shop", "old", "app");
+    old.running = minute <= 4;  // its last sample is at minute 4
+    TelemetryFixture::run(old, 0.5, 4_Mi);
+    TelemetryFixture::run(f.container("shop", "new", "app"), 0.2, 1_Mi);
+    f.tick();
+  }
+  const auto pods = [](const std::vector<metrics::ContainerSeries>& series) {
+    std::vector<std::string> out;
+    for (const auto& s : series) out.push_back(s.id.pod);
+    return out;
+  };
+  // From minute 8 the 5-minute windows reach back to minute 3: minute 4 is still seen.
+  const Range edge{at(8), at(12), std::chrono::minutes(1)};
+  auto memory = source.memoryWorkingSet(Scope{}, edge);
+  auto cpu = source.cpuUsage(Scope{}, edge);
+  ASSERT_TRUE(memory);
+  ASSERT_TRUE(cpu);
+  EXPECT_EQ(pods(*memory), (std::vector<std::string>{"new", "old"}));
+  EXPECT_EQ(pods(*cpu), (std::vector<std::string>{"new", "old"}));
+  EXPECT_DOUBLE_EQ(*valueAt(memory->back(), at(8)), 4 << 20);
+  EXPECT_EQ(memory->back().points.size(), 1u);
+  // From minute 10 they start after it: the old pod has no series.
+  const Range later{at(10), at(12), std::chrono::minutes(1)};
+  for (auto result : {source.cpuUsage(Scope{}, later), source.memoryWorkingSet(Scope{}, later),
+                      source.cpuThrottleRatio(Scope{}, later)}) {
+    ASSERT_TRUE(result);
+    EXPECT_EQ(pods(*result), (std::vector<std::string>{"new"}));
+  }
+}
+
 TEST_F(SimMetricsSourceTest, ScopeSelectsNamespaces) {
   f.addPod(PodBuilder("a", "p").container("app", {}).build());
   f.addPod(PodBuilder("b", "p").container("app", {}).build());
