@@ -204,7 +204,9 @@ TEST_F(NamespaceFilterTest, CachedClusterApiFiltersNamespacedKindsOnly) {
   EXPECT_EQ(names(api.listPods({})->items), names(filteredList()));
   EXPECT_EQ(api.pods().size(), filteredList().size());
   std::vector<std::string> deployments;
-  for (const auto& d : api.listDeployments({})->items) deployments.push_back(d.metadata.namespace_);
+  const auto listed = api.listDeployments({});
+  ASSERT_TRUE(listed);
+  for (const auto& d : listed->items) deployments.push_back(d.metadata.namespace_);
   EXPECT_EQ(deployments, (std::vector<std::string>{"ns-1", "ns-4", "ns-7"}));
   EXPECT_EQ(api.listNodes({})->items.size(), 9u);  // cluster-scoped: whole
   EXPECT_EQ(api.nodes().size(), 9u);
