@@ -1,6 +1,7 @@
 #include "controller/admission_sizing.h"
 
 #include <algorithm>
+#include <set>
 #include <utility>
 
 #include "api/policy/policy_defaults.h"
@@ -89,12 +90,11 @@ WorkloadSizing keepingRecreatedWorkloads(WorkloadSizing next, const WorkloadSizi
                                          const std::vector<TargetWorkload>& targets,
                                          const std::vector<RecommendedWorkload>& recommended,
                                          const api::AttunePolicy& policy) {
-  if (!sizesAtAdmission(policy)) return next;
+  if (!sizesAtAdmission(policy) || previous.empty()) return next;
+  std::set<api::WorkloadRef> withRecommendation;
+  for (const RecommendedWorkload& w : recommended) withRecommendation.insert(w.ref);
   for (const TargetWorkload& t : targets) {
-    if (next.contains(t.ref) ||
-        std::ranges::any_of(recommended, [&](const auto& w) { return w.ref == t.ref; })) {
-      continue;
-    }
+    if (next.contains(t.ref) || withRecommendation.contains(t.ref)) continue;
     if (auto it = previous.find(t.ref); it != previous.end()) next.emplace(t.ref, it->second);
   }
   return next;
