@@ -7,96 +7,81 @@
 
 #include "recommend/attune_strategy.h"
 #include "recommend/resource_pipeline.h"
+#include "recommend/vpa_histogram.h"
 
 namespace attune::recommend {
 namespace {
 
+// The decaying histograms adaptive keeps per container, fed every sample in time order.
+class AdaptiveContainerState final : public ContainerState {
+ public:
+  void add(const stats::Sample& s) override {
+    // The CPU the container asked for: usage × (1 + PSI waiting rate), as the stats' series.
+    cpu.add(s.cpuCores * (1 + s.psiCpuWaitingRate.value_or(0.0)), kSampleWeight, s.time);
+    memory.add(s.memoryBytes, kSampleWeight, s.time);
+  }
+  VpaHistogram cpu{withHalfLife(vpaCpuHistogramOptions(), kAdaptiveCpuHalfLife)};
+  VpaHistogram memory{withHalfLife(vpaMemoryHistogramOptions(), kAdaptiveMemoryHalfLife)};
+
+ private:
+  static constexpr double kSampleWeight = 1;  // every sample counts alike
+  static VpaHistogramOptions withHalfLife(VpaHistogramOptions o, Duration halfLife) {
+    o.halfLife = halfLife;
+    return o;
+  }
+};
+
 std::string percentileName(int percentile) { return "p" + std::to_string(percentile); }
 
-int hourOfDay(Time t) {
-  const auto hours = std::chrono::floor<std::chrono::hours>(t.time_since_epoch()).count();
-  return static_cast<int>(((hours % 24) + 24) % 24);
-}
-
-bool keepsHourOfDay(const stats::Series& series, int p) {
-  return std::abs(series.config().hourOfDayQuantile - p / 100.0) <= 1e-9;
-}
-
-// CPU before the margin: the window's percentile, raised to the coming hours' percentile and to
-// the recent P75.
-std::expected<double, std::string> cpuRaw(const StrategyInput& in, int p, Explainer& ex) {
-  const Resource r = Resource::kCpu;
+// The base of resource `r` before the recent P75: the policy percentile `p` of the decaying
+// histogram when the caller keeps one, else of the history window. Either way the history
+// window must hold a sample (fail closed).
+std::expected<double, std::string> baseLevel(const StrategyInput& in, Resource r, int p,
+                                             Explainer& ex) {
   const stats::Series& series = seriesOf(in, r);
   const auto overall = require(series.quantile(in.now, p / 100.0), r, "in the history window");
   if (!overall) return overall;
+  const auto* state = dynamic_cast<const AdaptiveContainerState*>(in.state);
+  const VpaHistogram* histogram =
+      state == nullptr ? nullptr : (r == Resource::kCpu ? &state->cpu : &state->memory);
+  if (histogram == nullptr || histogram->empty()) {
+    return ex.step(percentileName(p) + " over " + formatDuration(series.config().history) +
+                       " (no decaying histogram kept)",
+                   toUnits(r, *overall));
+  }
+  const Duration halfLife = r == Resource::kCpu ? kAdaptiveCpuHalfLife : kAdaptiveMemoryHalfLife;
+  return ex.step(
+      percentileName(p) + " of the decaying histogram (half-life " + formatDuration(halfLife) + ")",
+      toUnits(r, *histogram->percentile(p / 100.0)));
+}
+
+// Before the margin: the base raised to the recent P75; memory at least the OOM bump.
+std::expected<double, std::string> rawLevel(const StrategyInput& in, Resource r, int p,
+                                            Explainer& ex) {
+  const auto base = baseLevel(in, r, p, ex);
+  if (!base) return base;
+  const stats::Series& series = seriesOf(in, r);
   const auto recent = require(series.recentQuantile(in.now, 0.75), r,
                               "in the last " + formatDuration(series.config().recentWindow));
   if (!recent) return recent;
-  const double level = ex.step(
-      percentileName(p) + " over " + formatDuration(series.config().history), toUnits(r, *overall));
-  double v = level;
-  if (keepsHourOfDay(series, p)) {
-    const int hour = hourOfDay(in.now);
-    std::optional<double> coming;
-    for (int k = 0; k <= kAdaptiveHoursAhead; ++k) {
-      if (const auto h = series.hourOfDayQuantile(in.now, (hour + k) % 24)) {
-        coming = std::max(coming.value_or(0.0), toUnits(r, *h));
-      }
-    }
-    if (coming) {
-      if (*coming > v) {
-        char what[96];
-        std::snprintf(what, sizeof what, "raised to the %s of hours %02d-%02d UTC",
-                      percentileName(p).c_str(), hour, (hour + kAdaptiveHoursAhead) % 24);
-        v = ex.step(what, *coming);
-      }
-    } else {
-      ex.note("hour-of-day " + percentileName(p), "no sample in these hours: window value");
-    }
-  } else {
-    ex.note("hour-of-day " + percentileName(p), "not kept by the stats: window value");
-  }
+  double v = *base;
   if (toUnits(r, *recent) > v) {
     v = ex.step("raised to the P75 of the last " + formatDuration(series.config().recentWindow),
                 toUnits(r, *recent));
   }
-  return v;
-}
-
-// Memory before the margin: the largest of the window's percentile, the busiest hour of the
-// day's and the recent P75; at least the OOM bump.
-std::expected<double, std::string> memoryRaw(const StrategyInput& in, int p, Explainer& ex) {
-  const Resource r = Resource::kMemory;
-  const stats::Series& series = seriesOf(in, r);
-  const auto overall = require(series.quantile(in.now, p / 100.0), r, "in the history window");
-  if (!overall) return overall;
-  const auto recent = require(series.recentQuantile(in.now, 0.75), r,
-                              "in the last " + formatDuration(series.config().recentWindow));
-  if (!recent) return recent;
-  double v = ex.step(percentileName(p) + " over " + formatDuration(series.config().history),
-                     toUnits(r, *overall));
-  if (keepsHourOfDay(series, p)) {
-    if (const auto hourly = series.maxHourOfDayQuantile(in.now);
-        hourly && toUnits(r, *hourly) > v) {
-      v = ex.step("busiest hour-of-day " + percentileName(p), toUnits(r, *hourly));
+  if (r == Resource::kMemory) {
+    if (const auto kill = in.stats.maxOomMemory(in.now)) {
+      const auto m = static_cast<double>(kill->value());
+      const double bump = std::max(m + kAdaptiveOomMinBumpBytes, m * kAdaptiveOomBumpRatio);
+      if (bump > v) v = ex.step("raised to the OOM bump max(m + 100Mi, 1.2 m)", bump);
     }
-  }
-  if (toUnits(r, *recent) > v) {
-    v = ex.step("raised to the P75 of the last " + formatDuration(series.config().recentWindow),
-                toUnits(r, *recent));
-  }
-  if (const auto kill = in.stats.maxOomMemory(in.now)) {
-    const auto m = static_cast<double>(kill->value());
-    const double bump = std::max(m + kAdaptiveOomMinBumpBytes, m * kAdaptiveOomBumpRatio);
-    if (bump > v) v = ex.step("raised to the OOM bump max(m + 100Mi, 1.2 m)", bump);
   }
   return v;
 }
 
 Outcome recommendResource(const StrategyInput& in, Resource r, Explainer& ex) {
   const ResourceSettings s = resolveSettings(in.policy, r);
-  const auto raw =
-      r == Resource::kCpu ? cpuRaw(in, s.percentile, ex) : memoryRaw(in, s.percentile, ex);
+  const auto raw = rawLevel(in, r, s.percentile, ex);
   if (!raw) return std::unexpected(raw.error());
   const bool cpu = r == Resource::kCpu;
   double v = cpu ? ex.step("× (1 + 30%)", *raw * (1 + kAdaptiveCpuMargin))
@@ -127,6 +112,9 @@ Outcome recommendResource(const StrategyInput& in, Resource r, Explainer& ex) {
 class AdaptiveStrategy final : public Strategy {
  public:
   std::string_view name() const override { return "adaptive"; }
+  ContainerStatePtr newContainerState() const override {
+    return std::make_unique<AdaptiveContainerState>();
+  }
   Recommendation recommend(const StrategyInput& in) const override {
     return recommendEach(in,
                          [&](Resource r, Explainer& ex) { return recommendResource(in, r, ex); });

@@ -15,83 +15,105 @@ using namespace testing;
 constexpr std::int64_t kDay = 1440;  // minutes
 
 // 1 core from 08:00 to 09:00 UTC, 0.2 core the rest of the day; memory 1e9 bytes throughout.
-// The busy hour is 4.2% of the samples, so the window's p95 is 0.2 core; hour 8's own p95 is 1.
+// The busy hour is 4.2% of the samples, so the window's p95 is 0.2 core.
 double diurnalCpu(std::int64_t m) { return (m / 60) % 24 == 8 ? 1.0 : 0.2; }
-// The same with the busy hour at 00:00.
-double midnightCpu(std::int64_t m) { return (m / 60) % 24 == 0 ? 1.0 : 0.2; }
 double flatMemory(std::int64_t) { return 1e9; }
 
-// The sketch is within 0.99% of the exact rank, the hour-of-day values within 0.05%; allow 1.2%
-// and one unit of rounding.
-void expectClose(double got, double want) { EXPECT_NEAR(got, want, want * 0.012 + 1); }
+// A histogram's percentile reads its bucket's end. VPA's CPU buckets start 0.01 core wide and
+// grow by 5% each, so the bucket holding 0.2 core is [0.196, 0.216) (10% of 0.2) and the one
+// holding 1 core about 6% wide; the window's sketch is within 1%. Allow 10% above and one unit
+// of rounding.
+void expectClose(double got, double want) {
+  EXPECT_GE(got, want - 1);
+  EXPECT_LE(got, want * 1.10 + 1);
+}
 
 class AdaptiveStrategyTest : public ::testing::Test {
  protected:
-  // Samples every minute from day 0 00:00 up to and including `now` (day 7 + `minuteOfDay`).
+  // Samples every minute from day 0 00:00 up to and including `now` (day 7 + `minuteOfDay`),
+  // fed to the statistics and to the strategy's own histograms, as the controller feeds them.
   Recommendation at(std::int64_t minuteOfDay, api::ResourceValues current = {},
                     const std::function<double(std::int64_t)>& cpu = diurnalCpu) {
-    const std::int64_t last = 7 * kDay + minuteOfDay;
-    feed(stats_, minuteSamples(last + 1, cpu, flatMemory));
+    return upTo(7 * kDay + minuteOfDay, current, cpu);
+  }
+  Recommendation upTo(std::int64_t last, api::ResourceValues current = {},
+                      const std::function<double(std::int64_t)>& cpu = diurnalCpu) {
+    const std::vector<stats::Sample> samples = minuteSamples(last + 1, cpu, flatMemory);
+    feed(stats_, samples);
+    for (const stats::Sample& s : samples) state_->add(s);
     now_ = minute(last);
-    return makeAdaptiveStrategy()->recommend(
-        {.stats = stats_, .now = now_, .current = current, .policy = policy_});
+    return strategy_->recommend({.stats = stats_,
+                                 .now = now_,
+                                 .current = current,
+                                 .policy = policy_,
+                                 .state = state_.get()});
   }
 
-  stats::StatsConfig config_;  // the policy's percentiles are kept per hour (p95 / p99)
+  StrategyPtr strategy_ = makeAdaptiveStrategy();
+  ContainerStatePtr state_ = strategy_->newContainerState();
+  stats::StatsConfig config_;
   stats::ContainerStats stats_{config_};
   api::AttunePolicySpec policy_;
   Time now_;
 };
 
-// At 03:00 the coming hours (03-05) ran at 0.2 core all week, as the window's p95: 200m × 1.3
-// = 260m. Memory: p99 1e9 × 1.15.
-TEST_F(AdaptiveStrategyTest, QuietHoursGetTheWindowPercentile) {
-  const Recommendation r = at(3 * 60);
+// The weight of the samples between `from` and `to` hours ago, as a share of all the weight of
+// an unending history, in a histogram whose samples halve every `halfLife` hours.
+double weightShare(double from, double to, double halfLife) {
+  return std::exp2(-from / halfLife) - std::exp2(-to / halfLife);
+}
+
+// At 18:00 the busy hour (08-09) is 9 to 10 hours old: with a 6-hour half-life it weighs
+// (2^-1.5 - 2^-(10/6)) × (1 + 1/16 + ...) = 4.1% of the CPU histogram (the earlier days add
+// 1/16 each), under the 5% above the p95: the request is 0.2 core × 1.3 = 260m. Memory: the
+// p99 of 1e9 × 1.15.
+TEST_F(AdaptiveStrategyTest, AnOldBusyHourNoLongerCounts) {
+  ASSERT_LT(weightShare(9, 10, 6) * 16 / 15, 0.05);
+  const Recommendation r = at(18 * 60);
   ASSERT_TRUE(r.enoughData) << r.reason;
   expectClose(cpuRequest(r), 260);
   expectClose(memoryRequest(r), 1.15e9);
   EXPECT_EQ(r.resources.cpuLimit, std::nullopt);
   EXPECT_EQ(r.resources.memoryLimit, std::nullopt);
-  EXPECT_TRUE(explains(r, "cpu: p95 over 168h"));
+  EXPECT_TRUE(explains(r, "cpu: p95 of the decaying histogram (half-life 6h)"));
+  EXPECT_TRUE(explains(r, "memory: p99 of the decaying histogram (half-life 24h)"));
   EXPECT_FALSE(explains(r, "cpu: raised"));
   EXPECT_TRUE(explains(r, "cpu: × (1 + 30%)"));
   EXPECT_TRUE(explains(r, "memory: × (1 + 15%)"));
 }
 
-// At 07:00 the coming hours include 08, busy all week: 1 core × 1.3 = 1300m, ahead of the load
-// (the recent P75 is still 0.2 core).
-TEST_F(AdaptiveStrategyTest, RisesBeforeTheBusyHour) {
-  const Recommendation r = at(7 * 60);
+// At 12:00 the busy hour is 3 to 4 hours old and weighs (2^-0.5 - 2^-(4/6)) × 16/15 = 8.2% of
+// the histogram, more than the 5% above the p95: the request is still 1 core × 1.3 = 1300m,
+// where the week's p95 (0.2 core) would give 260m.
+TEST_F(AdaptiveStrategyTest, ARecentBusyHourHoldsTheRequest) {
+  ASSERT_GT(weightShare(3, 4, 6) * 16 / 15, 0.05);
+  const Recommendation r = at(12 * 60);
   ASSERT_TRUE(r.enoughData) << r.reason;
   expectClose(cpuRequest(r), 1300);
-  EXPECT_TRUE(explains(r, "cpu: raised to the p95 of hours 07-09 UTC"));
 }
 
-// At 23:00 the coming hours wrap around midnight (23, 00, 01, read modulo 24): a busy hour at
-// 00:00 raises the request to 1300m; at 03:00 it is behind, and the request is 260m.
-TEST_F(AdaptiveStrategyTest, HoursWrapAroundMidnight) {
-  const Recommendation r = at(23 * 60, {}, midnightCpu);
+// A caller that keeps no histograms gets the history window's percentile (0.2 core: 260m at
+// 12:00 too), and the explanation says so.
+TEST_F(AdaptiveStrategyTest, WithoutHistogramsTheWindowPercentileStandsIn) {
+  feed(stats_, minuteSamples(7 * kDay + 12 * 60 + 1, diurnalCpu, flatMemory));
+  const Recommendation r = strategy_->recommend({.stats = stats_,
+                                                 .now = minute(7 * kDay + 12 * 60),
+                                                 .current = {},
+                                                 .policy = policy_,
+                                                 .state = nullptr});
   ASSERT_TRUE(r.enoughData) << r.reason;
-  expectClose(cpuRequest(r), 1300);
-  EXPECT_TRUE(explains(r, "cpu: raised to the p95 of hours 23-01 UTC"));
-  stats::ContainerStats fresh(config_);
-  feed(fresh, minuteSamples(7 * kDay + 3 * 60 + 1, midnightCpu, flatMemory));
-  const Recommendation later = makeAdaptiveStrategy()->recommend(
-      {.stats = fresh, .now = minute(7 * kDay + 3 * 60), .current = {}, .policy = policy_});
-  expectClose(cpuRequest(later), 260);
+  expectClose(cpuRequest(r), 260);
+  EXPECT_TRUE(explains(r, "cpu: p95 over 168h (no decaying histogram kept)"));
 }
 
-// The last 10 minutes at 2 cores: the recent P75 (2 cores) is above the week's values, so the
-// request follows the present: 2 × 1.3 = 2600m. Without hour-of-day percentiles in the stats
-// the window's p95 (0.2 core) is the base.
+// The last 10 minutes at 2 cores: the recent P75 (2 cores) is above the histogram's p95, so the
+// request follows the present: 2 × 1.3 = 2600m.
 TEST_F(AdaptiveStrategyTest, RecentLoadRaisesTheRequest) {
-  config_.cpu.hourOfDayQuantile = 0.5;  // not the policy's p95
   const std::int64_t last = 7 * kDay + 3 * 60;
   const Recommendation r =
       at(3 * 60, {}, [&](std::int64_t m) { return m > last - 10 ? 2.0 : diurnalCpu(m); });
   ASSERT_TRUE(r.enoughData) << r.reason;
   expectClose(cpuRequest(r), 2600);
-  EXPECT_TRUE(explains(r, "cpu: hour-of-day p95"));
   EXPECT_TRUE(explains(r, "cpu: raised to the P75 of the last 10m"));
 }
 
@@ -107,19 +129,17 @@ TEST_F(AdaptiveStrategyTest, OomKillRaisesMemoryToTheBump) {
 
 // With 7 days of data a decrease goes to the target in one step: 4000m → 260m.
 TEST_F(AdaptiveStrategyTest, DecreasesAreNotCappedOnceADayOfDataIsIn) {
-  const Recommendation r = at(3 * 60, {.cpuRequest = 4000_m});
+  const Recommendation r = at(18 * 60, {.cpuRequest = 4000_m});
   ASSERT_TRUE(r.enoughData) << r.reason;
   expectClose(cpuRequest(r), 260);
   EXPECT_FALSE(explains(r, "capped"));
 }
 
 // During the first day of data a decrease is capped at maxChangePercent (CPU default 50%). At
-// 12:00 on day 0 the busy hour is 60 of 721 samples (8.3%), so the p95 is 1 core: target 1300m;
-// 4000m → 2000m (−67.5% capped at −50%).
+// 12:00 on day 0 the busy hour weighs (2^-0.5 - 2^-(4/6)) / (1 - 2^-2) = 10.3% of the 12 hours
+// of histogram, so the p95 is 1 core: target 1300m; 4000m → 2000m (−67.5% capped at −50%).
 TEST_F(AdaptiveStrategyTest, DecreasesAreCappedDuringTheFirstDay) {
-  feed(stats_, minuteSamples(721, diurnalCpu, flatMemory));
-  const Recommendation r = makeAdaptiveStrategy()->recommend(
-      {.stats = stats_, .now = minute(720), .current = {.cpuRequest = 4000_m}, .policy = policy_});
+  const Recommendation r = upTo(720, {.cpuRequest = 4000_m});
   ASSERT_TRUE(r.enoughData) << r.reason;
   EXPECT_EQ(cpuRequest(r), 2000);
   EXPECT_TRUE(explains(r, "capped at ±50%"));
@@ -127,14 +147,14 @@ TEST_F(AdaptiveStrategyTest, DecreasesAreCappedDuringTheFirstDay) {
 
 // Increases are not capped: 100m → 1300m at once (the attune strategy would stop at 150m).
 TEST_F(AdaptiveStrategyTest, IncreasesAreNotCapped) {
-  const Recommendation r = at(7 * 60, {.cpuRequest = 100_m});
+  const Recommendation r = at(12 * 60, {.cpuRequest = 100_m});
   ASSERT_TRUE(r.enoughData) << r.reason;
   expectClose(cpuRequest(r), 1300);
 }
 
 // A decrease under 10% keeps the current request: 1400m against a target of ~1300m (−7.1%).
 TEST_F(AdaptiveStrategyTest, SmallDecreasesKeepTheCurrentRequest) {
-  const Recommendation r = at(7 * 60, {.cpuRequest = 1400_m});
+  const Recommendation r = at(12 * 60, {.cpuRequest = 1400_m});
   ASSERT_TRUE(r.enoughData) << r.reason;
   EXPECT_EQ(cpuRequest(r), 1400);
   EXPECT_TRUE(explains(r, "< 10%: kept current"));
@@ -143,7 +163,7 @@ TEST_F(AdaptiveStrategyTest, SmallDecreasesKeepTheCurrentRequest) {
 // An increase of any size is made: 1250m → ~1300m (+4%), so a request never stays below its
 // target.
 TEST_F(AdaptiveStrategyTest, SmallIncreasesAreMade) {
-  const Recommendation r = at(7 * 60, {.cpuRequest = 1250_m});
+  const Recommendation r = at(12 * 60, {.cpuRequest = 1250_m});
   ASSERT_TRUE(r.enoughData) << r.reason;
   expectClose(cpuRequest(r), 1300);
   EXPECT_FALSE(explains(r, "kept current"));
@@ -160,7 +180,7 @@ TEST_F(AdaptiveStrategyTest, AllowDecreaseFalseKeepsTheCurrentValue) {
 // RequestsAndLimits with a current limit: the limit keeps the current limit/request ratio.
 TEST_F(AdaptiveStrategyTest, LimitsFollowControlledValues) {
   policy_.cpu.controlledValues = api::ControlledValues::kRequestsAndLimits;
-  const Recommendation r = at(7 * 60, {.cpuRequest = 500_m, .cpuLimit = 1000_m});
+  const Recommendation r = at(12 * 60, {.cpuRequest = 500_m, .cpuLimit = 1000_m});
   ASSERT_TRUE(r.enoughData) << r.reason;
   ASSERT_TRUE(r.resources.cpuLimit.has_value());
   // Each is rounded up on its own: 2 × 1300.x rounds to within 2m of 2 × the rounded request.
@@ -170,9 +190,14 @@ TEST_F(AdaptiveStrategyTest, LimitsFollowControlledValues) {
 // Fail closed: the newest sample is 20 minutes old, so the recent window is empty and nothing
 // is recommended.
 TEST_F(AdaptiveStrategyTest, NoRecentSampleGivesNoNumbers) {
-  feed(stats_, minuteSamples(2 * kDay, diurnalCpu, flatMemory));
-  const Recommendation r = makeAdaptiveStrategy()->recommend(
-      {.stats = stats_, .now = minute(2 * kDay + 20), .current = {}, .policy = policy_});
+  const std::vector<stats::Sample> samples = minuteSamples(2 * kDay, diurnalCpu, flatMemory);
+  feed(stats_, samples);
+  for (const stats::Sample& s : samples) state_->add(s);
+  const Recommendation r = strategy_->recommend({.stats = stats_,
+                                                 .now = minute(2 * kDay + 20),
+                                                 .current = {},
+                                                 .policy = policy_,
+                                                 .state = state_.get()});
   EXPECT_FALSE(r.enoughData);
   EXPECT_EQ(r.reason, "no cpu sample in the last 10m");
   EXPECT_EQ(r.resources, api::ResourceValues{});
