@@ -438,8 +438,11 @@ sim::Scenario withNodeOptimisation(sim::Scenario scenario, bool enabled) {
   return scenario;
 }
 
+// Whether the tool `strategy` stands for sizes new pods at admission (kNoOperator: no).
 bool sizesAtAdmission(std::string_view strategy) {
-  return strategy == "adaptive" || strategy == "vpa" || strategy == "cruisekube";
+  if (strategy == kNoOperator) return false;
+  const auto made = recommend::makeStrategy(strategy);
+  return made && (*made)->admissionSizing() != recommend::AdmissionSizing::kNone;
 }
 
 // One run; `guarded`: with the HPA guard; `nodeOptimised`: every policy with node optimisation

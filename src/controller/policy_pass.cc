@@ -166,12 +166,12 @@ PassResult PolicyPass::finish(const rollout::NodeOptimisation* nodes) {
 
 void PolicyPass::publishAdmissionSizing(const rollout::Plan* plan) {
   if (ctx_.options.admissionSizing == nullptr) return;
-  // The adaptive and vpa strategies size new pods at their own recommendation (as VPA's
-  // admission controller does); the others publish CruiseKube's Phase 1 sizing
-  // (docs/webhooks.md).
-  WorkloadSizing sizing = state_.strategyName == "adaptive" || state_.strategyName == "vpa"
-                              ? recommendationSizing(recommended_, policy_)
-                              : cruisekubeSizing(recommended_, state_.usage, policy_, now_);
+  // A strategy whose tool sizes new pods at its own recommendation (VPA's admission controller)
+  // publishes it; the others publish CruiseKube's Phase 1 sizing (docs/webhooks.md).
+  WorkloadSizing sizing =
+      state_.strategy->admissionSizing() == recommend::AdmissionSizing::kRecommendation
+          ? recommendationSizing(recommended_, policy_)
+          : cruisekubeSizing(recommended_, state_.usage, policy_, now_);
   // The memory at an OOM kill recorded on the workload (OOM recovery) counts too: the
   // replacement of an evicted pod gets at least twice it, within the policy's maxAllowed. With
   // `plan`, what its evictions are about to record counts as recorded.

@@ -112,6 +112,7 @@ Outcome recommendResource(const StrategyInput& in, Resource r, Explainer& ex) {
 class AdaptiveStrategy final : public Strategy {
  public:
   std::string_view name() const override { return "adaptive"; }
+  AdmissionSizing admissionSizing() const override { return AdmissionSizing::kRecommendation; }
   ContainerStatePtr newContainerState() const override {
     return std::make_unique<AdaptiveContainerState>();
   }

@@ -46,6 +46,7 @@ std::expected<double, std::string> memoryLimit(const stats::ContainerStats& s, T
 class CruisekubeStrategy final : public Strategy {
  public:
   std::string_view name() const override { return "cruisekube"; }
+  AdmissionSizing admissionSizing() const override { return AdmissionSizing::kCruiseKube; }
   Recommendation recommend(const StrategyInput& in) const override {
     return recommendEachWithinBounds(in, [&](Resource r, Explainer& ex) -> Outcome {
       const auto d = baseAndHeadroom(in.stats, in.now, r, ex);

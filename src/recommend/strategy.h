@@ -42,12 +42,24 @@ struct StrategyInput {
   const ContainerState* state = nullptr;
 };
 
+// What the admission webhook of the tool a strategy stands for gives a pod when it is created.
+enum class AdmissionSizing {
+  kNone,            // the tool has no webhook: a new pod starts at its template's size
+  kRecommendation,  // the strategy's own recommendation (VPA's admission controller)
+  kCruiseKube,      // CruiseKube's Phase 1 sizing (docs/webhooks.md)
+};
+
 class Strategy {
  public:
   virtual ~Strategy() = default;
 
   // The strategy's name as makeStrategy accepts it ("attune", "cruisekube", "vpa", "krr").
   virtual std::string_view name() const = 0;
+
+  // What its tool's admission webhook does. Attune's own webhook publishes CruiseKube's sizing
+  // for every strategy but kRecommendation; a backtest runs the webhook only for the strategies
+  // whose tool has one.
+  virtual AdmissionSizing admissionSizing() const { return AdmissionSizing::kNone; }
 
   // A new, empty per-container state for this strategy, or nullptr when it needs none (the
   // default: the shared statistics are enough).

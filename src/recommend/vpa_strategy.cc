@@ -56,6 +56,7 @@ class VpaContainerState final : public ContainerState {
 class VpaStrategy final : public Strategy {
  public:
   std::string_view name() const override { return "vpa"; }
+  AdmissionSizing admissionSizing() const override { return AdmissionSizing::kRecommendation; }
   ContainerStatePtr newContainerState() const override {
     return std::make_unique<VpaContainerState>();
   }

@@ -85,6 +85,22 @@ TEST(ResourcePipelineTest, FactoryKnowsFiveStrategies) {
   EXPECT_EQ(bad.error().code, ErrorCode::kInvalidArgument);
 }
 
+// Each tool's admission webhook: VPA's admission controller and adaptive size a new pod at their
+// own recommendation, CruiseKube at its Phase 1 sizing; the public operator and krr have none.
+TEST(ResourcePipelineTest, EachStrategySaysWhatItsToolDoesAtAdmission) {
+  const std::pair<std::string_view, AdmissionSizing> expected[] = {
+      {"adaptive", AdmissionSizing::kRecommendation},
+      {"vpa", AdmissionSizing::kRecommendation},
+      {"cruisekube", AdmissionSizing::kCruiseKube},
+      {"attune", AdmissionSizing::kNone},
+      {"krr", AdmissionSizing::kNone}};
+  for (const auto& [name, sizing] : expected) {
+    auto s = makeStrategy(name);
+    ASSERT_TRUE(s.has_value()) << name;
+    EXPECT_EQ((*s)->admissionSizing(), sizing) << name;
+  }
+}
+
 // Every strategy refuses to give numbers below minimumDataPoints.
 TEST(ResourcePipelineTest, NotEnoughDataGivesNoNumbers) {
   stats::StatsConfig config;
