@@ -240,6 +240,20 @@ class ClusterApi {
     return nullptr;
   }
 
+  // The Deployments and ReplicaSets of namespace `ns` ("" = all) as a cache keeps them, shared
+  // with every reader instead of copied for each: the items listDeployments / listReplicaSets
+  // would return, unchanged for as long as the pointer is held (a later write gives later calls
+  // a new list). nullptr when this api keeps no such cache (list them then). The defaults have
+  // none.
+  virtual std::shared_ptr<const std::vector<Deployment>> sharedDeployments(std::string_view ns) {
+    (void)ns;
+    return nullptr;
+  }
+  virtual std::shared_ptr<const std::vector<ReplicaSet>> sharedReplicaSets(std::string_view ns) {
+    (void)ns;
+    return nullptr;
+  }
+
   // --- Writes.
   // JSON merge patch of metadata.annotations (`changes`: set, or nullopt to delete). When
   // `resourceVersion` is not empty it is a precondition: kConflict unless it is the object's

@@ -112,6 +112,13 @@ class ForwardingClusterApi : public ClusterApi {
                                                     std::string_view resourceVersion) override;
   // inner()'s view, without the hooks: reads through a view do not fail.
   const PodView* podView(std::string_view ns) override { return inner_.podView(ns); }
+  // inner()'s shared lists, likewise without the hooks.
+  std::shared_ptr<const std::vector<Deployment>> sharedDeployments(std::string_view ns) override {
+    return inner_.sharedDeployments(ns);
+  }
+  std::shared_ptr<const std::vector<ReplicaSet>> sharedReplicaSets(std::string_view ns) override {
+    return inner_.sharedReplicaSets(ns);
+  }
 
   Result<ObjectMeta> patchPodAnnotations(std::string_view ns, std::string_view name,
                                          const AnnotationChanges& changes,

@@ -105,8 +105,11 @@ class RunMeter {
       if (known == pods_.end() || known->second.resourceVersion != runtime.resourceVersion) {
         const api::Pod* pod = state.pods.find(runtime.namespace_, runtime.name);
         if (pod == nullptr) continue;
-        PodView view{runtime.resourceVersion, ownerOf(*pod), resourcesOf(*pod), {}};
+        PodView view{
+            runtime.resourceVersion, ownerOf(*pod), resourcesOf(*pod), {}, nullptr, nullptr};
         view.original = known == pods_.end() ? originalOf(*pod, view) : known->second.original;
+        view.integrals = &byWorkload_[view.workload];
+        view.seen = &seen_[uid];
         known = pods_.insert_or_assign(uid, std::move(view)).first;
       }
       const api::WorkloadRef& workload = known->second.workload;
@@ -121,7 +124,7 @@ class RunMeter {
         cpuAboveRequestCoreSeconds_ += cpuAboveRequest(current, c) * seconds;
         memoryUsed += static_cast<double>(c.memoryWorkingSet.value());
         // OOM kills and restarts, for the timeline.
-        auto& seen = seenOf(uid, c.name);
+        auto& seen = seenOf(*known->second.seen, c.name);
         const std::uint64_t exits =
             c.restarts ? static_cast<std::uint64_t>(c.restarts->exits()) : 0;
         if (c.oomKillsTotal > seen.first) {
@@ -140,7 +143,7 @@ class RunMeter {
         }
         seen = {c.oomKillsTotal, exits};
       }
-      for (Integrals* in : {&total_, &byWorkload_[workload]}) {
+      for (Integrals* in : {&total_, known->second.integrals}) {
         in->cpuBefore += original.cpuRequest * seconds;
         in->cpuAfter += current.cpuRequest * seconds;
         in->cpuUsed += cpuUsed * seconds;
@@ -364,12 +367,11 @@ class RunMeter {
   }
 
   // The (OOM kills, exits) of a pod's container seen so far; (0, 0) at first.
-  std::pair<std::uint64_t, std::uint64_t>& seenOf(const std::string& uid,
-                                                  const std::string& container) {
-    auto pod = seen_.find(uid);
-    if (pod == seen_.end()) pod = seen_.try_emplace(uid).first;
-    auto it = pod->second.find(container);
-    if (it == pod->second.end()) it = pod->second.try_emplace(container).first;
+  using SeenCounts = std::map<std::string, std::pair<std::uint64_t, std::uint64_t>, std::less<>>;
+  static std::pair<std::uint64_t, std::uint64_t>& seenOf(SeenCounts& pod,
+                                                         const std::string& container) {
+    auto it = pod.find(container);
+    if (it == pod.end()) it = pod.try_emplace(container).first;
     return it->second;
   }
 
@@ -381,14 +383,15 @@ class RunMeter {
     api::WorkloadRef workload;
     PodResources current;
     PodResources original;  // as first seen: what the pod was created with
+    // Its workload's integrals and its containers' counts seen (entries are never erased).
+    Integrals* integrals;
+    SeenCounts* seen;
   };
   std::map<std::string, PodView, std::less<>> pods_;  // by pod uid
   // Per workload, the resources of its latest pod created without admission sizing.
   std::map<api::WorkloadRef, PodResources> templateOf_;
   // By pod uid, then container name.
-  std::map<std::string, std::map<std::string, std::pair<std::uint64_t, std::uint64_t>, std::less<>>,
-           std::less<>>
-      seen_;
+  std::map<std::string, SeenCounts, std::less<>> seen_;
   std::size_t evictionsSeen_ = 0;
   double nodeSeconds_ = 0;
   double cpuAboveRequestCoreSeconds_ = 0;

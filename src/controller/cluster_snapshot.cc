@@ -29,6 +29,19 @@ Result<void> listInto(std::vector<T>& into, const std::vector<std::string>& name
   return {};
 }
 
+// `namespaces`' objects (empty: all) as the api's cache shares them (`shared`, nullptr when it
+// keeps none), or else listed (`list`).
+template <typename T>
+Result<std::shared_ptr<const std::vector<T>>> sharedOrListed(
+    const std::vector<std::string>& namespaces, const auto& shared, const auto& list) {
+  if (namespaces.size() <= 1) {
+    if (auto items = shared(namespaces.empty() ? std::string() : namespaces.front())) return items;
+  }
+  std::vector<T> items;
+  if (auto ok = listInto(items, namespaces, list); !ok) return std::unexpected(ok.error());
+  return std::make_shared<const std::vector<T>>(std::move(items));
+}
+
 using Key = std::pair<std::string, std::string>;
 
 }  // namespace
@@ -61,8 +74,14 @@ Result<ClusterSnapshot> ClusterSnapshot::take(api::ClusterApi& api,
         s.pods_, namespaces, [&](const auto& o) { return api.listPods(o); }, &s.podListVersions_);
   }
   if (ok && wants({K::kDeployment})) {
-    ok =
-        listInto(s.deployments_, namespaces, [&](const auto& o) { return api.listDeployments(o); });
+    auto deployments = sharedOrListed<api::Deployment>(
+        namespaces, [&](const std::string& ns) { return api.sharedDeployments(ns); },
+        [&](const auto& o) { return api.listDeployments(o); });
+    if (deployments) {
+      s.deployments_ = std::move(*deployments);
+    } else {
+      ok = std::unexpected(deployments.error());
+    }
   }
   if (ok && wants({K::kStatefulSet})) {
     ok = listInto(s.statefulSets_, namespaces,
@@ -72,8 +91,14 @@ Result<ClusterSnapshot> ClusterSnapshot::take(api::ClusterApi& api,
     ok = listInto(s.daemonSets_, namespaces, [&](const auto& o) { return api.listDaemonSets(o); });
   }
   if (ok && wants({K::kDeployment, K::kReplicaSet})) {
-    ok =
-        listInto(s.replicaSets_, namespaces, [&](const auto& o) { return api.listReplicaSets(o); });
+    auto replicaSets = sharedOrListed<api::ReplicaSet>(
+        namespaces, [&](const std::string& ns) { return api.sharedReplicaSets(ns); },
+        [&](const auto& o) { return api.listReplicaSets(o); });
+    if (replicaSets) {
+      s.replicaSets_ = std::move(*replicaSets);
+    } else {
+      ok = std::unexpected(replicaSets.error());
+    }
   }
   if (ok && wants({K::kJob, K::kCronJob})) {
     ok = listInto(s.jobs_, namespaces, [&](const auto& o) { return api.listJobs(o); });
@@ -105,10 +130,12 @@ ClusterSnapshot ClusterSnapshot::fromLists(
   ClusterSnapshot s;
   s.pods_ = std::move(pods.items);
   s.nodes_ = std::move(nodes.items);
-  s.deployments_ = std::move(deployments.items);
+  s.deployments_ =
+      std::make_shared<const std::vector<api::Deployment>>(std::move(deployments.items));
   s.statefulSets_ = std::move(statefulSets.items);
   s.daemonSets_ = std::move(daemonSets.items);
-  s.replicaSets_ = std::move(replicaSets.items);
+  s.replicaSets_ =
+      std::make_shared<const std::vector<api::ReplicaSet>>(std::move(replicaSets.items));
   s.jobs_ = std::move(jobs.items);
   s.cronJobs_ = std::move(cronJobs.items);
   s.limitRanges_ = std::move(limitRanges.items);
@@ -123,7 +150,7 @@ void ClusterSnapshot::index() {
   for (std::size_t i = 0; !readsInPlace() && i < pods_.size(); ++i) {
     podIndex_[{pods_[i].metadata.namespace_, pods_[i].metadata.name}] = i;
   }
-  for (const auto& rs : replicaSets_) {
+  for (const auto& rs : *replicaSets_) {
     if (const api::OwnerReference* ref = rs.metadata.controllerRef()) {
       rsOwner_[{rs.metadata.namespace_, rs.metadata.name}] = {ref->kind, ref->name};
     }

@@ -5,10 +5,12 @@
 // Pods are read in place when the ClusterApi keeps a pod cache (ClusterApi::podView, the
 // operator's CachedClusterApi): podsOf and pod take the pods they are asked for from the cache,
 // by owner and by name, and no other pod is copied. Without a cache the pods are listed. Either
-// way podsOf, pod and pods answer alike.
+// way podsOf, pod and pods answer alike. Deployments and ReplicaSets are likewise shared with the
+// api's cache when it keeps one (ClusterApi::sharedDeployments, sharedReplicaSets), not copied.
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -50,10 +52,10 @@ class ClusterSnapshot {
     return podListVersions_;
   }
   const std::vector<api::Node>& nodes() const { return nodes_; }
-  const std::vector<api::Deployment>& deployments() const { return deployments_; }
+  const std::vector<api::Deployment>& deployments() const { return *deployments_; }
   const std::vector<api::StatefulSet>& statefulSets() const { return statefulSets_; }
   const std::vector<api::DaemonSet>& daemonSets() const { return daemonSets_; }
-  const std::vector<api::ReplicaSet>& replicaSets() const { return replicaSets_; }
+  const std::vector<api::ReplicaSet>& replicaSets() const { return *replicaSets_; }
   const std::vector<api::Job>& jobs() const { return jobs_; }
   const std::vector<api::CronJob>& cronJobs() const { return cronJobs_; }
   const std::vector<api::LimitRange>& limitRanges() const { return limitRanges_; }
@@ -94,10 +96,13 @@ class ClusterSnapshot {
   std::map<std::string, const api::PodView*, std::less<>> views_;
   std::map<std::string, std::string, std::less<>> podListVersions_;
   std::vector<api::Node> nodes_;
-  std::vector<api::Deployment> deployments_;
+  // Shared with the api's cache when it keeps one (ClusterApi::sharedDeployments), else listed.
+  std::shared_ptr<const std::vector<api::Deployment>> deployments_ =
+      std::make_shared<const std::vector<api::Deployment>>();
   std::vector<api::StatefulSet> statefulSets_;
   std::vector<api::DaemonSet> daemonSets_;
-  std::vector<api::ReplicaSet> replicaSets_;
+  std::shared_ptr<const std::vector<api::ReplicaSet>> replicaSets_ =
+      std::make_shared<const std::vector<api::ReplicaSet>>();
   std::vector<api::Job> jobs_;
   std::vector<api::CronJob> cronJobs_;
   std::vector<api::LimitRange> limitRanges_;

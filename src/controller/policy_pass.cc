@@ -53,6 +53,23 @@ const std::vector<const RecommendedWorkload*>& recommendationsOf(const Recommend
   return it == byRef.end() ? kNone : it->second;
 }
 
+// The stored status without its recommendations, which every pass writes anew
+// (publishRecommendations, called by prepare before anything reads them): not copied to be
+// cleared.
+api::AttunePolicyStatus statusToRebuild(const api::AttunePolicyStatus& stored) {
+  return {.conditions = stored.conditions,
+          .recommendations = {},
+          .resizeHistory = stored.resizeHistory,
+          .workloads = stored.workloads,
+          .savings = stored.savings,
+          .canary = stored.canary,
+          .cooldown = stored.cooldown,
+          .lastReconcileTime = stored.lastReconcileTime,
+          .consecutiveReverts = stored.consecutiveReverts,
+          .lastResizeTime = stored.lastResizeTime,
+          .observedGeneration = stored.observedGeneration};
+}
+
 }  // namespace
 
 Result<std::unique_ptr<PolicyState>> PolicyState::create(const api::AttunePolicy& defaulted,
@@ -80,7 +97,7 @@ PolicyPass::PolicyPass(Context context, const ClusterSnapshot& snapshot,
       policy_(policy),
       state_(state),
       now_(context.clock.now()),
-      status_(stored.status) {}
+      status_(statusToRebuild(stored.status)) {}
 
 PassResult PolicyPass::run() {
   prepare();

@@ -349,8 +349,12 @@ void settleStatus(api::AttunePolicyStatus& status, const api::AttunePolicy& stor
 void writeStatus(api::ClusterApi& api, const api::AttunePolicy& stored,
                  const api::AttunePolicyStatus& status) {
   if (status == stored.status) return;
-  api::AttunePolicy update = stored;
-  update.status = status;
+  // The stored policy with the new status (the old one is not copied to be replaced).
+  const api::AttunePolicy update{.metadata = stored.metadata,
+                                 .spec = stored.spec,
+                                 .status = status,
+                                 .preserved = stored.preserved,
+                                 .sources = stored.sources};
   auto written = api.updateAttunePolicyStatus(update);
   if (!written && written.error().code == ErrorCode::kConflict) {
     // Someone else wrote the policy since it was read: the status is ours alone, so write it

@@ -30,7 +30,11 @@ std::vector<RecommendedWorkload> recommendTargets(const std::vector<TargetWorklo
     const int containersInPod = static_cast<int>(std::max<std::size_t>(1, first.containers.size()));
     for (const api::Container& c : first.containers) {
       if (api::isExcludedContainer(policy, c.name)) continue;
-      RecommendedContainer a{.name = c.name, .current = {}, .recommendation = {}, .dataPoints = 0};
+      RecommendedContainer a{.name = c.name,
+                             .current = {},
+                             .recommendation = {},
+                             .dataPoints = 0,
+                             .explanationText = nullptr};
       for (const api::Pod* pod : target.pods) {
         if (const api::Container* pc = pod->spec.findContainer(c.name)) {
           const api::ResourceValues v = safety::resourceValuesOf(pc->resources);
@@ -48,6 +52,7 @@ std::vector<RecommendedWorkload> recommendTargets(const std::vector<TargetWorklo
         if (cached != nullptr && cached->samples == stats.sampleCount() &&
             cached->lastSample == last && cached->current == a.current && cached->samples > 0) {
           a.recommendation = cached->recommendation;
+          a.explanationText = cached->explanationText;
         } else {
           a.recommendation = usage::recommendFor(strategy, *tracked,
                                                  {.now = now,
@@ -55,7 +60,11 @@ std::vector<RecommendedWorkload> recommendTargets(const std::vector<TargetWorklo
                                                   .policy = policy.spec,
                                                   .containersInPod = containersInPod});
           if (cached != nullptr) {
-            *cached = {stats.sampleCount(), last, a.current, a.recommendation};
+            // Kept as its text only: the steps are not copied at every pass that reuses it.
+            a.explanationText =
+                std::make_shared<const std::string>(recommend::explanationText(a.recommendation));
+            a.recommendation.explanation.clear();
+            *cached = {stats.sampleCount(), last, a.current, a.recommendation, a.explanationText};
           }
         }
         if (last && (!workload.lastDataTime || *workload.lastDataTime < *last)) {
@@ -100,7 +109,8 @@ api::WorkloadRecommendation toStatus(const RecommendedWorkload& workload,
             : std::min(1.0, static_cast<double>(a.dataPoints) / static_cast<double>(minimum));
     if (a.recommendation.enoughData) {
       c.recommended = a.recommendation.resources;
-      c.rationale = recommend::explanationText(a.recommendation);
+      c.rationale =
+          a.explanationText ? *a.explanationText : recommend::explanationText(a.recommendation);
     } else {
       c.rationale = a.recommendation.reason;
     }

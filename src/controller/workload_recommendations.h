@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -25,6 +26,10 @@ struct RecommendedContainer {
   // enoughData false (with a reason) below minimumDataPoints or without statistics.
   recommend::Recommendation recommendation;
   std::int64_t dataPoints = 0;
+  // The explanation as text (recommend::explanationText), when recommendTargets went through a
+  // RecommendationCache: made once for every pass that reuses the recommendation, whose
+  // explanation steps are then left empty. Null without a cache (the steps are there).
+  std::shared_ptr<const std::string> explanationText;
 };
 
 // The recommendations for the containers of one target workload.
@@ -44,7 +49,8 @@ class RecommendationCache {
     std::uint64_t samples = 0;
     std::optional<Time> lastSample;
     api::ResourceValues current;
-    recommend::Recommendation recommendation;
+    recommend::Recommendation recommendation;            // without its explanation steps
+    std::shared_ptr<const std::string> explanationText;  // of the recommendation's steps
   };
   // The entry of a container of a workload, created empty.
   Entry& at(const api::WorkloadRef& workload, const std::string& container) {

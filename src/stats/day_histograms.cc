@@ -86,6 +86,37 @@ void unpackDay(Reader& r, Histogram& h) {
   }
 }
 
+// The number of samples of a packed day histogram (what unpackDay would add to a histogram's
+// total), without unpacking it into one; corrupt input fails `r` as unpackDay does.
+std::uint64_t packedDayTotal(Reader& r) {
+  std::uint64_t total = r.varint();
+  const std::uint64_t first = r.varint();
+  const std::uint64_t n = r.varint();
+  if (first + n > static_cast<std::uint64_t>(kMaxBucket) + 1) {
+    r.corrupt("has a histogram bucket out of range");
+  }
+  std::uint64_t i = 0;
+  while (r.ok() && i < n) {
+    const std::uint8_t byte = r.u8();
+    for (int k = 0; k < 2 && i < n && r.ok(); ++k) {
+      const unsigned code = (byte >> (4 * k)) & 15u;
+      if (code == kZeroRun) {
+        const std::uint64_t extra = r.varint();
+        if (n - i < kMinZeroRun || extra > n - i - kMinZeroRun) {
+          r.corrupt("has an invalid zero run");
+          return total;
+        }
+        i += extra + kMinZeroRun;
+        continue;
+      }
+      const std::uint64_t c = code == kBigCount ? kBigCount + r.varint() : code;
+      if (c != 0 && r.ok()) total += c;
+      ++i;
+    }
+  }
+  return total;
+}
+
 }  // namespace
 
 Histogram DayHistograms::current() const {
@@ -214,6 +245,24 @@ Histogram DayHistograms::window(std::uint32_t dayNow, int days) const {
   }
   if (inWindow(day_)) h.merge(current());
   return h;
+}
+
+std::uint64_t DayHistograms::total(std::uint32_t dayNow, int days) const {
+  if (!any_) return 0;
+  const auto inWindow = [&](std::uint32_t d) { return d <= dayNow && d + days > dayNow; };
+  std::uint64_t total = 0;
+  Reader r(closed_);
+  while (r.remaining() > 0) {
+    const auto d = static_cast<std::uint32_t>(r.varint());
+    const std::uint64_t day = packedDayTotal(r);
+    if (inWindow(d)) total += day;
+  }
+  if (inWindow(day_)) {
+    total += zero_;
+    for (std::uint8_t c : counts_) total += c;
+    for (const Overflow& o : overflow_) total += std::uint64_t{o.high} << 8;
+  }
+  return total;
 }
 
 void DayHistograms::encode(Writer& w) const {

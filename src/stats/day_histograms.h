@@ -36,6 +36,8 @@ class DayHistograms {
 
   // Merged counts of the days in [dayNow - days + 1, dayNow].
   Histogram window(std::uint32_t dayNow, int days) const;
+  // window(dayNow, days).total(), without merging the days into a histogram.
+  std::uint64_t total(std::uint32_t dayNow, int days) const;
 
   std::size_t heapBytes() const {
     return counts_.capacity() + overflow_.capacity() * sizeof(Overflow) + closed_.capacity();

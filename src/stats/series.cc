@@ -44,7 +44,7 @@ std::optional<double> Series::quantile(Time now, double q) const {
 }
 
 std::uint64_t Series::count(Time now) const {
-  return days_.window(dayIndex(clampSeconds(now)), historyDays_).total();
+  return days_.total(dayIndex(clampSeconds(now)), historyDays_);
 }
 
 std::optional<double> Series::hourOfDayQuantile(Time now, int hourOfDay) const {

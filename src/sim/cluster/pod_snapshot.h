@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -59,10 +60,62 @@ class PodSnapshot final : public api::PodView {
   std::string resourceVersion_;
 };
 
+// One store's objects of a namespace ("" = all) as a list shared by its readers, brought up to
+// the store only when it was written since (ObjectStore::writes): in place, only the objects
+// whose resourceVersion changed copied again, while no reader holds the list any more; as a new
+// copy while one does (what it holds never changes). Not thread-safe.
+template <typename T>
+class SharedList {
+ public:
+  std::shared_ptr<const std::vector<T>> of(const ObjectStore<T>& store, std::string_view ns) {
+    auto it = lists_.find(ns);
+    if (it == lists_.end()) it = lists_.emplace(std::string(ns), Copy{}).first;
+    Copy& copy = it->second;
+    if (copy.items != nullptr && copy.writes == store.writes()) return copy.items;
+    const api::ListOptions options{.namespace_ = std::string(ns), .labelSelector = {}};
+    if (copy.items == nullptr || copy.items.use_count() > 1 || !update(*copy.items, store, ns)) {
+      copy.items = std::make_shared<std::vector<T>>(store.list(options));
+    }
+    copy.writes = store.writes();
+    return copy.items;
+  }
+
+ private:
+  struct Copy {
+    std::shared_ptr<std::vector<T>> items;
+    std::uint64_t writes = 0;  // the store's writes when items were brought up to it
+  };
+  // Copies the objects of `items` whose resourceVersion changed in `store`; false (items left
+  // partly updated, to be copied whole) when the store holds other objects than `items`.
+  static bool update(std::vector<T>& items, const ObjectStore<T>& store, std::string_view ns) {
+    std::size_t i = 0;
+    bool same = true;
+    const auto visit = [&](const T& object) {
+      if (!same) return;
+      if (i >= items.size() || items[i].metadata.name != object.metadata.name ||
+          items[i].metadata.namespace_ != object.metadata.namespace_) {
+        same = false;
+        return;
+      }
+      if (items[i].metadata.resourceVersion != object.metadata.resourceVersion) items[i] = object;
+      ++i;
+    };
+    if (ns.empty()) {
+      store.forEach(visit);
+    } else {
+      store.forEachInNamespace(ns, visit);
+    }
+    return same && i == items.size();
+  }
+
+  std::map<std::string, Copy, std::less<>> lists_;
+};
+
 // A ClusterApi that forwards everything to `inner` (the simulated cluster over `state`) and
-// serves podView() from a PodSnapshot of `state`, refreshed at each call: the controller's
-// snapshot then reads pods in place, as the operator's informer cache lets it, instead of
-// copying every pod at every pass. Both must outlive it.
+// serves podView() from a PodSnapshot of `state`, refreshed at each call, and the shared
+// Deployment and ReplicaSet lists from copies of `state`'s stores kept until they are written:
+// the controller's snapshot then reads them in place, as the operator's informer cache lets it,
+// instead of copying every pod, Deployment and ReplicaSet at every pass. Both must outlive it.
 class InPlacePodsApi final : public api::ForwardingClusterApi {
  public:
   InPlacePodsApi(api::ClusterApi& inner, const ClusterState& state)
@@ -70,10 +123,21 @@ class InPlacePodsApi final : public api::ForwardingClusterApi {
 
   // Every namespace's pods, as the store holds them now; valid until the next call.
   const api::PodView* podView(std::string_view ns) override;
+  // The store's objects in `ns` as they are now (the same list while it is not written).
+  std::shared_ptr<const std::vector<api::Deployment>> sharedDeployments(
+      std::string_view ns) override {
+    return deployments_.of(state_.deployments, ns);
+  }
+  std::shared_ptr<const std::vector<api::ReplicaSet>> sharedReplicaSets(
+      std::string_view ns) override {
+    return replicaSets_.of(state_.replicaSets, ns);
+  }
 
  private:
   const ClusterState& state_;
   PodSnapshot pods_;
+  SharedList<api::Deployment> deployments_;
+  SharedList<api::ReplicaSet> replicaSets_;
 };
 
 }  // namespace attune::sim

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -181,6 +182,16 @@ class SnapshotViewsTest : public ::testing::Test {
       EXPECT_EQ(*found, pod);
     }
     EXPECT_EQ(simulated->pods(), listed.pods());
+    EXPECT_EQ(simulated->deployments(), listed.deployments());
+    EXPECT_EQ(simulated->replicaSets(), listed.replicaSets());
+  }
+
+  // Deployment `ns`/`name` with annotation note=`note`.
+  void annotateDeployment(const std::string& ns, const std::string& name, const std::string& note) {
+    EXPECT_TRUE(state_.deployments.modify(ns, name, "", [&](api::Deployment& d) -> Result<Change> {
+      d.metadata.annotations["note"] = note;
+      return Change::kMetadata;
+    }));
   }
 
   SimulatedClock clock_{*parseRfc3339("2025-01-01T00:00:00Z")};
@@ -208,6 +219,60 @@ TEST_F(SnapshotViewsTest, ViewsAnswerAsListsDoUnderWatchChurn) {
     EXPECT_EQ(cached_.pods().stats().relists, 1u);  // the watch carried every change
     expectViewsMatchLists();
   }
+}
+
+// The simulated cluster shares its Deployment and ReplicaSet lists with the snapshots: each
+// answers as a LIST made when it was taken, whatever is written to the cluster while it is held.
+TEST_F(SnapshotViewsTest, SimulatedWorkloadListsAnswerAsListsAndStayUnchangedWhileHeld) {
+  const std::set<api::TargetKind> kinds = {api::TargetKind::kDeployment};
+  const auto take = [&](api::ClusterApi& api, std::vector<std::string> namespaces = {}) {
+    auto snapshot = ClusterSnapshot::take(api, namespaces, kinds);
+    EXPECT_TRUE(snapshot);
+    return snapshot ? std::optional<ClusterSnapshot>(std::move(*snapshot)) : std::nullopt;
+  };
+  std::optional<ClusterSnapshot> held = take(simulated_);
+  ASSERT_TRUE(held);
+  const std::vector<api::Deployment> heldDeployments = held->deployments();
+  const std::vector<api::ReplicaSet> heldSets = held->replicaSets();
+  EXPECT_EQ(held->deployments(), take(cluster_)->deployments());
+  EXPECT_EQ(held->replicaSets(), take(cluster_)->replicaSets());
+  EXPECT_EQ(held->deployments().size(), 2u);
+  EXPECT_EQ(held->replicaSets().size(), 5u);
+  // Not written since: the same list, not a copy.
+  EXPECT_EQ(&take(simulated_)->deployments(), &held->deployments());
+  annotateDeployment("shop", "web", "first");
+  std::optional<ClusterSnapshot> later = take(simulated_);
+  ASSERT_TRUE(later);
+  EXPECT_EQ(held->deployments(), heldDeployments);  // the held one did not change
+  EXPECT_EQ(held->replicaSets(), heldSets);
+  EXPECT_EQ(later->deployments(), take(cluster_)->deployments());
+  EXPECT_EQ(later->deployments()[1].metadata.annotations.at("note"), "first");
+  // Nobody holds the lists any more: they are brought up to date where they are.
+  held.reset();
+  later.reset();
+  annotateDeployment("batch", "web", "second");
+  std::optional<ClusterSnapshot> updated = take(simulated_);
+  ASSERT_TRUE(updated);
+  EXPECT_EQ(updated->deployments(), take(cluster_)->deployments());
+  EXPECT_EQ(updated->deployments()[0].metadata.annotations.at("note"), "second");
+  EXPECT_EQ(updated->deployments()[1].metadata.annotations.at("note"), "first");
+  updated.reset();
+  // Objects added and deleted: copied again, in list order.
+  api::Deployment added;
+  added.metadata.namespace_ = "batch";
+  added.metadata.name = "api";
+  ASSERT_TRUE(state_.deployments.create(added));
+  ASSERT_TRUE(state_.replicaSets.erase("shop", "legacy"));
+  std::optional<ClusterSnapshot> grown = take(simulated_);
+  ASSERT_TRUE(grown);
+  EXPECT_EQ(grown->deployments(), take(cluster_)->deployments());
+  EXPECT_EQ(grown->deployments().size(), 3u);
+  EXPECT_EQ(grown->replicaSets(), take(cluster_)->replicaSets());
+  EXPECT_EQ(grown->replicaSets().size(), 4u);
+  // One namespace only, as a LIST of it.
+  EXPECT_EQ(take(simulated_, {"shop"})->deployments(), take(cluster_, {"shop"})->deployments());
+  EXPECT_EQ(take(simulated_, {"shop"})->replicaSets(), take(cluster_, {"shop"})->replicaSets());
+  EXPECT_EQ(take(simulated_, {"shop"})->deployments().size(), 1u);
 }
 
 TEST_F(SnapshotViewsTest, PointersStayValidAcrossAWriteUntilTheNextSync) {

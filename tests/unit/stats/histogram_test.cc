@@ -5,6 +5,7 @@
 #include <functional>
 #include <random>
 
+#include "stats/day_histograms.h"
 #include "stats_testing.h"
 
 namespace attune::stats {
@@ -88,6 +89,31 @@ TEST(HistogramTest, CorruptZeroRunFails) {
   Histogram h;
   h.mergeEncoded(r);
   EXPECT_FALSE(r.ok());
+}
+
+// DayHistograms::total counts what window() merges, for every window over days that are
+// packed (small and large counts, zero runs, zero values), the current day (counts past 255
+// kept in the overflow list) and a late sample that re-encodes the packed days.
+TEST(HistogramTest, DayTotalsAreTheWindowsTotals) {
+  DayHistograms days;
+  EXPECT_EQ(days.total(10, 7), 0u);
+  constexpr int kKept = 5;
+  std::mt19937_64 g(7);
+  for (std::uint32_t day = 100; day < 109; ++day) {
+    const int samples = 200 + static_cast<int>(day % 3) * 900;  // some buckets past 255
+    for (int i = 0; i < samples; ++i) {
+      const int bucket = std::uniform_int_distribution(-1, 60)(g) * (day % 2 == 0 ? 1 : 3);
+      days.add(day, i % 4 == 0 ? 17 : bucket, kKept);  // bucket 17: one very full bucket
+    }
+    if (day == 105) days.add(103, 40, kKept);  // late: the packed days are encoded again
+    for (std::uint32_t now = 95; now < 112; ++now) {
+      for (int window : {1, 2, kKept, 30}) {
+        EXPECT_EQ(days.total(now, window), days.window(now, window).total())
+            << "day " << day << ", at " << now << ", window " << window;
+      }
+    }
+  }
+  EXPECT_GT(days.total(108, kKept), 3000u);
 }
 
 }  // namespace

@@ -219,6 +219,53 @@ TEST(SameRecommendationsTest, ControllerAndRecommendCommandAgreeForEveryStrategy
   }
 }
 
+// A pass reusing cached recommendations (the controller's RecommendationCache) gives what a
+// pass computing them gives, in the status too; the rationale's text is made once and shared.
+TEST(SameRecommendationsTest, CachedRecommendationsAndTheirStatusMatchComputedOnes) {
+  SeriesSource source;
+  const std::vector<api::Pod> all = pods();
+  const api::AttunePolicy p = policy();
+  for (const std::string& strategy : kStrategies) {
+    auto state = controller::PolicyState::create(p, strategy, 1);
+    ASSERT_TRUE(state) << state.error().toString();
+    controller::TargetWorkload target{.ref = kWeb, .replicas = 2, .updatedReplicas = 2};
+    for (const api::Pod& pod : all) target.pods.push_back(&pod);
+    const usage::WorkloadOf workloadOf = [](const ContainerId&) -> std::optional<api::WorkloadRef> {
+      return kWeb;
+    };
+    for (Time t = kNow - hours(6); t <= kNow; t += hours(1)) {
+      ASSERT_TRUE((*state)->usage.refresh(source, {{"shop"}, {}}, t, workloadOf));
+    }
+    const auto& usage = (*state)->usage;
+    const recommend::Strategy& strategyOf = *(*state)->strategy;
+    controller::RecommendationCache cache;
+    const auto computed = controller::recommendTargets({target}, usage, strategyOf, p, kNow);
+    const auto first = controller::recommendTargets({target}, usage, strategyOf, p, kNow, &cache);
+    const auto second = controller::recommendTargets({target}, usage, strategyOf, p, kNow, &cache);
+    ASSERT_EQ(computed.size(), 1u);
+    ASSERT_EQ(first.size(), 1u);
+    ASSERT_EQ(second.size(), 1u);
+    ASSERT_EQ(second[0].containers.size(), kContainers.size());
+    for (std::size_t c = 0; c < kContainers.size(); ++c) {
+      const std::string what = strategy + " " + kContainers[c];
+      const controller::RecommendedContainer& a = computed[0].containers[c];
+      const controller::RecommendedContainer& b = second[0].containers[c];
+      EXPECT_TRUE(a.recommendation.enoughData) << what;
+      EXPECT_EQ(a.recommendation.resources, b.recommendation.resources) << what;
+      EXPECT_EQ(a.recommendation.enoughData, b.recommendation.enoughData) << what;
+      EXPECT_EQ(a.recommendation.reason, b.recommendation.reason) << what;
+      EXPECT_FALSE(a.recommendation.explanation.empty()) << what;
+      EXPECT_TRUE(b.recommendation.explanation.empty()) << what;  // kept as its text
+      EXPECT_EQ(a.explanationText, nullptr) << what;  // no cache: made when the status is
+      ASSERT_NE(b.explanationText, nullptr) << what;
+      EXPECT_EQ(*b.explanationText, recommend::explanationText(a.recommendation)) << what;
+      EXPECT_EQ(b.explanationText, first[0].containers[c].explanationText) << what;  // shared
+    }
+    EXPECT_EQ(controller::toStatus(computed[0], p, kNow), controller::toStatus(second[0], p, kNow))
+        << strategy;
+  }
+}
+
 // VPA keeps its decaying histograms as its own per-container state, in both paths.
 TEST(SameRecommendationsTest, VpaReadsItsOwnStateInBothPaths) {
   SeriesSource source;
