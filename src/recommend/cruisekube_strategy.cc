@@ -67,9 +67,8 @@ class CruisekubeStrategy final : public Strategy {
 
 std::expected<CruisekubeDemand, std::string> cruisekubeDemand(const stats::ContainerStats& s,
                                                               Time now) {
-  std::vector<ExplanationStep> unused;
-  Explainer cpuEx(Resource::kCpu, unused);
-  Explainer memoryEx(Resource::kMemory, unused);
+  Explainer cpuEx(Resource::kCpu);  // the numbers only: the sizing keeps no explanation
+  Explainer memoryEx(Resource::kMemory);
   const auto cpu = baseAndHeadroom(s, now, Resource::kCpu, cpuEx);
   if (!cpu) return std::unexpected(cpu.error());
   const auto memory = baseAndHeadroom(s, now, Resource::kMemory, memoryEx);

@@ -59,11 +59,12 @@ std::string formatUnits(Resource r, double units) {
 }
 
 double Explainer::step(std::string_view what, double units) {
-  note(what, formatUnits(resource_, units));
+  if (out_ != nullptr) note(what, formatUnits(resource_, units));
   return units;
 }
 
 void Explainer::note(std::string_view what, std::string value) {
+  if (out_ == nullptr) return;
   std::string full(resourceName(resource_));
   full += ": ";
   full += what;

@@ -30,6 +30,8 @@ std::string formatUnits(Resource r, double units);
 class Explainer {
  public:
   Explainer(Resource r, std::vector<ExplanationStep>& out) : resource_(r), out_(&out) {}
+  // One that records nothing, for a caller that only wants the numbers.
+  explicit Explainer(Resource r) : resource_(r), out_(nullptr) {}
   // Records `what` = `units` formatted as a quantity, and returns `units`.
   double step(std::string_view what, double units);
   // Records a step whose value is text, not an amount.
@@ -38,7 +40,7 @@ class Explainer {
 
  private:
   Resource resource_;
-  std::vector<ExplanationStep>* out_;
+  std::vector<ExplanationStep>* out_;  // nullptr: records nothing
 };
 
 // What one resource's pipeline produced, or why it produced nothing.

@@ -100,6 +100,14 @@ FineCode HourlyRing::hourOfDayQuantileCode(std::uint32_t hourNow, int hourOfDay,
   return best;
 }
 
+FineCode HourlyRing::maxQuantileCode(std::uint32_t hourNow, double q) const {
+  FineCode best = kNoValue;
+  forEachHour(hourNow, [&](std::uint32_t h, const Slot& s) {
+    best = std::max(best, h == newest_ ? openQuantile(q) : s.quantile);
+  });
+  return best;
+}
+
 void HourlyRing::encode(Writer& w) const {
   w.u8(any_ ? 1 : 0);
   if (!any_) return;

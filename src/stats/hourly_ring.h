@@ -44,6 +44,9 @@ class HourlyRing {
   // h % 24 == hourOfDay (the open hour's is computed from its samples with `q`). kNoValue if
   // none.
   FineCode hourOfDayQuantileCode(std::uint32_t hourNow, int hourOfDay, double q) const;
+  // The largest hourly q-quantile code among all hours in [hourNow - 168, hourNow]: the largest
+  // hourOfDayQuantileCode over the 24 hours of the day, in one pass. kNoValue if none.
+  FineCode maxQuantileCode(std::uint32_t hourNow, double q) const;
 
   std::size_t heapBytes() const { return open_.capacity() * sizeof(FineCode); }
   void encode(Writer& w) const;

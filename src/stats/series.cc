@@ -53,11 +53,8 @@ std::optional<double> Series::hourOfDayQuantile(Time now, int hourOfDay) const {
 }
 
 std::optional<double> Series::maxHourOfDayQuantile(Time now) const {
-  std::optional<double> best;
-  for (int h = 0; h < 24; ++h) {
-    if (auto v = hourOfDayQuantile(now, h); v && (!best || *v > *best)) best = v;
-  }
-  return best;
+  return fineValue(
+      hours_.maxQuantileCode(hourIndex(clampSeconds(now)), config_->hourOfDayQuantile));
 }
 
 std::size_t Series::heapBytes() const {

@@ -141,6 +141,25 @@ TEST_F(SeriesTest, TenSecondStepsAndSlightlyOutOfOrderSamples) {
   expectMatchesReference(s, points, 8 * 86400 - 1);
 }
 
+// The busiest hour of the day is the largest of the 24 hour-of-day percentiles, at any time: in
+// the open hour, a little after the latest sample, and once the oldest hours have left the week.
+TEST_F(SeriesTest, MaxHourOfDayQuantileIsTheLargestOfTheTwentyFourHours) {
+  const auto points = cpuLike(9, 60, 11);
+  Series s(config_);
+  const auto base =
+      static_cast<Seconds>(testing::t0().time_since_epoch() / std::chrono::seconds(1));
+  for (const Point& p : points) s.add(base + static_cast<Seconds>(p.s), p.v);
+  const std::int64_t last = points.back().s;
+  for (const std::int64_t when : {last, last + 7 * 60, last + 20 * 3600, last + 200 * 3600}) {
+    std::optional<double> best;
+    for (int h = 0; h < 24; ++h) {
+      if (const auto v = s.hourOfDayQuantile(at(when), h); v && (!best || *v > *best)) best = v;
+    }
+    EXPECT_EQ(s.maxHourOfDayQuantile(at(when)), best) << when;
+  }
+  EXPECT_FALSE(s.maxHourOfDayQuantile(at(last + 200 * 3600)).has_value());
+}
+
 TEST_F(SeriesTest, PeakIsTheSameHourOfTheWeekOnly) {
   Series s(config_);
   const auto base =
