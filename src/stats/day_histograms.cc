@@ -57,9 +57,11 @@ void packDay(Writer& w, const Histogram& h) {
   if (high) flush();
 }
 
-// Adds a packed day histogram's counts to `h`; corrupt input fails `r`.
-void unpackDay(Reader& r, Histogram& h) {
-  h.zero += r.varint();
+// Reads a packed day histogram: returns its zero count and calls fn(bucket, count) for each
+// non-empty bucket in order; corrupt input fails `r` and stops the walk.
+template <typename Fn>
+std::uint64_t readPackedDay(Reader& r, Fn fn) {
+  const std::uint64_t zero = r.varint();
   const std::uint64_t first = r.varint();
   const std::uint64_t n = r.varint();
   if (first + n > static_cast<std::uint64_t>(kMaxBucket) + 1) {
@@ -74,47 +76,30 @@ void unpackDay(Reader& r, Histogram& h) {
         const std::uint64_t extra = r.varint();
         if (n - i < kMinZeroRun || extra > n - i - kMinZeroRun) {
           r.corrupt("has an invalid zero run");
-          return;
+          return zero;
         }
         i += extra + kMinZeroRun;
         continue;
       }
       const std::uint64_t c = code == kBigCount ? kBigCount + r.varint() : code;
-      if (c != 0 && r.ok()) h.add(static_cast<int>(first + i), c);
+      if (c != 0 && r.ok()) fn(static_cast<int>(first + i), c);
       ++i;
     }
   }
+  return zero;
+}
+
+// Adds a packed day histogram's counts to `h`; corrupt input fails `r`.
+void unpackDay(Reader& r, Histogram& h) {
+  h.zero += readPackedDay(r, [&](int bucket, std::uint64_t c) { h.add(bucket, c); });
 }
 
 // The number of samples of a packed day histogram (what unpackDay would add to a histogram's
 // total), without unpacking it into one; corrupt input fails `r` as unpackDay does.
 std::uint64_t packedDayTotal(Reader& r) {
-  std::uint64_t total = r.varint();
-  const std::uint64_t first = r.varint();
-  const std::uint64_t n = r.varint();
-  if (first + n > static_cast<std::uint64_t>(kMaxBucket) + 1) {
-    r.corrupt("has a histogram bucket out of range");
-  }
-  std::uint64_t i = 0;
-  while (r.ok() && i < n) {
-    const std::uint8_t byte = r.u8();
-    for (int k = 0; k < 2 && i < n && r.ok(); ++k) {
-      const unsigned code = (byte >> (4 * k)) & 15u;
-      if (code == kZeroRun) {
-        const std::uint64_t extra = r.varint();
-        if (n - i < kMinZeroRun || extra > n - i - kMinZeroRun) {
-          r.corrupt("has an invalid zero run");
-          return total;
-        }
-        i += extra + kMinZeroRun;
-        continue;
-      }
-      const std::uint64_t c = code == kBigCount ? kBigCount + r.varint() : code;
-      if (c != 0 && r.ok()) total += c;
-      ++i;
-    }
-  }
-  return total;
+  std::uint64_t counted = 0;
+  const std::uint64_t zero = readPackedDay(r, [&](int, std::uint64_t c) { counted += c; });
+  return zero + counted;
 }
 
 }  // namespace
