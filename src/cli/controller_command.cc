@@ -59,6 +59,7 @@ struct ControllerFlags {
   std::vector<std::string> watchNamespaces;
   bool hpaGuard = false;
   std::string hpaGuardInterval = "1m";
+  std::string statusHeartbeat = "5m";
   bool nodeLoadTaints = false;
   double nodeLoadThreshold = 1.0;
   bool oomRecovery = false;
@@ -81,6 +82,7 @@ struct Settings {
   safety::ObservationOptions observation;
   ListenAddress metricsAddress;
   Duration hpaGuardInterval{};
+  Duration statusHeartbeat{};
   std::optional<ListenAddress> webhookAddress;
   SelfManagedCertificateOptions webhookCertificates;
   Duration webhookRefresh{};
@@ -154,13 +156,15 @@ Result<Settings> settingsFrom(const ControllerFlags& f) {
   auto scrape = positiveDuration(f.scrapeInterval, "--scrape-interval");
   auto throttle = positiveDuration(f.throttleWindow, "--throttle-window");
   auto guard = positiveDuration(f.hpaGuardInterval, "--hpa-guard-interval");
-  for (const auto* r : {&interval, &scrape, &throttle, &guard}) {
+  auto heartbeat = positiveDuration(f.statusHeartbeat, "--status-heartbeat");
+  for (const auto* r : {&interval, &scrape, &throttle, &guard, &heartbeat}) {
     if (!*r) return std::unexpected(r->error());
   }
   s.reconcileInterval = *interval;
   s.observation.sampleInterval = *scrape;
   s.observation.throttleWindow = *throttle;
   s.hpaGuardInterval = *guard;
+  s.statusHeartbeat = *heartbeat;
   if (*throttle < 2 * *scrape) {
     return fail(ErrorCode::kInvalidArgument,
                 "must hold at least two scrapes (2 x --scrape-interval = " +
@@ -358,6 +362,7 @@ int runController(const ControllerFlags& f) {
   controllerOptions.durationClock = &clock;
   controllerOptions.observation = settings->observation;
   controllerOptions.resyncPeriod = settings->reconcileInterval;
+  controllerOptions.statusHeartbeat = settings->statusHeartbeat;
   controller::AdmissionSizing admissionSizing;
   // Sharded, no replica knows every namespace's sizing: the pod webhook sizes nothing
   // (docs/sharding.md), and no pod is reported as having bypassed it.
@@ -582,6 +587,11 @@ void addControllerCommand(CLI::App& app, int& exitCode) {
   cmd->add_flag("--hpa-guard", f->hpaGuard,
                 "Also run the HPA guard (docs/hpa.md) on HPAs annotated estafette.io/hpa-scaler, "
                 "while leader");
+  cmd->add_option("--status-heartbeat", f->statusHeartbeat,
+                  "A policy whose status has nothing new but its reconcile time is written at "
+                  "most this often: status.lastReconcileTime is at most this old while the "
+                  "controller leads")
+      ->capture_default_str();
   cmd->add_option("--hpa-guard-interval", f->hpaGuardInterval,
                   "Time between HPA guard passes (with --hpa-guard)")
       ->capture_default_str();

@@ -56,6 +56,9 @@ struct ControllerOptions {
   Clock* durationClock = nullptr;
   // Every policy is reconciled at least this often, even when nothing asked for it.
   Duration resyncPeriod = std::chrono::minutes(1);
+  // A pass whose status differs from the stored one only in lastReconcileTime writes it when the
+  // stored time is this old: a steady policy costs one status write per heartbeat, not per pass.
+  Duration statusHeartbeat = std::chrono::minutes(5);
   // OOM recovery (rollout/oom_recovery.h): OOM-killed pods of targets whose memory the policy
   // manages are evicted for recreation, their memory at the kill recorded on the workload. Off
   // unless the pod admission webhook sizes the replacements (evicting would otherwise recreate

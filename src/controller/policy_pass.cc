@@ -177,7 +177,7 @@ PassResult PolicyPass::finish(const rollout::NodeOptimisation* nodes) {
                 .scheduleBlocked = plan.scheduleBlocked},
                now_);
   reportPolicyConflict(status_, stored_.status, stored_, yielded_, ctx_.events, now_);
-  writeStatus(ctx_.api, stored_, status_);
+  writeStatus(ctx_.api, stored_, status_, ctx_.options.statusHeartbeat);
   return {.requeueAfter = plan.requeueAfter};
 }
 

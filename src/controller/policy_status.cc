@@ -346,8 +346,81 @@ void settleStatus(api::AttunePolicyStatus& status, const api::AttunePolicy& stor
   status.consecutiveReverts = reverts;
 }
 
+namespace {
+
+// What moves with every pass while nothing is decided differently: the reconcile time, the
+// sample counts and newest sample time, the confidence that grows with them, the explanation
+// that cites them and when it was made. Kept per workload and container, in order.
+struct StatusProgress {
+  struct Container {
+    std::optional<int> dataPoints;
+    std::optional<Time> lastUpdated;
+    std::optional<double> confidence;
+    std::string rationale;
+  };
+  std::optional<Time> lastReconcileTime;
+  std::optional<int> dataPointsCollected;
+  std::vector<std::optional<Time>> lastDataTime;  // per workload
+  std::vector<Container> containers;              // per container of every workload
+};
+
+// Whether two statuses have the same workloads and containers, so that their progress can be
+// exchanged.
+bool sameShape(const api::AttunePolicyStatus& a, const api::AttunePolicyStatus& b) {
+  if (a.workloads.has_value() != b.workloads.has_value()) return false;
+  if (a.recommendations.size() != b.recommendations.size()) return false;
+  for (std::size_t w = 0; w < a.recommendations.size(); ++w) {
+    if (a.recommendations[w].containers.size() != b.recommendations[w].containers.size()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+StatusProgress progressOf(const api::AttunePolicyStatus& status) {
+  StatusProgress p{.lastReconcileTime = status.lastReconcileTime,
+                   .dataPointsCollected = std::nullopt,
+                   .lastDataTime = {},
+                   .containers = {}};
+  if (status.workloads) p.dataPointsCollected = status.workloads->dataPointsCollected;
+  for (const api::WorkloadRecommendation& w : status.recommendations) {
+    p.lastDataTime.push_back(w.lastDataTime);
+    for (const api::ContainerRecommendation& c : w.containers) {
+      p.containers.push_back({c.dataPoints, c.lastUpdated, c.confidence, c.rationale});
+    }
+  }
+  return p;
+}
+
+// Sets the progress of a status of the shape it was taken from.
+void setProgress(api::AttunePolicyStatus& status, StatusProgress p) {
+  status.lastReconcileTime = p.lastReconcileTime;
+  if (status.workloads) status.workloads->dataPointsCollected = p.dataPointsCollected;
+  std::size_t next = 0;
+  for (std::size_t w = 0; w < status.recommendations.size(); ++w) {
+    status.recommendations[w].lastDataTime = p.lastDataTime[w];
+    for (api::ContainerRecommendation& c : status.recommendations[w].containers) {
+      StatusProgress::Container& from = p.containers[next++];
+      c.dataPoints = from.dataPoints;
+      c.lastUpdated = from.lastUpdated;
+      c.confidence = from.confidence;
+      c.rationale = std::move(from.rationale);
+    }
+  }
+}
+
+}  // namespace
+
 void writeStatus(api::ClusterApi& api, const api::AttunePolicy& stored,
-                 const api::AttunePolicyStatus& status) {
+                 api::AttunePolicyStatus& status, Duration heartbeat) {
+  const std::optional<Time>& storedTime = stored.status.lastReconcileTime;
+  if (storedTime && status.lastReconcileTime &&
+      *status.lastReconcileTime - *storedTime < heartbeat && sameShape(status, stored.status)) {
+    StatusProgress ours = progressOf(status);
+    setProgress(status, progressOf(stored.status));
+    if (status == stored.status) return;  // nothing new but progress: it waits for the heartbeat
+    setProgress(status, std::move(ours));
+  }
   if (status == stored.status) return;
   // The stored policy with the new status (the old one is not copied to be replaced).
   const api::AttunePolicy update{.metadata = stored.metadata,

@@ -73,8 +73,12 @@ void settleStatus(api::AttunePolicyStatus& status, const api::AttunePolicy& stor
                   Time now);
 
 // Writes `status` when it differs from the stored one; on a conflict, over the latest version
-// (the status is the controller's alone).
+// (the status is the controller's alone). A status that differs only in its progress (the
+// reconcile time; the recommendations' sample counts, newest sample time, confidence, rationale
+// and lastUpdated; status.workloads.dataPointsCollected) is written when the stored
+// lastReconcileTime is `heartbeat` old or more; until then it takes the stored progress back and
+// nothing is written.
 void writeStatus(api::ClusterApi& api, const api::AttunePolicy& stored,
-                 const api::AttunePolicyStatus& status);
+                 api::AttunePolicyStatus& status, Duration heartbeat);
 
 }  // namespace attune::controller

@@ -382,7 +382,8 @@ struct AttunePolicyStatus {
   std::optional<SavingsStatus> savings;
   std::optional<CanaryStatus> canary;
   std::optional<CooldownStatus> cooldown;
-  // The last pass over this policy: a heartbeat, written by every pass.
+  // The last pass over this policy: a heartbeat, written with every status change and otherwise
+  // at least every ControllerOptions::statusHeartbeat (controller/controller.h).
   std::optional<Time> lastReconcileTime;
   std::optional<int> consecutiveReverts;
   std::optional<Time> lastResizeTime;

@@ -1,0 +1,120 @@
+// A pass writes a policy's status only when something in it changed, or when the stored
+// lastReconcileTime is ControllerOptions::statusHeartbeat old: a steady policy costs one status
+// write per heartbeat, not one per pass, and its lastReconcileTime is never older than that.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "api/forwarding_cluster_api.h"
+#include "scenario_harness.h"
+
+namespace attune::controller::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Counts the status writes the controller sends.
+class StatusWrites final : public api::ForwardingClusterApi {
+ public:
+  StatusWrites(api::ClusterApi& inner, int& writes)
+      : ForwardingClusterApi(inner), writes_(writes) {}
+  Result<api::AttunePolicy> updateAttunePolicyStatus(const api::AttunePolicy& policy) override {
+    ++writes_;
+    return ForwardingClusterApi::updateAttunePolicyStatus(policy);
+  }
+
+ private:
+  int& writes_;
+};
+
+struct SteadyHour {
+  int writes = 0;                // status writes over the steady hour
+  Duration oldest{};             // the oldest lastReconcileTime seen, minute by minute
+  std::vector<Time> reconciled;  // the stored lastReconcileTime before, then every new one
+  std::size_t passes = 0;        // the policy's passes over the steady hour
+};
+
+// One steady Deployment under a Recommend policy: once its recommendation has settled (the first
+// hour), nothing in its status changes but the time. Then an hour is watched minute by minute.
+SteadyHour steadyHour(Duration heartbeat) {
+  SteadyHour run;
+  int writes = 0;
+  HarnessOptions options;
+  options.controller.statusHeartbeat = heartbeat;
+  options.wrapApi = [&writes](api::ClusterApi& cluster) -> std::unique_ptr<api::ClusterApi> {
+    return std::make_unique<StatusWrites>(cluster, writes);
+  };
+  ScenarioHarness h(
+      scenarioYaml(
+          workloadYaml({.name = "web"}),
+          policyYaml({.name = "web", .target = "web", .updateStrategy = "{type: Recommend}"})),
+      options);
+  if (!h.usable()) return run;
+  h.runMinutes(60);
+  const std::uint64_t passesBefore = h.controller().passesOf("apps/web").value_or(0);
+  writes = 0;
+  if (auto before = h.policy("apps", "web").status.lastReconcileTime)
+    run.reconciled.push_back(*before);
+  for (int minute = 0; minute < 60; ++minute) {
+    h.runMinutes(1);
+    const api::AttunePolicy p = h.policy("apps", "web");
+    if (!p.status.lastReconcileTime) continue;
+    run.oldest = std::max(run.oldest, h.now() - *p.status.lastReconcileTime);
+    if (run.reconciled.empty() || run.reconciled.back() != *p.status.lastReconcileTime) {
+      run.reconciled.push_back(*p.status.lastReconcileTime);
+    }
+  }
+  run.writes = writes;
+  run.passes = h.controller().passesOf("apps/web").value_or(0) - passesBefore;
+  return run;
+}
+
+TEST(StatusHeartbeatTest, ASteadyPolicyIsWrittenOncePerHeartbeatNotPerPass) {
+  const SteadyHour run = steadyHour(5min);
+  // A pass a minute: 60 passes, 12 heartbeats.
+  EXPECT_GE(run.passes, 59u);
+  EXPECT_GE(run.writes, 11);
+  EXPECT_LE(run.writes, 13);
+  EXPECT_EQ(run.reconciled.size(), static_cast<std::size_t>(run.writes) + 1);
+  // Written when the stored time is 5 minutes old, by the first pass that finds it so: never
+  // older than the heartbeat plus one pass.
+  EXPECT_GE(run.oldest, 4min);
+  EXPECT_LE(run.oldest, 6min);
+  for (std::size_t i = 1; i < run.reconciled.size(); ++i) {
+    EXPECT_GE(run.reconciled[i] - run.reconciled[i - 1], 5min) << i;
+  }
+}
+
+TEST(StatusHeartbeatTest, AHeartbeatOfOnePassWritesEveryPass) {
+  const SteadyHour run = steadyHour(1min);
+  EXPECT_GE(run.passes, 59u);
+  EXPECT_GE(run.writes, 59);
+  EXPECT_LE(run.oldest, 1min);
+}
+
+TEST(StatusHeartbeatTest, AChangeIsWrittenAtOnceWhateverTheHeartbeat) {
+  int writes = 0;
+  HarnessOptions options;
+  options.controller.statusHeartbeat = 24h;
+  options.wrapApi = [&writes](api::ClusterApi& cluster) -> std::unique_ptr<api::ClusterApi> {
+    return std::make_unique<StatusWrites>(cluster, writes);
+  };
+  ScenarioHarness h(
+      scenarioYaml(workloadYaml({.name = "web"}), policyYaml({.name = "web", .target = "web"})),
+      options);
+  ASSERT_TRUE(h.usable());
+  // The Auto policy resizes once it has data: the resize history reaches the stored status in
+  // the pass that made it, though its lastReconcileTime is minutes old.
+  ASSERT_TRUE(h.runUntil([&] { return !h.actions(ActionRecord::Kind::kResized).empty(); }, 60min));
+  const Time resized = h.actions(ActionRecord::Kind::kResized).front().time;
+  const api::AttunePolicy p = h.policy("apps", "web");
+  ASSERT_FALSE(p.status.resizeHistory.empty());
+  ASSERT_TRUE(p.status.lastReconcileTime.has_value());
+  EXPECT_EQ(*p.status.lastReconcileTime, resized);
+  EXPECT_GT(writes, 1);
+}
+
+}  // namespace
+}  // namespace attune::controller::testing
