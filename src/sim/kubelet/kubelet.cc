@@ -345,7 +345,10 @@ Result<void> Kubelet::actuate(ClusterState& state, NodeWork& work, Time now) {
     }
     return Bytes(0);
   };
-  auto decisions = actuateResizes(state, work.runtime->name, now, usage);
+  std::vector<PodName> onNode;
+  onNode.reserve(work.pods.size());
+  for (const PodRuntime* p : work.pods) onNode.emplace_back(p->namespace_, p->name);
+  auto decisions = actuateResizes(state, work.runtime->name, std::move(onNode), now, usage);
   if (!decisions) return std::unexpected(decisions.error());
   for (const ResizeDecision& d : *decisions) {
     const api::Pod* pod = state.pods.find(d.namespace_, d.name);

@@ -228,44 +228,61 @@ ResizeDecision decide(api::Pod& pod, const api::ResourceList& allocatable, const
 
 Result<std::vector<ResizeDecision>> actuateResizes(ClusterState& state, std::string_view nodeName,
                                                    Time now, const ContainerMemoryUsage& usage) {
+  std::vector<PodName> everyPod;
+  state.pods.forEach([&](const api::Pod& pod) {
+    everyPod.emplace_back(pod.metadata.namespace_, pod.metadata.name);
+  });
+  return actuateResizes(state, nodeName, std::move(everyPod), now, usage);
+}
+
+Result<std::vector<ResizeDecision>> actuateResizes(ClusterState& state, std::string_view nodeName,
+                                                   std::vector<PodName> candidates, Time now,
+                                                   const ContainerMemoryUsage& usage) {
   const api::Node* node = state.nodes.find("", nodeName);
   if (node == nullptr) return std::unexpected(notFoundError("nodes", nodeName));
   const api::ResourceList allocatable = node->status.allocatable;
 
-  // The node's active pods, in (namespace, name) order; only they are copied below.
+  // The node's active pods, in (namespace, name) order, and the requests allocated to them all.
+  std::ranges::sort(candidates);
+  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
   std::vector<std::pair<std::string, std::string>> onNode;
-  state.pods.forEach([&](const api::Pod& pod) {
-    if (active(pod, nodeName)) onNode.emplace_back(pod.metadata.namespace_, pod.metadata.name);
-  });
+  Requests allocated;
+  for (const auto& [ns, name] : candidates) {
+    const api::Pod* pod = state.pods.find(ns, name);
+    if (pod == nullptr || !active(*pod, nodeName)) continue;
+    onNode.emplace_back(ns, name);
+    const Requests r = allocatedRequests(*pod);
+    allocated.cpu += r.cpu;
+    allocated.memory += r.memory;
+  }
 
   std::vector<ResizeDecision> decisions;
   for (const auto& [ns, name] : onNode) {
+    const api::Pod& current = *state.pods.find(ns, name);
     bool any = false;  // a resize outstanding (outstanding(), read in place)
-    forEachSlot(*state.pods.find(ns, name),
-                [&](const api::Container& c, const api::ContainerStatus* status) {
-                  any = any || (status != nullptr && status->resources.has_value() &&
-                                (status->allocatedResources != c.resources.requests ||
-                                 *status->resources != c.resources));
-                });
+    forEachSlot(current, [&](const api::Container& c, const api::ContainerStatus* status) {
+      any = any || (status != nullptr && status->resources.has_value() &&
+                    (status->allocatedResources != c.resources.requests ||
+                     *status->resources != c.resources));
+    });
     if (!any) continue;
 
-    // Re-read the other pods each time: an earlier pod's resize may have changed them.
-    Requests others;
-    state.pods.forEach([&](const api::Pod& other) {
-      if (!active(other, nodeName)) return;
-      if (other.metadata.namespace_ == ns && other.metadata.name == name) return;
-      const Requests r = allocatedRequests(other);
-      others.cpu += r.cpu;
-      others.memory += r.memory;
-    });
+    // The other pods' requests as allocated now (an earlier pod's resize may have changed the
+    // total): the node's total without this pod's own.
+    const Requests own = allocatedRequests(current);
+    const Requests others{allocated.cpu - own.cpu, allocated.memory - own.memory};
 
     ResizeDecision decision;
+    Requests after = own;
     auto written = state.pods.modify(ns, name, {}, [&](api::Pod& pod) -> Result<Change> {
       const api::PodStatus before = pod.status;
       decision = decide(pod, allocatable, others, now, usage);
+      after = allocatedRequests(pod);
       return pod.status == before ? Change::kNone : Change::kMetadata;
     });
     if (!written) return std::unexpected(written.error());
+    allocated.cpu += after.cpu - own.cpu;
+    allocated.memory += after.memory - own.memory;
     decisions.push_back(std::move(decision));
   }
   return decisions;

@@ -6,6 +6,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/error.h"
@@ -75,5 +76,13 @@ struct ResizeDecision {
 // exist. Not thread-safe.
 Result<std::vector<ResizeDecision>> actuateResizes(ClusterState& state, std::string_view nodeName,
                                                    Time now, const ContainerMemoryUsage& usage);
+
+// The same, where `candidates` (namespace, name) holds every pod the store has on the node (a
+// kubelet's own list; more is harmless, pods missing from it are not seen): only they are read,
+// not every pod of the cluster.
+using PodName = std::pair<std::string_view, std::string_view>;
+Result<std::vector<ResizeDecision>> actuateResizes(ClusterState& state, std::string_view nodeName,
+                                                   std::vector<PodName> candidates, Time now,
+                                                   const ContainerMemoryUsage& usage);
 
 }  // namespace attune::sim
