@@ -276,11 +276,20 @@ Result<void> Controller::reconcile(bool everything) {
   std::vector<std::unique_ptr<PreparedPass>> passes;
   usage::SharedUsageReads sharedReads;
   usage::SharedUsageReads* reads = options_.sharedUsageReads ? &sharedReads : nullptr;
+  // A policy's rivals for a workload are in its namespace: each pass weighs those only.
+  const auto namespaceOf = [](const api::AttunePolicy& p) -> const std::string& {
+    return p.metadata.namespace_;
+  };
+  if (!std::ranges::is_sorted(*policies, {}, namespaceOf)) {
+    std::ranges::stable_sort(*policies, {}, namespaceOf);
+  }
   for (const api::AttunePolicy& stored : *policies) {
     const std::string key = keyOf(stored.metadata);
     if (!dueKeys.contains(key)) continue;
     ++reconciledLastCall_;
-    if (auto prepared = preparePass(stored, *snapshot, *policies, reads)) {
+    const auto neighbours =
+        std::ranges::equal_range(*policies, stored.metadata.namespace_, {}, namespaceOf);
+    if (auto prepared = preparePass(stored, *snapshot, neighbours, reads)) {
       passes.push_back(std::move(prepared));
     } else {
       queue_.add(key, now + options_.resyncPeriod);

@@ -240,9 +240,12 @@ void PolicyPass::readUsage() {
     const usage::ContainerFilter wanted = [&](const metrics::ContainerId& id) {
       return workloadOf(id).has_value();
     };
+    std::vector<std::string_view> pods;  // sorted, as podOwner is
+    pods.reserve(podOwner.size());
+    for (const auto& [name, owner] : podOwner) pods.push_back(name);
     refreshed = state_.usage.refresh(
         [&](const usage::ReadRange& range) {
-          return ctx_.sharedReads->read(ctx_.metrics, scope, range, wanted);
+          return ctx_.sharedReads->read(ctx_.metrics, scope, range, wanted, &pods);
         },
         now_, workloadOf);
   }
@@ -457,12 +460,14 @@ rollout::Plan PolicyPass::planResizes(const std::map<api::WorkloadRef, api::Obje
                                       rollout::Plan& observations) {
   // HPAs Attune retunes get HPARetuned events, the others the informational HPAConflict.
   const std::vector<api::HorizontalPodAutoscaler> leftAlone = hpasLeftAlone(snapshot_.hpas());
-  rollout::RolloutInput input{.workloads = {},
-                              .limitRanges = snapshot_.limitRanges(),
-                              .quotas = snapshot_.quotas(),
-                              .nodes = snapshot_.nodes(),
-                              .hpas = leftAlone,
-                              .resizesInFlight = 0};
+  rollout::RolloutInput input{
+      .workloads = {},
+      .limitRanges = snapshot_.limitRanges(),
+      .quotas = snapshot_.quotas(),
+      .nodes = snapshot_.nodes(),
+      .nodeNamed = [this](std::string_view name) { return snapshot_.node(name); },
+      .hpas = leftAlone,
+      .resizesInFlight = 0};
   if (policy_.spec.updateStrategy.schedule) {
     input.scheduleZone = scheduleZone(input.scheduleZoneError);
   }

@@ -82,7 +82,8 @@ class PolicyPass {
     OperatorMetrics& operatorMetrics;
     EventRecorder& events;
     const ActionObserver& observer;
-    // Every AttunePolicy as listed, for overlapping policies (policy_overlaps.h); empty: none.
+    // The AttunePolicies of the policy's namespace as listed, for overlapping policies
+    // (policy_overlaps.h); empty: none.
     std::span<const api::AttunePolicy> policies = {};
     // The usage reads this pass shares with the other policies of its reconcile
     // (usage/shared_usage_reads.h); nullptr: the policy reads its usage on its own.

@@ -78,7 +78,6 @@ class Pass {
     const api::UpdateStrategy& u = policy.spec.updateStrategy;
     mode_ = u.type.value_or(api::kDefaultUpdateMode);
     cooldown_ = u.cooldown.value_or(api::kDefaultCooldown);
-    for (const api::Node& n : input.nodes) nodes_[n.metadata.name] = &n;
   }
 
   Plan run() {
@@ -393,8 +392,7 @@ class Pass {
       skip(w, name, SkipReason::kResourceQuota, *msg);
       return;
     }
-    auto node = nodes_.find(pod.spec.nodeName);
-    if (auto msg = checkNodeCapacity(pod, after, node == nodes_.end() ? nullptr : node->second)) {
+    if (auto msg = checkNodeCapacity(pod, after, nodeNamed(pod.spec.nodeName))) {
       skip(w, name, SkipReason::kNodeCapacity, *msg);
       return;
     }
@@ -441,6 +439,14 @@ class Pass {
     plan_.actions.emplace_back(std::move(resize));
   }
 
+  const api::Node* nodeNamed(std::string_view name) const {
+    if (input_.nodeNamed) return input_.nodeNamed(name);
+    for (const api::Node& n : input_.nodes) {
+      if (n.metadata.name == name) return &n;
+    }
+    return nullptr;
+  }
+
   const api::AttunePolicy& policy_;
   const RolloutInput& input_;
   Time now_;
@@ -449,7 +455,6 @@ class Pass {
   Duration period_;
   api::UpdateMode mode_ = api::kDefaultUpdateMode;
   Duration cooldown_ = api::kDefaultCooldown;
-  std::map<std::string, const api::Node*, std::less<>> nodes_;
   int slots_ = 0;
   int parked_ = 0;               // resizes Deferred past kDeferredResizeTimeout (no slot held)
   bool scheduleClosed_ = false;  // updateStrategy.schedule keeps new resizes back

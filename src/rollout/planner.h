@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <span>
@@ -56,6 +57,9 @@ struct RolloutInput {
   std::span<const api::LimitRange> limitRanges;
   std::span<const api::ResourceQuota> quotas;
   std::span<const api::Node> nodes;
+  // The node of that name (nullptr: none), e.g. from an index of `nodes`; unset: `nodes` is
+  // searched.
+  std::function<const api::Node*(std::string_view name)> nodeNamed;
   std::span<const api::HorizontalPodAutoscaler> hpas;  // those Attune does not retune
   // Resizes in flight that the given pods may not show (e.g. just made and not yet visible).
   // The planner uses max(this, the pods carrying a resize record).

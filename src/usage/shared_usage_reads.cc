@@ -32,18 +32,31 @@ bool wants(const metrics::Scope& scope, const ContainerFilter& wanted,
 
 // The series of `from` that `scope` includes and `wanted` accepts, with their points in
 // [start, end]; a series left without points is not returned (as a query of that range).
-std::vector<metrics::ContainerSeries> slice(
-    const std::map<metrics::ContainerId, std::vector<metrics::Point>>& from,
-    const metrics::Scope& scope, const ContainerFilter& wanted, Time start, Time end) {
+// With `pods` (sorted names in the namespace `ns`), only their series are visited.
+using SeriesMap = std::map<metrics::ContainerId, std::vector<metrics::Point>>;
+std::vector<metrics::ContainerSeries> slice(const SeriesMap& from, const metrics::Scope& scope,
+                                            const ContainerFilter& wanted, Time start, Time end,
+                                            const std::string& ns,
+                                            const std::vector<std::string_view>* pods) {
   std::vector<metrics::ContainerSeries> out;
-  for (const auto& [id, points] : from) {
-    if (!wants(scope, wanted, id)) continue;
+  const auto take = [&](const metrics::ContainerId& id, const std::vector<metrics::Point>& points) {
+    if (!wants(scope, wanted, id)) return;
     const auto first = std::lower_bound(points.begin(), points.end(), start,
                                         [](const auto& p, Time t) { return p.time < t; });
     const auto last = std::upper_bound(first, points.end(), end,
                                        [](Time t, const auto& p) { return t < p.time; });
-    if (first == last) continue;
+    if (first == last) return;
     out.push_back(metrics::ContainerSeries{id, std::vector<metrics::Point>(first, last)});
+  };
+  if (pods == nullptr) {
+    for (const auto& [id, points] : from) take(id, points);
+    return out;
+  }
+  for (std::string_view pod : *pods) {
+    for (auto it = from.lower_bound(metrics::ContainerId{ns, std::string(pod), {}});
+         it != from.end() && it->first.ns == ns && it->first.pod == pod; ++it) {
+      take(it->first, it->second);
+    }
   }
   return out;
 }
@@ -105,7 +118,8 @@ bool SharedUsageReads::fetch(metrics::MetricsSource& source, Entry& e, const std
 
 Result<UsageReading> SharedUsageReads::read(metrics::MetricsSource& source,
                                             const metrics::Scope& scope, const ReadRange& range,
-                                            const ContainerFilter& wanted) {
+                                            const ContainerFilter& wanted,
+                                            const std::vector<std::string_view>* pods) {
   ++readsServed_;
   const auto alone = [&]() -> Result<UsageReading> {
     ++sourceReads_;
@@ -156,9 +170,9 @@ Result<UsageReading> SharedUsageReads::read(metrics::MetricsSource& source,
   }
 
   UsageReading out;
-  out.cpu = slice(e.cpu, scope, wanted, range.samples.start, range.samples.end);
-  out.psi = slice(e.psi, scope, wanted, range.samples.start, range.samples.end);
-  out.memory = slice(e.memory, scope, wanted, range.samples.start, range.samples.end);
+  out.cpu = slice(e.cpu, scope, wanted, range.samples.start, range.samples.end, ns, pods);
+  out.psi = slice(e.psi, scope, wanted, range.samples.start, range.samples.end, ns, pods);
+  out.memory = slice(e.memory, scope, wanted, range.samples.start, range.samples.end, ns, pods);
   for (const auto& [key, memory] : e.oomKills) {
     const auto& [id, time] = key;
     if (time < range.oomKills.start || time > range.oomKills.end) continue;

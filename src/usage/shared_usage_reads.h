@@ -31,6 +31,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -53,8 +54,12 @@ class SharedUsageReads {
   // restricted to the containers `wanted` accepts: taken from the shared reading (read first
   // when needed), or read on its own where the rules above say so. Each call counts as one of
   // the readers announced for its (source, namespace, step).
+  // `pods`, when given, names the only pods of the namespace the reader can want (sorted): its
+  // part is then looked up pod by pod instead of `wanted` being asked for every container of
+  // the namespace.
   Result<UsageReading> read(metrics::MetricsSource& source, const metrics::Scope& scope,
-                            const ReadRange& range, const ContainerFilter& wanted = {});
+                            const ReadRange& range, const ContainerFilter& wanted = {},
+                            const std::vector<std::string_view>* pods = nullptr);
 
   // The CPU throttle ratios of `scope` over `range` (the safety checks' read at the end of an
   // observation period): one query per (source, namespace, range, excluded containers) and pass,

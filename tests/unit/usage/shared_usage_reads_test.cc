@@ -216,6 +216,26 @@ TEST(SharedUsageReadsTest, AReaderTakesOnlyTheContainersItWants) {
   EXPECT_TRUE(web->oomKills.empty());  // db-0's kill is not its
 }
 
+// A reader naming its pods gets, looked up pod by pod, what the filter alone gives it.
+TEST(SharedUsageReadsTest, AReaderNamingItsPodsGetsWhatItsFilterAloneGives) {
+  FakeSource source;
+  SharedUsageReads reads;
+  const ReadRange range = readRange(kT0, kT0 + hours(1), kStep);
+  const ContainerFilter web = [](const ContainerId& id) { return id.pod.starts_with("web-"); };
+  const std::vector<std::string_view> webPods{"web-a", "web-b"};
+  const std::vector<std::string_view> onlyB{"web-b", "x-0"};  // x-0 is in another namespace
+  for (int i = 0; i < 3; ++i) reads.expect(source, shop(), range);
+  auto byFilter = reads.read(source, shop(), range, web);
+  auto byPods = reads.read(source, shop(), range, web, &webPods);
+  auto b = reads.read(source, shop(), range, web, &onlyB);
+  ASSERT_TRUE(byFilter && byPods && b);
+  EXPECT_EQ(source.count("cpu"), 1u);
+  ASSERT_EQ(byFilter->cpu.size(), 3u);  // web-a/app, web-b/app, web-b/debug (not istio-proxy)
+  EXPECT_EQ(dump(*byPods), dump(*byFilter));
+  ASSERT_EQ(b->cpu.size(), 2u);
+  for (const auto& series : b->cpu) EXPECT_EQ(series.id.pod, "web-b");
+}
+
 TEST(SharedUsageReadsTest, AFailedReadFailsEveryReaderWithTheSameError) {
   FakeSource source;
   source.failing = true;
