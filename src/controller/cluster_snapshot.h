@@ -9,10 +9,12 @@
 // api's cache when it keeps one (ClusterApi::sharedDeployments, sharedReplicaSets), not copied.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -69,6 +71,19 @@ class ClusterSnapshot {
     serverVersion_ = std::move(version);
   }
 
+  // The objects of `all` (one of the lists above) in namespace `ns`: the namespace's run when
+  // the list is in namespace order, as LISTs return it, else the whole list (callers still check
+  // the namespace). Whether a list is in order is found once per snapshot.
+  template <typename T>
+  std::span<const T> inNamespace(const std::vector<T>& all, std::string_view ns) const {
+    const auto namespaceOf = [](const T& o) -> std::string_view { return o.metadata.namespace_; };
+    auto [known, fresh] = inNamespaceOrder_.try_emplace(&all);
+    if (fresh) known->second = std::ranges::is_sorted(all, {}, namespaceOf);
+    if (!known->second) return all;
+    const auto run = std::ranges::equal_range(all, ns, {}, namespaceOf);
+    return {run.begin(), run.end()};
+  }
+
   // The node named `name`, or nullptr.
   const api::Node* node(std::string_view name) const;
   // The pod, or nullptr.
@@ -110,6 +125,7 @@ class ClusterSnapshot {
   std::vector<api::HorizontalPodAutoscaler> hpas_;
   std::optional<api::ServerVersion> serverVersion_;
 
+  mutable std::map<const void*, bool> inNamespaceOrder_;  // by list, for inNamespace
   std::map<std::string, std::size_t, std::less<>> nodeIndex_;
   std::map<std::pair<std::string, std::string>, std::size_t> podIndex_;
   // ReplicaSet / Job (namespace, name) → its controller's reference (kind, name).

@@ -47,22 +47,24 @@ std::vector<TargetWorkload> resolveTargets(const ClusterSnapshot& snapshot,
   };
   switch (*ref.kind) {
     case api::TargetKind::kDeployment:
-      addApps(snapshot.deployments(), false);
+      addApps(snapshot.inNamespace(snapshot.deployments(), ns), false);
       break;
     case api::TargetKind::kStatefulSet:
-      addApps(snapshot.statefulSets(), false);
+      addApps(snapshot.inNamespace(snapshot.statefulSets(), ns), false);
       break;
     case api::TargetKind::kDaemonSet:
-      addApps(snapshot.daemonSets(), true);
+      addApps(snapshot.inNamespace(snapshot.daemonSets(), ns), true);
       break;
     case api::TargetKind::kReplicaSet:
-      addApps(snapshot.replicaSets(), false);
+      addApps(snapshot.inNamespace(snapshot.replicaSets(), ns), false);
       break;
     case api::TargetKind::kJob:
-      for (const auto& j : snapshot.jobs()) add(j.metadata, &j.spec.selector, 0, 0);
+      for (const auto& j : snapshot.inNamespace(snapshot.jobs(), ns))
+        add(j.metadata, &j.spec.selector, 0, 0);
       break;
     case api::TargetKind::kCronJob:
-      for (const auto& c : snapshot.cronJobs()) add(c.metadata, nullptr, 0, 0);
+      for (const auto& c : snapshot.inNamespace(snapshot.cronJobs(), ns))
+        add(c.metadata, nullptr, 0, 0);
       break;
   }
   return out;

@@ -7,7 +7,9 @@
 #include <functional>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "controller/cluster_snapshot.h"
@@ -291,6 +293,49 @@ TEST_F(SnapshotViewsTest, PointersStayValidAcrossAWriteUntilTheNextSync) {
   EXPECT_EQ(
       cached_.podView("shop")->pod("shop", before.metadata.name)->metadata.annotations.at("note"),
       "written");
+}
+
+}  // namespace
+}  // namespace attune::controller
+
+namespace attune::controller {
+namespace {
+
+api::List<api::Deployment> deploymentsIn(std::vector<std::pair<std::string, std::string>> names) {
+  api::List<api::Deployment> list;
+  for (auto& [ns, name] : names) {
+    api::Deployment d;
+    d.metadata.namespace_ = std::move(ns);
+    d.metadata.name = std::move(name);
+    list.items.push_back(std::move(d));
+  }
+  return list;
+}
+
+std::vector<std::string> keys(std::span<const api::Deployment> deployments) {
+  std::vector<std::string> out;
+  for (const auto& d : deployments) out.push_back(d.metadata.namespace_ + "/" + d.metadata.name);
+  return out;
+}
+
+ClusterSnapshot snapshotOf(api::List<api::Deployment> deployments) {
+  return ClusterSnapshot::fromLists({}, {}, std::move(deployments), {}, {}, {}, {}, {}, {}, {}, {});
+}
+
+// A list in namespace order, as LISTs return it, is cut to the namespace's run; one out of
+// order is returned whole, so that a caller checking the namespace still finds every object.
+TEST(SnapshotNamespaceTest, AListInNamespaceOrderIsCutToTheNamespace) {
+  const ClusterSnapshot sorted =
+      snapshotOf(deploymentsIn({{"a", "x"}, {"b", "web"}, {"b", "api"}, {"c", "y"}}));
+  EXPECT_EQ(keys(sorted.inNamespace(sorted.deployments(), "b")),
+            (std::vector<std::string>{"b/web", "b/api"}));
+  EXPECT_TRUE(sorted.inNamespace(sorted.deployments(), "bb").empty());
+  EXPECT_EQ(keys(sorted.inNamespace(sorted.deployments(), "c")), (std::vector<std::string>{"c/y"}));
+
+  const ClusterSnapshot unsorted =
+      snapshotOf(deploymentsIn({{"b", "web"}, {"a", "x"}, {"b", "api"}}));
+  EXPECT_EQ(keys(unsorted.inNamespace(unsorted.deployments(), "b")),
+            (std::vector<std::string>{"b/web", "a/x", "b/api"}));
 }
 
 }  // namespace
