@@ -177,7 +177,10 @@ PassResult PolicyPass::finish(const rollout::NodeOptimisation* nodes) {
                 .scheduleBlocked = plan.scheduleBlocked},
                now_);
   reportPolicyConflict(status_, stored_.status, stored_, yielded_, ctx_.events, now_);
-  writeStatus(ctx_.api, stored_, status_, ctx_.options.statusHeartbeat);
+  // The first pass of this controller over the policy (or over its new spec) writes the status
+  // whatever it holds: the stored heartbeat may be another replica's.
+  writeStatus(ctx_.api, stored_, status_,
+              state_.passes == 1 ? Duration::zero() : ctx_.options.statusHeartbeat);
   return {.requeueAfter = plan.requeueAfter};
 }
 

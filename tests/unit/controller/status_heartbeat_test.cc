@@ -116,5 +116,29 @@ TEST(StatusHeartbeatTest, AChangeIsWrittenAtOnceWhateverTheHeartbeat) {
   EXPECT_GT(writes, 1);
 }
 
+// A controller that starts confirms every policy it evaluates: its first pass writes the status
+// even when the stored heartbeat, another replica's, is recent.
+TEST(StatusHeartbeatTest, ANewControllerWritesInItsFirstPass) {
+  HarnessOptions options;
+  options.controller.statusHeartbeat = 24h;
+  ScenarioHarness h(
+      scenarioYaml(
+          workloadYaml({.name = "web"}),
+          policyYaml({.name = "web", .target = "web", .updateStrategy = "{type: Recommend}"})),
+      options);
+  ASSERT_TRUE(h.usable());
+  h.runMinutes(60);
+  const std::optional<Time> before = h.policy("apps", "web").status.lastReconcileTime;
+  ASSERT_TRUE(before.has_value());
+  h.runMinutes(10);
+  EXPECT_EQ(h.policy("apps", "web").status.lastReconcileTime, before);  // nothing new: no write
+  const Time restarted = h.now();
+  h.restartController();
+  h.runMinutes(1);
+  const std::optional<Time> after = h.policy("apps", "web").status.lastReconcileTime;
+  ASSERT_TRUE(after.has_value());
+  EXPECT_GE(*after, restarted);
+}
+
 }  // namespace
 }  // namespace attune::controller::testing
