@@ -30,11 +30,6 @@ bool isUnschedulable(const api::Pod& pod) {
   return c != nullptr && c->status == "False" && c->reason == "Unschedulable";
 }
 
-__int128 amountOf(const ResourceAmounts& amounts, std::string_view name) {
-  auto it = amounts.find(name);
-  return it == amounts.end() ? 0 : it->second;
-}
-
 // The share of `allocatable` that `used` takes for one resource; 0 when the node has none.
 double share(const ResourceAmounts& used, const ResourceAmounts& allocatable,
              std::string_view name) {

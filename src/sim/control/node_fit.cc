@@ -18,14 +18,14 @@ void maxInto(ResourceAmounts& total, const ResourceAmounts& amounts) {
   for (const auto& [name, value] : amounts) total[name] = std::max(total[name], value);
 }
 
+constexpr __int128 kOnePod = 1'000'000'000;  // 1 in nano-units
+
+}  // namespace
+
 __int128 amountOf(const ResourceAmounts& amounts, std::string_view name) {
   auto it = amounts.find(name);
   return it == amounts.end() ? 0 : it->second;
 }
-
-constexpr __int128 kOnePod = 1'000'000'000;  // 1 in nano-units
-
-}  // namespace
 
 void addAmounts(ResourceAmounts& total, const ResourceAmounts& amounts) {
   for (const auto& [name, value] : amounts) total[name] += value;
@@ -65,6 +65,29 @@ bool nodeSelectorMatches(const api::PodSpec& spec, const api::Node& node) {
 bool nodeReady(const api::Node& node) {
   const api::Condition* ready = api::findCondition(node.status.conditions, "Ready");
   return ready != nullptr && ready->isTrue();
+}
+
+namespace {
+
+// The first request `allocatable` cannot hold on top of `used`, or nullptr.
+const std::string* exceeded(const ResourceAmounts& used, const ResourceAmounts& allocatable,
+                            const ResourceAmounts& requests) {
+  for (const auto& [name, request] : requests) {
+    if (request == 0) continue;
+    // A node that does not report "pods" is not limited in pod count.
+    if (name == "pods" && !allocatable.contains("pods")) continue;
+    if (amountOf(used, name) + request > amountOf(allocatable, name)) return &name;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+bool fits(const api::Pod& pod, const api::Node& node, const ResourceAmounts& used,
+          const ResourceAmounts& allocatable, const ResourceAmounts& requests) {
+  return !node.spec.unschedulable && nodeReady(node) && nodeSelectorMatches(pod.spec, node) &&
+         untoleratedTaint(node, pod.spec.tolerations) == nullptr &&
+         exceeded(used, allocatable, requests) == nullptr;
 }
 
 std::vector<std::string> unfitReasons(const api::Pod& pod, const api::Node& node,

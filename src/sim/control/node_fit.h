@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/k8s/node.h"
@@ -21,6 +22,8 @@ using ResourceAmounts = std::map<std::string, __int128, std::less<>>;
 ResourceAmounts podRequests(const api::PodSpec& spec);
 // Adds `amounts` into `total`.
 void addAmounts(ResourceAmounts& total, const ResourceAmounts& amounts);
+// The amount of `name` in `amounts`, 0 when absent.
+__int128 amountOf(const ResourceAmounts& amounts, std::string_view name);
 // node.status.allocatable as amounts.
 ResourceAmounts allocatableOf(const api::Node& node);
 
@@ -34,5 +37,10 @@ bool nodeReady(const api::Node& node);
 // {key: value}"...); empty when it fits. Pure.
 std::vector<std::string> unfitReasons(const api::Pod& pod, const api::Node& node,
                                       const ResourceAmounts& used);
+// unfitReasons(pod, node, used).empty(), without wording the reasons, given the node's
+// allocatableOf and the pod's podRequests already computed (a scheduler asks it for every pod and
+// node). Pure.
+bool fits(const api::Pod& pod, const api::Node& node, const ResourceAmounts& used,
+          const ResourceAmounts& allocatable, const ResourceAmounts& requests);
 
 }  // namespace attune::sim

@@ -33,15 +33,15 @@ UsageByNode usageOf(const std::vector<api::Pod>& pods) {
   return usage;
 }
 
-// Mean free fraction of cpu and memory on `node` once `used` is allocated; higher is emptier.
-double freeScore(const api::Node& node, const ResourceAmounts& used) {
-  const ResourceAmounts allocatable = allocatableOf(node);
+// Mean free fraction of cpu and memory of a node's `allocatable` once `used` and `requests` are
+// allocated; higher is emptier.
+double freeScore(const ResourceAmounts& allocatable, const ResourceAmounts& used,
+                 const ResourceAmounts& requests) {
   double sum = 0;
   for (const char* name : {"cpu", "memory"}) {
     auto cap = allocatable.find(name);
     if (cap == allocatable.end() || cap->second <= 0) continue;
-    auto u = used.find(name);
-    const __int128 taken = u == used.end() ? 0 : u->second;
+    const __int128 taken = amountOf(used, name) + amountOf(requests, name);
     sum += static_cast<double>(cap->second - taken) / static_cast<double>(cap->second);
   }
   return sum / 2;
@@ -81,32 +81,39 @@ void Scheduler::tick(ClusterState& state, Time now) const {
   if (!anyPending) return;  // the common tick: nothing to bind, nothing to copy
   const std::vector<api::Pod> pods = state.pods.list({});
   const std::vector<api::Node> nodes = state.nodes.list({});
-  UsageByNode usage = usageOf(pods);
+  // Per node, in name order: what it can allocate and what its bound pods request.
+  std::vector<ResourceAmounts> allocatable;
+  std::vector<ResourceAmounts> used;
+  {
+    UsageByNode usage = usageOf(pods);
+    for (const auto& node : nodes) {
+      allocatable.push_back(allocatableOf(node));
+      used.push_back(std::move(usage[node.metadata.name]));
+    }
+  }
   for (const auto& pod : pods) {
     if (!isPending(pod)) continue;
     const ResourceAmounts requests = podRequests(pod.spec);
-    std::map<std::string, int> reasons;
-    const api::Node* best = nullptr;
+    std::optional<std::size_t> best;
     double bestScore = 0;
-    for (const auto& node : nodes) {  // name order: the first of equal scores wins
-      const ResourceAmounts& used = usage[node.metadata.name];
-      auto unfit = unfitReasons(pod, node, used);
-      for (auto& reason : unfit) ++reasons[std::move(reason)];
-      if (!unfit.empty()) continue;
-      ResourceAmounts after = used;
-      addAmounts(after, requests);
-      const double score = freeScore(node, after);
-      if (best == nullptr || score > bestScore) {
-        best = &node;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {  // name order: the first of equal scores wins
+      if (!fits(pod, nodes[i], used[i], allocatable[i], requests)) continue;
+      const double score = freeScore(allocatable[i], used[i], requests);
+      if (!best || score > bestScore) {
+        best = i;
         bestScore = score;
       }
     }
-    if (best == nullptr) {
+    if (!best) {
+      std::map<std::string, int> reasons;
+      for (std::size_t i = 0; i < nodes.size(); ++i) {
+        for (auto& reason : unfitReasons(pod, nodes[i], used[i])) ++reasons[std::move(reason)];
+      }
       recordUnschedulable(state, pod, unschedulableMessage(nodes.size(), reasons), now);
       continue;
     }
-    bind(state, pod, best->metadata.name, now);
-    addAmounts(usage[best->metadata.name], requests);
+    bind(state, pod, nodes[*best].metadata.name, now);
+    addAmounts(used[*best], requests);
   }
 }
 
