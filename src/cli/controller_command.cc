@@ -65,6 +65,9 @@ struct ControllerFlags {
   bool oomRecovery = false;
   // Hidden: false makes every policy read its usage on its own (docs/scale.md measures both).
   bool prometheusSharedReads = true;
+  // Hidden: false sends every read to the API server, as LISTs per pass (the scale run's LIST
+  // baseline, docs/scale.md).
+  bool informerCache = true;
   WebhookFlags webhook;
   // Sharding (docs/sharding.md).
   std::optional<int> shard;
@@ -347,6 +350,7 @@ int runController(const ControllerFlags& f) {
       return shard.owns(ns);
     };
   }
+  cacheOptions.listEveryRead = !f.informerCache;
   kube::CachedClusterApi api(direct, clock, cacheOptions);
   metrics::PrometheusSource source(prometheus, clock);
   // Policies with their own spec.metricsSource.prometheus: one pooled client per endpoint,
@@ -629,6 +633,10 @@ void addControllerCommand(CLI::App& app, int& exitCode) {
   cmd->add_option("--prometheus-shared-reads", f->prometheusSharedReads,
                   "The policies of one namespace share one usage read per pass (false: each "
                   "reads on its own; docs/controller.md)")
+      ->group("");
+  cmd->add_option("--informer-cache", f->informerCache,
+                  "Read the cluster from informer caches that follow watches (false: every read "
+                  "is a request to the API server, LISTs every pass; docs/scale.md)")
       ->group("");
   cmd->callback([f, &exitCode] { exitCode = runController(*f); });
 }

@@ -59,6 +59,7 @@ CachedClusterApi::CachedClusterApi(api::ClusterApi& inner, Clock& clock,
                          listedOptions(options_, true)) {}
 
 Result<void> CachedClusterApi::sync() {
+  if (options_.listEveryRead) return {};
   Result<void> first;
   auto keep = [&first](Result<void> result) {
     if (!result && first) first = std::move(result);

@@ -60,6 +60,9 @@ struct CachedClusterApiOptions {
   // is decoded (InformerOptions::namespaceFilter); nodes and AttuneDefaults stay whole. Reads of
   // another namespace see it empty. Empty: every namespace.
   std::function<bool(std::string_view)> namespaceFilter;
+  // No cache: sync() fills nothing, so every read goes to the inner api (a LIST per pass and
+  // kind). What a controller without informers does; the scale run measures against it.
+  bool listEveryRead = false;
 };
 
 class CachedClusterApi final : public api::ForwardingClusterApi {

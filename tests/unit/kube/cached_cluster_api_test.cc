@@ -61,6 +61,24 @@ TEST_F(CachedClusterApiTest, ReadsPassThroughUntilTheFirstSync) {
   EXPECT_EQ(inner_.getPodCalls, 1);  // served from the cache now
 }
 
+// The LIST baseline (listEveryRead): sync() caches nothing, every read is the server's.
+TEST_F(CachedClusterApiTest, WithoutACacheEveryReadGoesToTheServer) {
+  CachedClusterApiOptions options;
+  options.listEveryRead = true;
+  CachedClusterApi api(inner_, clock_, options);
+  ASSERT_TRUE(api.sync());
+  EXPECT_EQ(api.podView(""), nullptr);
+  ASSERT_TRUE(api.getPod("team-a", "web-1"));
+  ASSERT_TRUE(api.getPod("team-a", "web-1"));
+  EXPECT_EQ(inner_.getPodCalls, 2);
+  // A pod created after the sync is listed at once: nothing stands between.
+  ASSERT_TRUE(state_.createPod(makePod("team-c", "new-1", "", {})));
+  auto listed = api.listPods({});
+  ASSERT_TRUE(listed);
+  EXPECT_EQ(names(listed->items), names(cluster_.listPods({})->items));
+  EXPECT_EQ(listed->items.size(), 5u);
+}
+
 TEST_F(CachedClusterApiTest, ListsFilterAndSortLikeTheServer) {
   CachedClusterApi api(inner_, clock_);
   ASSERT_TRUE(api.sync());
