@@ -617,6 +617,9 @@ def main():
                         help="a configuration of the controller: its name and extra arguments "
                              "(space-separated); the first is the baseline. Default: one, "
                              "'today' with no extra arguments")
+    parser.add_argument("--shards-with", metavar="NAME",
+                        help="the --config whose arguments the shard processes take (default: "
+                             "the first, the baseline)")
     parser.add_argument("--shards", type=int, default=3,
                         help="then run this many shard processes (--shard/--total-shards) "
                              "when the binary accepts the flags; 0 or 1: no sharded run")
@@ -638,6 +641,8 @@ def main():
         if not name:
             parser.error(f"--config {spec}: want NAME=ARGS")
         configs.append((name, extra.split()))
+    if args.shards_with and args.shards_with not in dict(configs):
+        parser.error(f"--shards-with {args.shards_with}: no --config of that name")
 
     work = args.work_dir or tempfile.mkdtemp(prefix="attune-scale.")
     os.makedirs(work, exist_ok=True)
@@ -721,7 +726,8 @@ scrape_configs:
         if args.shards > 1:
             if accepts_flag(args.binary, "--total-shards"):
                 name = f"{args.shards}-shards"
-                runs.append((name, Run(args, name, configs[0][1], kube, kubeconfig,
+                extra = dict(configs).get(args.shards_with, configs[0][1])
+                runs.append((name, Run(args, name, extra, kube, kubeconfig,
                                        prometheus_url, work, shards=args.shards).run()))
             else:
                 log(f"SKIPPED the {args.shards}-shard run: this attune controller does not "
