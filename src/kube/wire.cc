@@ -43,6 +43,9 @@ Result<api::AttunePolicy> decodePolicyObject(nlohmann::json object) {
     e.message = "AttunePolicy from the API server does not decode: " + e.message;
     return std::unexpected(e);
   }
+  // Source positions point into the JSON re-serialised above, which no reader ever sees: the
+  // caches and every copy out of them do without them.
+  decoded[0].policy->sources = {};
   return std::move(*decoded[0].policy);
 }
 
