@@ -203,7 +203,10 @@ class CruiseKubeEndToEnd : public ::testing::Test {
         c_->controllerArgv(metricsPort_,
                            {"--webhook-address", "127.0.0.1:" + std::to_string(webhookPort_),
                             "--webhook-namespace", "attune-system", "--webhook-cert-extra-name",
-                            "127.0.0.1", "--oom-recovery", "--node-load-taints"}),
+                            "127.0.0.1", "--oom-recovery", "--node-load-taints",
+                            // Every pass writes the status: the recommendations' lastUpdated
+                            // then times the passes (below).
+                            "--status-heartbeat", "1s"}),
         "controller.log");
     ASSERT_TRUE(controller_->running());
   }
