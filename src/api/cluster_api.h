@@ -253,6 +253,15 @@ class ClusterApi {
     (void)ns;
     return nullptr;
   }
+  // The AttunePolicies of namespace `ns` ("" = all), shared in the same way: the items
+  // listAttunePolicies would return, the same list (the same pointer) for as long as none of
+  // them changes, so that a reader holding it can tell that nothing changed without comparing
+  // them. nullptr when this api keeps no such cache. The default has none.
+  virtual std::shared_ptr<const std::vector<AttunePolicy>> sharedAttunePolicies(
+      std::string_view ns) {
+    (void)ns;
+    return nullptr;
+  }
 
   // --- Writes.
   // JSON merge patch of metadata.annotations (`changes`: set, or nullopt to delete). When

@@ -119,6 +119,10 @@ class ForwardingClusterApi : public ClusterApi {
   std::shared_ptr<const std::vector<ReplicaSet>> sharedReplicaSets(std::string_view ns) override {
     return inner_.sharedReplicaSets(ns);
   }
+  std::shared_ptr<const std::vector<AttunePolicy>> sharedAttunePolicies(
+      std::string_view ns) override {
+    return inner_.sharedAttunePolicies(ns);
+  }
 
   Result<ObjectMeta> patchPodAnnotations(std::string_view ns, std::string_view name,
                                          const AnnotationChanges& changes,

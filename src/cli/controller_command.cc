@@ -415,7 +415,10 @@ int runController(const ControllerFlags& f) {
   OperatorHealth health;
   OperatorLoopOptions loopOptions;
   loopOptions.reconcileInterval = settings->reconcileInterval;
-  loopOptions.tick = std::min(settings->election.retryPeriod, Duration(std::chrono::seconds(2)));
+  // Between passes the loop polls every second: a changed pod of a target is reconciled about a
+  // second after its watch event arrives (the streams are read in the background; a poll with
+  // nothing new reads no more than the caches' queues and the work queue).
+  loopOptions.tick = std::min(settings->election.retryPeriod, Duration(std::chrono::seconds(1)));
   OperatorEndpoints endpoints{registry, health, clock, loopOptions.stallTimeout};
   auto server = serveEndpoints(settings->metricsAddress, endpoints, *log);
   if (!server) return kExitFailed;
@@ -490,16 +493,10 @@ int runController(const ControllerFlags& f) {
     if (auto synced = api.sync(); !synced) return std::unexpected(synced.error());
     Counter counter;
     ctl.setObserver([&counter](const controller::ActionRecord& a) { counter(a); });
-    for (const std::string& ns : namespacesOf(f.watchNamespaces)) {
-      if (auto listed = api.listAttunePolicies({ns, {}}); listed) {
-        for (const api::AttunePolicy& p : listed->items) {
-          counter.summary.policies += settings->shard.owns(p.metadata.namespace_) ? 1 : 0;
-        }
-      }
-    }
     auto done = ctl.reconcileAll();
     ctl.setObserver(nullptr);
     if (!done) return std::unexpected(done.error());
+    counter.summary.policies = ctl.policyCount();
     // Every policy was reconciled: a pooled client none of them used is no longer configured.
     if (const std::size_t dropped = policySources.dropUnused(); dropped > 0) {
       log->debug("dropped unused Prometheus clients", {{"count", std::to_string(dropped)}});

@@ -91,24 +91,39 @@ std::optional<std::uint64_t> Controller::passesOf(std::string_view policy) const
   return it->second.state->passes;
 }
 
-Result<std::vector<api::AttunePolicy>> Controller::listPolicies() {
-  std::vector<api::AttunePolicy> policies;
-  const auto listIn = [&](const std::string& ns) -> Result<void> {
+Result<bool> Controller::readPolicies() {
+  ListedPolicies read;
+  const auto readIn = [&](const std::string& ns) -> Result<void> {
+    if (auto shared = api_.sharedAttunePolicies(ns)) {
+      read.lists.push_back(std::move(shared));
+      return {};
+    }
     auto list = api_.listAttunePolicies(api::ListOptions{.namespace_ = ns, .labelSelector = {}});
     if (!list) return std::unexpected(list.error());
-    for (auto& p : list->items) {
-      if (options_.shard.owns(p.metadata.namespace_)) policies.push_back(std::move(p));
-    }
+    read.lists.push_back(
+        std::make_shared<const std::vector<api::AttunePolicy>>(std::move(list->items)));
     return {};
   };
-  if (options_.watchNamespaces.empty()) {
-    if (auto ok = listIn(""); !ok) return std::unexpected(ok.error());
-  } else {
-    for (const std::string& ns : options_.watchNamespaces) {
-      if (auto ok = listIn(ns); !ok) return std::unexpected(ok.error());
+  const std::vector<std::string> scopes =
+      options_.watchNamespaces.empty() ? std::vector<std::string>{""} : options_.watchNamespaces;
+  for (const std::string& ns : scopes) {
+    if (auto ok = readIn(ns); !ok) return std::unexpected(ok.error());
+  }
+  if (read.lists == listed_.lists) return false;
+  for (const auto& list : read.lists) {
+    for (const api::AttunePolicy& p : *list) {
+      if (options_.shard.owns(p.metadata.namespace_)) read.owned.push_back(&p);
     }
   }
-  return policies;
+  // Each scope's list is in (namespace, name) order; several scopes are put in namespace order.
+  const auto namespaceOf = [](const api::AttunePolicy* p) -> const std::string& {
+    return p->metadata.namespace_;
+  };
+  if (!std::ranges::is_sorted(read.owned, {}, namespaceOf)) {
+    std::ranges::stable_sort(read.owned, {}, namespaceOf);
+  }
+  listed_ = std::move(read);
+  return true;
 }
 
 Result<Controller::DefaultsTiers> Controller::listDefaults() {
@@ -140,10 +155,11 @@ Result<Controller::DefaultsTiers> Controller::listDefaults() {
   return tiers;
 }
 
-void Controller::notePolicies(const std::vector<api::AttunePolicy>& policies, Time now) {
+void Controller::notePolicies(std::span<const api::AttunePolicy* const> policies, Time now) {
   std::set<std::string, std::less<>> present;
   bool membership = false;  // a policy came or went: the namespace index is rebuilt
-  for (const api::AttunePolicy& p : policies) {
+  for (const api::AttunePolicy* listed : policies) {
+    const api::AttunePolicy& p = *listed;
     const std::string key = keyOf(p.metadata);
     present.insert(key);
     auto [it, added] = policies_.try_emplace(key);
@@ -219,21 +235,22 @@ Result<void> Controller::reconcileDue() { return reconcile(/*everything=*/false)
 
 Result<void> Controller::reconcile(bool everything) {
   reconciledLastCall_ = 0;
-  auto policies = listPolicies();
-  if (!policies) return std::unexpected(policies.error());
+  auto changed = readPolicies();
+  if (!changed) return std::unexpected(changed.error());
   auto defaults = listDefaults();
   if (!defaults) return std::unexpected(defaults.error());
   const Time now = clock_.now();
-  notePolicies(*policies, now);
+  const std::vector<const api::AttunePolicy*>& policies = listed_.owned;
+  if (*changed) notePolicies(policies, now);
   // Changed defaults may change every policy's effective spec.
   if (defaults->digest != defaults_.digest) {
-    for (const api::AttunePolicy& p : *policies) queue_.add(keyOf(p.metadata), now);
+    for (const api::AttunePolicy* p : policies) queue_.add(keyOf(p->metadata), now);
   }
   defaults_ = std::move(*defaults);
   // A full resync also finds HPAs of policies deleted while no controller ran.
   if (orphanCheck_ || everything) orphanCheck_ = !restoreOrphanedHpas(now);
   if (everything) {
-    for (const api::AttunePolicy& p : *policies) queue_.add(keyOf(p.metadata), now);
+    for (const api::AttunePolicy* p : policies) queue_.add(keyOf(p->metadata), now);
     // Every policy runs now: the pod watch has nothing to add. It starts again from this pass's
     // snapshot instead of being drained.
     podWatch_.clear();
@@ -258,9 +275,9 @@ Result<void> Controller::reconcile(bool everything) {
   }
   const std::set<std::string_view> dueKeys(due.begin(), due.end());
   std::set<api::TargetKind> kinds;
-  for (const api::AttunePolicy& p : *policies) {
-    if (dueKeys.contains(keyOf(p.metadata)) && p.spec.targetRef.kind) {
-      kinds.insert(*p.spec.targetRef.kind);
+  for (const api::AttunePolicy* p : policies) {
+    if (dueKeys.contains(keyOf(p->metadata)) && p->spec.targetRef.kind) {
+      kinds.insert(*p->spec.targetRef.kind);
     }
   }
   auto snapshot = ClusterSnapshot::take(api_, options_.watchNamespaces, kinds);
@@ -276,19 +293,18 @@ Result<void> Controller::reconcile(bool everything) {
   std::vector<std::unique_ptr<PreparedPass>> passes;
   usage::SharedUsageReads sharedReads;
   usage::SharedUsageReads* reads = options_.sharedUsageReads ? &sharedReads : nullptr;
-  // A policy's rivals for a workload are in its namespace: each pass weighs those only.
-  const auto namespaceOf = [](const api::AttunePolicy& p) -> const std::string& {
-    return p.metadata.namespace_;
+  // A policy's rivals for a workload are in its namespace (policies is in namespace order):
+  // each pass weighs those only.
+  const auto namespaceOf = [](const api::AttunePolicy* p) -> const std::string& {
+    return p->metadata.namespace_;
   };
-  if (!std::ranges::is_sorted(*policies, {}, namespaceOf)) {
-    std::ranges::stable_sort(*policies, {}, namespaceOf);
-  }
-  for (const api::AttunePolicy& stored : *policies) {
+  for (const api::AttunePolicy* listed : policies) {
+    const api::AttunePolicy& stored = *listed;
     const std::string key = keyOf(stored.metadata);
     if (!dueKeys.contains(key)) continue;
     ++reconciledLastCall_;
     const auto neighbours =
-        std::ranges::equal_range(*policies, stored.metadata.namespace_, {}, namespaceOf);
+        std::ranges::equal_range(policies, stored.metadata.namespace_, {}, namespaceOf);
     if (auto prepared = preparePass(stored, *snapshot, neighbours, reads)) {
       passes.push_back(std::move(prepared));
     } else {
@@ -354,10 +370,9 @@ metrics::MetricsSource& Controller::metricsOf(const api::AttunePolicy& stored) {
   return options_.metricsSources->sourceFor(stored);
 }
 
-std::unique_ptr<PreparedPass> Controller::preparePass(const api::AttunePolicy& stored,
-                                                      const ClusterSnapshot& snapshot,
-                                                      std::span<const api::AttunePolicy> listed,
-                                                      usage::SharedUsageReads* reads) {
+std::unique_ptr<PreparedPass> Controller::preparePass(
+    const api::AttunePolicy& stored, const ClusterSnapshot& snapshot,
+    std::span<const api::AttunePolicy* const> listed, usage::SharedUsageReads* reads) {
   auto prepared = std::make_unique<PreparedPass>();
   prepared->key = keyOf(stored.metadata);
   prepared->started = options_.durationClock ? options_.durationClock->now() : Time{};

@@ -56,8 +56,9 @@ struct ControllerOptions {
   Clock* durationClock = nullptr;
   // Every policy is reconciled at least this often, even when nothing asked for it.
   Duration resyncPeriod = std::chrono::minutes(1);
-  // A pass whose status differs from the stored one only in lastReconcileTime writes it when the
-  // stored time is this old: a steady policy costs one status write per heartbeat, not per pass.
+  // A pass whose status differs from the stored one only in its progress writes it once per
+  // heartbeat (at the policy's own phase, writeStatus): a steady policy costs one status write
+  // per heartbeat, not per pass.
   Duration statusHeartbeat = std::chrono::minutes(5);
   // OOM recovery (rollout/oom_recovery.h): OOM-killed pods of targets whose memory the policy
   // manages are evicted for recreation, their memory at the kill recorded on the workload. Off
@@ -136,6 +137,8 @@ class Controller {
   std::optional<Time> nextDue() const { return queue_.nextDue(); }
   // Policies the last reconcileDue() or reconcileAll() reconciled.
   std::size_t reconciledLastCall() const { return reconciledLastCall_; }
+  // The policies this controller reconciles (watched and owned), as of the last call.
+  std::size_t policyCount() const { return policies_.size(); }
   // Passes run for `policy` ("namespace/name") since its state was created; nullopt when it is
   // unknown.
   std::optional<std::uint64_t> passesOf(std::string_view policy) const;
@@ -168,13 +171,24 @@ class Controller {
     std::string digest;  // names and resourceVersions: changes when any object does
   };
 
+  // The policies of the watched scopes this replica owns, as read for one reconcile.
+  struct ListedPolicies {
+    // The lists holding them: shared with the api's cache (ClusterApi::sharedAttunePolicies),
+    // else listed. One per watched scope.
+    std::vector<std::shared_ptr<const std::vector<api::AttunePolicy>>> lists;
+    // The owned ones, in (namespace, name) order.
+    std::vector<const api::AttunePolicy*> owned;
+  };
+
   // reconcileDue(), with every policy queued for now first when `everything`.
   Result<void> reconcile(bool everything);
-  Result<std::vector<api::AttunePolicy>> listPolicies();
+  // Brings listed_ up to the api; true when it may have changed (false: the api's cache handed
+  // back the very lists listed_ holds, so no policy changed).
+  Result<bool> readPolicies();
   // Both kinds of defaults in the watched scope; a kind whose CRD is not installed is empty.
   Result<DefaultsTiers> listDefaults();
   // Queues new and changed policies; forgets those that are gone.
-  void notePolicies(const std::vector<api::AttunePolicy>& policies, Time now);
+  void notePolicies(std::span<const api::AttunePolicy* const> policies, Time now);
   // Drains the pod watch of every watched scope and queues the policies whose targets select
   // a pod that was added, deleted or changed state.
   void notePodChanges(Time now);
@@ -182,13 +196,13 @@ class Controller {
   // (attune.io/hpa-original-targets names it); false when the HPAs could not be listed.
   bool restoreOrphanedHpas(Time now);
   // The first half of a pass of `stored` over `snapshot` (PolicyPass::prepare); nullptr when the
-  // policy is invalid (reported in its status), due again at the next resync. `listed` is every
-  // policy as listed (overlapping policies, policy_overlaps.h).
+  // policy is invalid (reported in its status), due again at the next resync. `listed`: the
+  // listed policies of its namespace (overlapping policies, policy_overlaps.h).
   // `reads`: the usage reads the reconcile's passes share (nullptr: none). The pass is built;
   // its prepare() is left to the caller, after every pass announced its usage read.
   std::unique_ptr<PreparedPass> preparePass(const api::AttunePolicy& stored,
                                             const ClusterSnapshot& snapshot,
-                                            std::span<const api::AttunePolicy> listed,
+                                            std::span<const api::AttunePolicy* const> listed,
                                             usage::SharedUsageReads* reads);
   // The metrics source of `stored`'s pass (ControllerOptions::metricsSources, else metrics_).
   metrics::MetricsSource& metricsOf(const api::AttunePolicy& stored);
@@ -206,6 +220,9 @@ class Controller {
   WorkQueue queue_;
   std::size_t reconciledLastCall_ = 0;
   std::map<std::string, Known, std::less<>> policies_;  // by "namespace/name"
+  // The policies as last read; kept between calls so that an unchanged cache is seen as such
+  // (and nothing is copied or compared).
+  ListedPolicies listed_;
   // A policy went away since HPAs were last checked for originals to restore.
   bool orphanCheck_ = false;
   // The keys of policies_ by namespace (pod events are matched against these only).

@@ -39,6 +39,8 @@ Result<std::vector<PolicyPreview>> previewPasses(api::ClusterApi& api,
     std::unique_ptr<PolicyState> state;
     std::unique_ptr<PolicyPass> pass;
   };
+  std::vector<const api::AttunePolicy*> listed;  // every policy, for overlapping ones
+  for (const api::AttunePolicy& p : policies) listed.push_back(&p);
   std::vector<PolicyPreview> out(policies.size());
   std::vector<std::unique_ptr<Prepared>> prepared;
   usage::SharedUsageReads reads;  // one usage read per namespace (every range announced first)
@@ -67,7 +69,7 @@ Result<std::vector<PolicyPreview>> previewPasses(api::ClusterApi& api,
                                                                .operatorMetrics = operatorMetrics,
                                                                .events = events,
                                                                .observer = observer,
-                                                               .policies = policies,
+                                                               .policies = listed,
                                                                .sharedReads = &reads},
                                            *snapshot, stored, p->defaulted, *p->state);
     p->pass->announceUsageRead();

@@ -25,7 +25,7 @@ std::string describe(const YieldedWorkload& y) {
 }  // namespace
 
 std::vector<YieldedWorkload> yieldOverlaps(const api::AttunePolicy& policy,
-                                           std::span<const api::AttunePolicy> listed,
+                                           std::span<const api::AttunePolicy* const> listed,
                                            std::vector<TargetWorkload>& targets) {
   std::vector<YieldedWorkload> yielded;
   const api::TargetRef& ref = policy.spec.targetRef;
@@ -33,7 +33,8 @@ std::vector<YieldedWorkload> yieldOverlaps(const api::AttunePolicy& policy,
   const std::string& ns = policy.metadata.namespace_;
   const int weight = weightOf(policy);
   std::vector<const api::AttunePolicy*> rivals;
-  for (const api::AttunePolicy& other : listed) {
+  for (const api::AttunePolicy* listedPolicy : listed) {
+    const api::AttunePolicy& other = *listedPolicy;
     if (other.metadata.namespace_ != ns || other.metadata.name == policy.metadata.name ||
         other.metadata.deletionTimestamp || other.spec.targetRef.kind != ref.kind) {
       continue;

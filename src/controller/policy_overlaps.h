@@ -38,7 +38,7 @@ struct YieldedWorkload {
 // ignored); a listed policy targets a workload when its targetRef selects it as resolveTargets
 // would.
 std::vector<YieldedWorkload> yieldOverlaps(const api::AttunePolicy& policy,
-                                           std::span<const api::AttunePolicy> listed,
+                                           std::span<const api::AttunePolicy* const> listed,
                                            std::vector<TargetWorkload>& targets);
 
 // The PolicyConflict condition for `yielded` (status True, reason HandledByOtherPolicy, the

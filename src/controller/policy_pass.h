@@ -84,7 +84,7 @@ class PolicyPass {
     const ActionObserver& observer;
     // The AttunePolicies of the policy's namespace as listed, for overlapping policies
     // (policy_overlaps.h); empty: none.
-    std::span<const api::AttunePolicy> policies = {};
+    std::span<const api::AttunePolicy* const> policies = {};
     // The usage reads this pass shares with the other policies of its reconcile
     // (usage/shared_usage_reads.h); nullptr: the policy reads its usage on its own.
     usage::SharedUsageReads* sharedReads = nullptr;

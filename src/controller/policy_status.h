@@ -75,9 +75,11 @@ void settleStatus(api::AttunePolicyStatus& status, const api::AttunePolicy& stor
 // Writes `status` when it differs from the stored one; on a conflict, over the latest version
 // (the status is the controller's alone). A status that differs only in its progress (the
 // reconcile time; the recommendations' sample counts, newest sample time, confidence, rationale
-// and lastUpdated; status.workloads.dataPointsCollected) is written when the stored
-// lastReconcileTime is `heartbeat` old or more; until then it takes the stored progress back and
-// nothing is written.
+// and lastUpdated; status.workloads.dataPointsCollected) is written once per `heartbeat`: when
+// one of the policy's heartbeats passed since the stored lastReconcileTime (they are `heartbeat`
+// apart, at a phase hashed from the policy's namespace and name, so that steady policies spread
+// their writes over the heartbeat); until then it takes the stored progress back and nothing is
+// written. A zero heartbeat writes every change of progress.
 void writeStatus(api::ClusterApi& api, const api::AttunePolicy& stored,
                  api::AttunePolicyStatus& status, Duration heartbeat);
 

@@ -17,6 +17,8 @@
 //   namespaceFilter, the caches hold the accepted namespaces' objects only, and every read is
 //   answered from them: a rejected namespace reads as empty (lists empty, gets kNotFound) and
 //   costs no request.
+// - sharedDeployments, sharedReplicaSets and sharedAttunePolicies hand out the informers' shared
+//   lists (ListedInformer::shared: one copy while readers hold it and the cache is unchanged).
 // - podView hands out the pod informer itself (api::PodView: pods by owner and by name, read in
 //   place) once it has synced, for namespaces it covers.
 // - watchPods follows the pod informer's log of recent changes (PodInformer::recentEvents): the
@@ -112,6 +114,14 @@ class CachedClusterApi final : public api::ForwardingClusterApi {
   // The pod informer, once it has synced and when it covers `ns`: the controller reads the
   // pods of its targets there instead of listing copies of every pod.
   const api::PodView* podView(std::string_view ns) override;
+  // The informers' lists (ListedInformer::shared) once synced and when they cover `ns`: the
+  // snapshot and the controller read them without a copy per read.
+  std::shared_ptr<const std::vector<api::Deployment>> sharedDeployments(
+      std::string_view ns) override;
+  std::shared_ptr<const std::vector<api::ReplicaSet>> sharedReplicaSets(
+      std::string_view ns) override;
+  std::shared_ptr<const std::vector<api::AttunePolicy>> sharedAttunePolicies(
+      std::string_view ns) override;
 
   Result<api::ObjectMeta> patchPodAnnotations(std::string_view ns, std::string_view name,
                                               const api::AnnotationChanges& changes,

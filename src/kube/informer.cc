@@ -415,6 +415,7 @@ Result<void> ListedInformer<T>::relist() {
     objects.insert_or_assign(std::move(key), std::move(object));
   }
   objects_ = std::move(objects);
+  changed();
   pendingWrites_.clear();
   resourceVersion_ = std::move(list->resourceVersion);
   schedule_.listed();
@@ -428,7 +429,10 @@ void ListedInformer<T>::apply(const api::WatchEvent<T>& event) {
   switch (event.type) {
     case api::WatchEventType::kDeleted:
       pendingWrites_.erase(ObjectKey{meta.namespace_, meta.name});
-      if (auto it = objects_.find(viewOf(meta)); it != objects_.end()) objects_.erase(it);
+      if (auto it = objects_.find(viewOf(meta)); it != objects_.end()) {
+        objects_.erase(it);
+        changed();
+      }
       break;
     case api::WatchEventType::kAdded:
     case api::WatchEventType::kModified: {
@@ -438,6 +442,7 @@ void ListedInformer<T>::apply(const api::WatchEvent<T>& event) {
         pendingWrites_.erase(p);
       }
       objects_.insert_or_assign(ObjectKey{meta.namespace_, meta.name}, event.object);
+      changed();
       break;
     }
     case api::WatchEventType::kBookmark:
@@ -479,6 +484,22 @@ void ListedInformer<T>::forEach(const std::function<void(const T&)>& fn) const {
 }
 
 template <typename T>
+std::shared_ptr<const std::vector<T>> ListedInformer<T>::shared(std::string_view ns) const {
+  auto it = shared_.find(ns);
+  if (it != shared_.end()) {
+    if (auto held = it->second.lock()) return held;
+  }
+  auto list = std::make_shared<const std::vector<T>>(
+      this->list(api::ListOptions{.namespace_ = std::string(ns), .labelSelector = {}}));
+  if (it == shared_.end()) {
+    shared_.emplace(std::string(ns), list);
+  } else {
+    it->second = list;
+  }
+  return list;
+}
+
+template <typename T>
 void ListedInformer<T>::recordWrite(T object) {
   const api::ObjectMeta& meta = object.metadata;
   if (!options_.list.namespace_.empty() && meta.namespace_ != options_.list.namespace_) return;
@@ -488,6 +509,7 @@ void ListedInformer<T>::recordWrite(T object) {
   pending(meta);
   ObjectKey key{meta.namespace_, meta.name};
   objects_.insert_or_assign(std::move(key), std::move(object));
+  changed();
 }
 
 template <typename T>
@@ -496,6 +518,7 @@ void ListedInformer<T>::recordWrite(const api::ObjectMeta& meta) {
   if (it == objects_.end() || it->second.metadata.resourceVersion == meta.resourceVersion) return;
   pending(meta);
   it->second.metadata = meta;
+  changed();
 }
 
 template class ListedInformer<api::Node>;

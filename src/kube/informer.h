@@ -302,6 +302,11 @@ class ListedInformer {
   std::vector<T> list(const api::ListOptions& options) const;
   // Calls fn(object) for each object, in (namespace, name) order.
   void forEach(const std::function<void(const T&)>& fn) const;
+  // The objects of namespace `ns` ("" = all), in (namespace, name) order: what list() returns
+  // for `ns` without a selector, copied once and shared. While a reader holds the list and the
+  // cache has not changed since (no relist, applied watch event or recorded write), every call
+  // returns that same list; once no reader holds it, it is freed (the cache is not kept twice).
+  std::shared_ptr<const std::vector<T>> shared(std::string_view ns) const;
 
   // Write-through: stores `object` (when in the informer's namespace) / replaces the metadata
   // of the cached object `meta` names (nothing when not cached). As with pods, watch events
@@ -313,6 +318,8 @@ class ListedInformer {
   Result<void> relist();
   void apply(const api::WatchEvent<T>& event);
   void pending(const api::ObjectMeta& meta);
+  // The cache changed: the shared lists handed out no longer show it.
+  void changed() { shared_.clear(); }
 
   bool watched_ = true;
   std::map<ObjectKey, std::string, ObjectKeyLess> pendingWrites_;
@@ -323,6 +330,8 @@ class ListedInformer {
   std::string resourceVersion_;
   std::map<ObjectKey, T, ObjectKeyLess> objects_;
   InformerStats stats_;
+  // shared()'s lists by namespace, while a reader holds them.
+  mutable std::map<std::string, std::weak_ptr<const std::vector<T>>, std::less<>> shared_;
 };
 
 extern template class ListedInformer<api::Node>;

@@ -113,9 +113,10 @@ class SharedList {
 
 // A ClusterApi that forwards everything to `inner` (the simulated cluster over `state`) and
 // serves podView() from a PodSnapshot of `state`, refreshed at each call, and the shared
-// Deployment and ReplicaSet lists from copies of `state`'s stores kept until they are written:
-// the controller's snapshot then reads them in place, as the operator's informer cache lets it,
-// instead of copying every pod, Deployment and ReplicaSet at every pass. Both must outlive it.
+// Deployment, ReplicaSet and AttunePolicy lists from copies of `state`'s stores kept until they are
+// written: the controller's snapshot then reads them in place, as the operator's informer cache
+// lets it, instead of copying every pod, Deployment and ReplicaSet at every pass. Both must outlive
+// it.
 class InPlacePodsApi final : public api::ForwardingClusterApi {
  public:
   InPlacePodsApi(api::ClusterApi& inner, const ClusterState& state)
@@ -132,12 +133,17 @@ class InPlacePodsApi final : public api::ForwardingClusterApi {
       std::string_view ns) override {
     return replicaSets_.of(state_.replicaSets, ns);
   }
+  std::shared_ptr<const std::vector<api::AttunePolicy>> sharedAttunePolicies(
+      std::string_view ns) override {
+    return policies_.of(state_.attunePolicies, ns);
+  }
 
  private:
   const ClusterState& state_;
   PodSnapshot pods_;
   SharedList<api::Deployment> deployments_;
   SharedList<api::ReplicaSet> replicaSets_;
+  SharedList<api::AttunePolicy> policies_;
 };
 
 }  // namespace attune::sim

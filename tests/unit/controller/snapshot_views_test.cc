@@ -162,6 +162,8 @@ class SnapshotViewsTest : public ::testing::Test {
     }
     EXPECT_EQ(inPlace->pod("shop", "no-such-pod"), nullptr);
     EXPECT_EQ(inPlace->pods(), listed->pods());
+    EXPECT_EQ(inPlace->deployments(), listed->deployments());  // the informers' shared lists
+    EXPECT_EQ(inPlace->replicaSets(), listed->replicaSets());
     expectSimulatedViewMatchesLists(*listed, workloads, kinds);
   }
 

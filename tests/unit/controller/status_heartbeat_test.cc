@@ -1,8 +1,10 @@
-// A pass writes a policy's status only when something in it changed, or when the stored
-// lastReconcileTime is ControllerOptions::statusHeartbeat old: a steady policy costs one status
-// write per heartbeat, not one per pass, and its lastReconcileTime is never older than that.
+// A pass writes a policy's status only when something in it changed, or once per
+// ControllerOptions::statusHeartbeat (at the policy's own phase): a steady policy costs one status
+// write per heartbeat, not one per pass, and its lastReconcileTime is never older than that plus
+// a pass.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -78,8 +80,8 @@ TEST(StatusHeartbeatTest, ASteadyPolicyIsWrittenOncePerHeartbeatNotPerPass) {
   EXPECT_GE(run.writes, 11);
   EXPECT_LE(run.writes, 13);
   EXPECT_EQ(run.reconciled.size(), static_cast<std::size_t>(run.writes) + 1);
-  // Written when the stored time is 5 minutes old, by the first pass that finds it so: never
-  // older than the heartbeat plus one pass.
+  // Written by the first pass after each of its heartbeats, 5 minutes apart: never older than
+  // the heartbeat plus one pass.
   EXPECT_GE(run.oldest, 4min);
   EXPECT_LE(run.oldest, 6min);
   for (std::size_t i = 1; i < run.reconciled.size(); ++i) {
@@ -114,6 +116,47 @@ TEST(StatusHeartbeatTest, AChangeIsWrittenAtOnceWhateverTheHeartbeat) {
   ASSERT_TRUE(p.status.lastReconcileTime.has_value());
   EXPECT_EQ(*p.status.lastReconcileTime, resized);
   EXPECT_GT(writes, 1);
+}
+
+// Steady policies first written together (by a controller's first pass) do not stay together:
+// each one's heartbeat falls at a phase of its own, so every pass writes some of them instead of
+// every fifth pass writing all of them.
+TEST(StatusHeartbeatTest, SteadyPoliciesSpreadTheirWritesOverTheHeartbeat) {
+  constexpr int kPolicies = 20;
+  int writes = 0;
+  HarnessOptions options;
+  options.controller.statusHeartbeat = 5min;
+  options.wrapApi = [&writes](api::ClusterApi& cluster) -> std::unique_ptr<api::ClusterApi> {
+    return std::make_unique<StatusWrites>(cluster, writes);
+  };
+  std::string workloads;
+  std::string policies;
+  for (int i = 0; i < kPolicies; ++i) {
+    const std::string name = "web-" + std::to_string(i);
+    workloads += workloadYaml({.name = name});
+    policies += policyYaml({.name = name, .target = name, .updateStrategy = "{type: Recommend}"});
+  }
+  ScenarioHarness h(
+      scenarioYaml(workloads, policies, {}, "{name: node, count: 2, cpu: \"16\", memory: 64Gi}"),
+      options);
+  ASSERT_TRUE(h.usable());
+  h.runMinutes(60);  // the recommendations settle
+  std::vector<int> perMinute;
+  for (int minute = 0; minute < 20; ++minute) {
+    writes = 0;
+    h.runMinutes(1);
+    perMinute.push_back(writes);
+  }
+  int total = 0;
+  for (const int w : perMinute) total += w;
+  // 20 policies, each written once per 5 minutes: 80 writes in 20 minutes.
+  EXPECT_GE(total, 76);
+  EXPECT_LE(total, 84);
+  // All in one pass would be 20; spread, about 4 a pass.
+  EXPECT_LE(*std::max_element(perMinute.begin(), perMinute.end()), 10)
+      << ::testing::PrintToString(perMinute);
+  EXPECT_GE(std::count_if(perMinute.begin(), perMinute.end(), [](int w) { return w > 0; }), 12)
+      << ::testing::PrintToString(perMinute);
 }
 
 // A controller that starts confirms every policy it evaluates: its first pass writes the status

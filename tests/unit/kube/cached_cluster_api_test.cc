@@ -215,6 +215,54 @@ TEST_F(CachedClusterApiTest, WritesPassThroughAndUpdateTheCache) {
   EXPECT_EQ(api.listPods({})->items, cluster_.listPods({})->items);
 }
 
+// The shared lists hold what the lists would return; a write is in the next one handed out.
+// None is handed out where the cache does not answer (before the first sync, outside the cached
+// namespace, the LIST baseline): the reader lists then.
+TEST_F(CachedClusterApiTest, SharedListsAreWhatTheListsReturn) {
+  api::AttunePolicy policy;
+  policy.metadata.namespace_ = "team-a";
+  policy.metadata.name = "p";
+  ASSERT_TRUE(cluster_.createAttunePolicy(policy));
+  CachedClusterApi api(inner_, clock_);
+  EXPECT_EQ(api.sharedAttunePolicies(""), nullptr);
+  EXPECT_EQ(api.sharedDeployments(""), nullptr);
+  ASSERT_TRUE(api.sync());
+  const int lists = inner_.listDeploymentsCalls;
+  ASSERT_NE(api.sharedDeployments(""), nullptr);
+  EXPECT_EQ(*api.sharedDeployments(""), cluster_.listDeployments({})->items);
+  EXPECT_EQ(*api.sharedReplicaSets("team-a"), cluster_.listReplicaSets({"team-a", {}})->items);
+  const auto policies = api.sharedAttunePolicies("");
+  ASSERT_NE(policies, nullptr);
+  EXPECT_EQ(*policies, cluster_.listAttunePolicies({})->items);
+  EXPECT_EQ(api.sharedAttunePolicies(""), policies);  // nothing changed: the same list
+  EXPECT_EQ(inner_.listDeploymentsCalls, lists);      // no read went to the server
+
+  api::AttunePolicy stored = *api.getAttunePolicy("team-a", "p");
+  stored.status.lastReconcileTime = clock_.now();
+  ASSERT_TRUE(api.updateAttunePolicyStatus(stored));
+  const auto written = api.sharedAttunePolicies("");
+  EXPECT_NE(written, policies);
+  ASSERT_EQ(written->size(), 1u);
+  EXPECT_EQ(written->front().status.lastReconcileTime, clock_.now());
+  EXPECT_FALSE(policies->front().status.lastReconcileTime.has_value());  // held: unchanged
+  EXPECT_EQ(*written, cluster_.listAttunePolicies({})->items);
+
+  CachedClusterApiOptions inA;
+  inA.namespace_ = "team-a";
+  CachedClusterApi scoped(inner_, clock_, inA);
+  ASSERT_TRUE(scoped.sync());
+  EXPECT_NE(scoped.sharedAttunePolicies("team-a"), nullptr);
+  EXPECT_EQ(scoped.sharedAttunePolicies("team-b"), nullptr);
+  EXPECT_EQ(scoped.sharedAttunePolicies(""), nullptr);
+
+  CachedClusterApiOptions baseline;
+  baseline.listEveryRead = true;
+  CachedClusterApi listing(inner_, clock_, baseline);
+  ASSERT_TRUE(listing.sync());
+  EXPECT_EQ(listing.sharedAttunePolicies(""), nullptr);
+  EXPECT_EQ(listing.sharedDeployments(""), nullptr);
+}
+
 TEST_F(CachedClusterApiTest, EvictionIsSeenThroughTheWatch) {
   CachedClusterApi api(inner_, clock_);
   ASSERT_TRUE(api.sync());

@@ -522,6 +522,59 @@ TEST_F(InformerTest, ListedInformerFollowsTheWatchOfItsKind) {
   EXPECT_EQ(api_.listDeploymentsCalls, 3);
 }
 
+// shared(): one copy handed to every reader while the cache is unchanged, a new one once a watch
+// event, a relist or a recorded write changed it; what list() returns either way.
+TEST_F(InformerTest, ListedInformerSharesOneListUntilItChanges) {
+  DeploymentLog log(state_);
+  api_.deploymentWatch = [&](const api::ListOptions& o, std::string_view rv) {
+    return log.after(o, rv);
+  };
+  ASSERT_TRUE(state_.deployments.create(deployment("team-a", "web")));
+  ASSERT_TRUE(state_.deployments.create(deployment("team-b", "api")));
+  InformerOptions o;
+  o.resyncPeriod = std::chrono::minutes(30);
+  ListedInformer<api::Deployment> informer(api_, &api::ClusterApi::listDeployments, clock_, o);
+  ASSERT_TRUE(informer.sync());
+
+  const auto all = informer.shared("");
+  const auto teamA = informer.shared("team-a");
+  ASSERT_NE(all, nullptr);
+  EXPECT_EQ(*all, informer.list({}));
+  EXPECT_EQ(*teamA, informer.list({.namespace_ = "team-a", .labelSelector = {}}));
+  EXPECT_EQ(teamA->size(), 1u);
+  // Unchanged (a sync with nothing new): the same lists.
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(informer.shared(""), all);
+  EXPECT_EQ(informer.shared("team-a"), teamA);
+
+  // A watch event: new lists; the ones held keep what they showed.
+  ASSERT_TRUE(cluster_.patchWorkloadAnnotations(api::WorkloadKind::kDeployment, "team-a", "web",
+                                                annotate("note", "one"), ""));
+  ASSERT_TRUE(informer.sync());
+  const auto afterEvent = informer.shared("");
+  EXPECT_NE(afterEvent, all);
+  EXPECT_EQ(*afterEvent, cluster_.listDeployments({})->items);
+  EXPECT_TRUE(all->front().metadata.annotations.empty());
+  EXPECT_EQ(afterEvent->front().metadata.annotations.at("note"), "one");
+
+  // A recorded write: a new list showing it.
+  auto written = cluster_.patchWorkloadAnnotations(api::WorkloadKind::kDeployment, "team-b", "api",
+                                                   annotate("note", "two"), "");
+  ASSERT_TRUE(written);
+  informer.recordWrite(*written);
+  const auto afterWrite = informer.shared("");
+  EXPECT_NE(afterWrite, afterEvent);
+  EXPECT_EQ(afterWrite->back().metadata.annotations.at("note"), "two");
+
+  // A relist: a new list, even with the same objects.
+  clock_.advance(std::chrono::hours(1));
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(api_.listDeploymentsCalls, 2);
+  const auto afterRelist = informer.shared("");
+  EXPECT_NE(afterRelist, afterWrite);
+  EXPECT_EQ(*afterRelist, informer.list({}));
+}
+
 // --- The compact encoding
 
 // A pod with every field of api::Pod set to something other than its default.
