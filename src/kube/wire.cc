@@ -1,11 +1,13 @@
 #include "kube/wire.h"
 
+#include <yaml-cpp/yaml.h>
 #include <nlohmann/json.hpp>
 
 #include "api/k8s/decode.h"
 #include "api/k8s/encode.h"
 #include "api/policy/attune_defaults.h"
 #include "api/policy/policy_codec.h"
+#include "api/policy/policy_yaml.h"
 
 #include <type_traits>
 
@@ -18,6 +20,34 @@ std::string policyBody(const api::AttunePolicy& policy) { return api::encodePoli
 
 namespace {
 
+// `json` as the YAML node its text would load as, built directly instead of printing the JSON
+// and parsing it again: a JSON string is a quoted scalar (never read as a number, bool or null),
+// a number or boolean the plain scalar JSON writes for it, null a null node.
+YAML::Node yamlOf(const nlohmann::json& json) {
+  switch (json.type()) {
+    case nlohmann::json::value_t::object: {
+      YAML::Node map(YAML::NodeType::Map);
+      for (const auto& [key, value] : json.items()) map.force_insert(key, yamlOf(value));
+      return map;
+    }
+    case nlohmann::json::value_t::array: {
+      YAML::Node sequence(YAML::NodeType::Sequence);
+      for (const nlohmann::json& item : json) sequence.push_back(yamlOf(item));
+      return sequence;
+    }
+    case nlohmann::json::value_t::null:
+    case nlohmann::json::value_t::discarded:
+      return YAML::Node(YAML::NodeType::Null);
+    case nlohmann::json::value_t::string: {
+      YAML::Node scalar(json.get_ref<const std::string&>());
+      scalar.SetTag("!");
+      return scalar;
+    }
+    default:
+      return YAML::Node(json.dump());
+  }
+}
+
 // Decodes one policy object. Server-managed metadata.managedFields is dropped (it is not ours to
 // write back); a list item without apiVersion/kind gets the AttunePolicy ones.
 Result<api::AttunePolicy> decodePolicyObject(nlohmann::json object) {
@@ -27,26 +57,20 @@ Result<api::AttunePolicy> decodePolicyObject(nlohmann::json object) {
   }
   if (!object.contains("apiVersion")) object["apiVersion"] = std::string(api::kPolicyApiVersion);
   if (!object.contains("kind")) object["kind"] = std::string(api::kPolicyKind);
-  auto decoded = api::decodePolicies(object.dump());
-  if (decoded.size() != 1 || !decoded[0].policy) {
-    if (!decoded.empty() && !decoded[0].errors.empty()) {
-      Error e = decoded[0].errors[0].error;
-      e.code = ErrorCode::kInternal;
-      e.message = "AttunePolicy from the API server does not decode: " + e.message;
-      return std::unexpected(e);
-    }
-    return fail(ErrorCode::kInternal, "the API server did not return one AttunePolicy");
-  }
-  if (!decoded[0].errors.empty()) {
-    Error e = decoded[0].errors[0].error;
+  api::DecodedPolicy decoded = api::decodePolicyNode(yamlOf(object));
+  if (!decoded.errors.empty()) {
+    Error e = decoded.errors[0].error;
     e.code = ErrorCode::kInternal;
     e.message = "AttunePolicy from the API server does not decode: " + e.message;
     return std::unexpected(e);
   }
-  // Source positions point into the JSON re-serialised above, which no reader ever sees: the
-  // caches and every copy out of them do without them.
-  decoded[0].policy->sources = {};
-  return std::move(*decoded[0].policy);
+  if (!decoded.policy) {
+    return fail(ErrorCode::kInternal, "the API server did not return one AttunePolicy");
+  }
+  // The nodes were built, not read from text: no source positions to keep (the caches and every
+  // copy out of them do without them).
+  decoded.policy->sources = {};
+  return std::move(*decoded.policy);
 }
 
 // A list of custom objects (metadata.resourceVersion and continue, then each item decoded by

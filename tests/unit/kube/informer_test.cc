@@ -432,6 +432,12 @@ class DeploymentLog {
     }
     return batch;
   }
+  // Makes `api`'s Deployment watch answer from this log.
+  void serve(FaultyClusterApi& api) const {
+    api.deploymentWatch = [this](const api::ListOptions& o, std::string_view rv) {
+      return after(o, rv);
+    };
+  }
 
  private:
   std::vector<api::WatchEvent<api::Deployment>> events_;
@@ -446,14 +452,11 @@ api::Deployment deployment(std::string ns, std::string name) {
 
 TEST_F(InformerTest, ListedInformerFollowsTheWatchOfItsKind) {
   DeploymentLog log(state_);
-  api_.deploymentWatch = [&](const api::ListOptions& o, std::string_view rv) {
-    return log.after(o, rv);
-  };
+  log.serve(api_);
   ASSERT_TRUE(state_.deployments.create(deployment("team-a", "web")));
   ASSERT_TRUE(state_.deployments.create(deployment("team-a", "db")));
-  InformerOptions o;
-  o.resyncPeriod = std::chrono::minutes(30);
-  ListedInformer<api::Deployment> informer(api_, &api::ClusterApi::listDeployments, clock_, o);
+  ListedInformer<api::Deployment> informer(api_, &api::ClusterApi::listDeployments, clock_,
+                                           options(std::chrono::minutes(30)));
   ASSERT_TRUE(informer.sync());
   EXPECT_EQ(api_.listDeploymentsCalls, 1);
 
@@ -526,14 +529,11 @@ TEST_F(InformerTest, ListedInformerFollowsTheWatchOfItsKind) {
 // event, a relist or a recorded write changed it; what list() returns either way.
 TEST_F(InformerTest, ListedInformerSharesOneListUntilItChanges) {
   DeploymentLog log(state_);
-  api_.deploymentWatch = [&](const api::ListOptions& o, std::string_view rv) {
-    return log.after(o, rv);
-  };
+  log.serve(api_);
   ASSERT_TRUE(state_.deployments.create(deployment("team-a", "web")));
   ASSERT_TRUE(state_.deployments.create(deployment("team-b", "api")));
-  InformerOptions o;
-  o.resyncPeriod = std::chrono::minutes(30);
-  ListedInformer<api::Deployment> informer(api_, &api::ClusterApi::listDeployments, clock_, o);
+  ListedInformer<api::Deployment> informer(api_, &api::ClusterApi::listDeployments, clock_,
+                                           options(std::chrono::minutes(30)));
   ASSERT_TRUE(informer.sync());
 
   const auto all = informer.shared("");
