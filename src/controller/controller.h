@@ -25,6 +25,7 @@
 #include "api/policy/attune_policy.h"
 #include "controller/event_recorder.h"
 #include "controller/operator_metrics.h"
+#include "controller/policy_status.h"
 #include "controller/shard.h"
 #include "controller/work_queue.h"
 #include "core/clock.h"
@@ -56,9 +57,11 @@ struct ControllerOptions {
   Clock* durationClock = nullptr;
   // Every policy is reconciled at least this often, even when nothing asked for it.
   Duration resyncPeriod = std::chrono::minutes(1);
-  // A pass whose status differs from the stored one only in its progress writes it once per
-  // heartbeat (at the policy's own phase, writeStatus): a steady policy costs one status write
-  // per heartbeat, not per pass.
+  // A pass whose status differs from the stored one only in its progress writes it when the
+  // stored time is this old (writeStatus): a steady policy costs one status write per heartbeat,
+  // not per pass. One reconcile makes at most twice its share of these writes (policies x
+  // resyncPeriod / statusHeartbeat); the others wait for the next passes, which spreads policies
+  // written together over the passes.
   Duration statusHeartbeat = std::chrono::minutes(5);
   // OOM recovery (rollout/oom_recovery.h): OOM-killed pods of targets whose memory the policy
   // manages are evicted for recreation, their memory at the kill recorded on the workload. Off
@@ -220,6 +223,8 @@ class Controller {
   WorkQueue queue_;
   std::size_t reconciledLastCall_ = 0;
   std::map<std::string, Known, std::less<>> policies_;  // by "namespace/name"
+  // The heartbeat writes the current reconcile may still make (HeartbeatBudget).
+  HeartbeatBudget heartbeats_;
   // The policies as last read; kept between calls so that an unchanged cache is seen as such
   // (and nothing is copied or compared).
   ListedPolicies listed_;

@@ -180,7 +180,8 @@ PassResult PolicyPass::finish(const rollout::NodeOptimisation* nodes) {
   // The first pass of this controller over the policy (or over its new spec) writes the status
   // whatever it holds: the stored heartbeat may be another replica's.
   writeStatus(ctx_.api, stored_, status_,
-              state_.passes == 1 ? Duration::zero() : ctx_.options.statusHeartbeat);
+              state_.passes == 1 ? Duration::zero() : ctx_.options.statusHeartbeat,
+              state_.passes == 1 ? nullptr : ctx_.heartbeats);
   return {.requeueAfter = plan.requeueAfter};
 }
 

@@ -22,6 +22,7 @@
 #include "controller/event_recorder.h"
 #include "controller/operator_metrics.h"
 #include "controller/policy_overlaps.h"
+#include "controller/policy_status.h"
 #include "controller/target_resolution.h"
 #include "controller/workload_recommendations.h"
 #include "core/time_zone.h"
@@ -88,6 +89,9 @@ class PolicyPass {
     // The usage reads this pass shares with the other policies of its reconcile
     // (usage/shared_usage_reads.h); nullptr: the policy reads its usage on its own.
     usage::SharedUsageReads* sharedReads = nullptr;
+    // The heartbeat writes this pass shares with the other policies of its reconcile
+    // (writeStatus); nullptr: no limit.
+    HeartbeatBudget* heartbeats = nullptr;
   };
 
   // `stored` is the policy as read; `policy` the same with defaults (and overrides) applied.

@@ -11,7 +11,6 @@
 #include <string>
 
 #include "api/policy/policy_defaults.h"
-#include "controller/shard.h"
 #include "core/quantity.h"
 #include "rollout/resize_schedule.h"
 #include "safety/conditions.h"
@@ -410,33 +409,18 @@ void setProgress(api::AttunePolicyStatus& status, StatusProgress p) {
   }
 }
 
-// Whether the policy's heartbeat falls in (stored, now]. Its heartbeats are `heartbeat` apart,
-// shifted by a phase hashed from its namespace and name: the writes of many steady policies
-// spread over the heartbeat instead of falling in the same pass (every policy is first written
-// in a controller's first pass), and every replica places them alike.
-bool heartbeatBetween(const api::ObjectMeta& policy, Time stored, Time now, Duration heartbeat) {
-  const std::int64_t period = heartbeat.count();
-  if (period <= 0) return true;
-  const auto phase = static_cast<std::int64_t>(namespaceKey(policy.namespace_ + "/" + policy.name) %
-                                               static_cast<std::uint64_t>(period));
-  const auto beat = [&](Time t) {
-    const std::int64_t since = t.time_since_epoch().count() - phase;
-    return since / period - (since % period < 0 ? 1 : 0);  // floor
-  };
-  return beat(now) != beat(stored);
-}
-
 }  // namespace
 
 void writeStatus(api::ClusterApi& api, const api::AttunePolicy& stored,
-                 api::AttunePolicyStatus& status, Duration heartbeat) {
+                 api::AttunePolicyStatus& status, Duration heartbeat, HeartbeatBudget* budget) {
   const std::optional<Time>& storedTime = stored.status.lastReconcileTime;
-  if (storedTime && status.lastReconcileTime &&
-      !heartbeatBetween(stored.metadata, *storedTime, *status.lastReconcileTime, heartbeat) &&
-      sameShape(status, stored.status)) {
+  if (storedTime && status.lastReconcileTime && sameShape(status, stored.status)) {
+    const bool due = *status.lastReconcileTime - *storedTime >= heartbeat;
     StatusProgress ours = progressOf(status);
     setProgress(status, progressOf(stored.status));
-    if (status == stored.status) return;  // nothing new but progress: it waits for the heartbeat
+    // Nothing new but progress: it waits for the heartbeat, and for a later pass when this one
+    // has spent its heartbeat writes.
+    if (status == stored.status && (!due || (budget != nullptr && !budget->take()))) return;
     setProgress(status, std::move(ours));
   }
   if (status == stored.status) return;

@@ -3,6 +3,7 @@
 // The history entries are the recorder's (action_recorder.h).
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -72,15 +73,27 @@ void settleStatus(api::AttunePolicyStatus& status, const api::AttunePolicy& stor
                   const std::vector<RecommendedWorkload>& recommended, const PassOutcome& outcome,
                   Time now);
 
+// The status writes with nothing new but progress (heartbeats) that one reconcile may still make:
+// when many policies fall due together (all written in the same pass: a controller's first, or
+// one where every recommendation moved), the rest wait for the next passes, so that their
+// heartbeats spread over the passes instead of all landing in one every heartbeat.
+struct HeartbeatBudget {
+  std::size_t left = 0;
+  bool take() {
+    if (left == 0) return false;
+    --left;
+    return true;
+  }
+};
+
 // Writes `status` when it differs from the stored one; on a conflict, over the latest version
 // (the status is the controller's alone). A status that differs only in its progress (the
 // reconcile time; the recommendations' sample counts, newest sample time, confidence, rationale
-// and lastUpdated; status.workloads.dataPointsCollected) is written once per `heartbeat`: when
-// one of the policy's heartbeats passed since the stored lastReconcileTime (they are `heartbeat`
-// apart, at a phase hashed from the policy's namespace and name, so that steady policies spread
-// their writes over the heartbeat); until then it takes the stored progress back and nothing is
-// written. A zero heartbeat writes every change of progress.
+// and lastUpdated; status.workloads.dataPointsCollected) is written when the stored
+// lastReconcileTime is `heartbeat` old or more and `budget` (nullptr: no limit) grants the write;
+// otherwise it takes the stored progress back and nothing is written.
 void writeStatus(api::ClusterApi& api, const api::AttunePolicy& stored,
-                 api::AttunePolicyStatus& status, Duration heartbeat);
+                 api::AttunePolicyStatus& status, Duration heartbeat,
+                 HeartbeatBudget* budget = nullptr);
 
 }  // namespace attune::controller

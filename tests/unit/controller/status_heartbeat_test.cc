@@ -1,7 +1,7 @@
-// A pass writes a policy's status only when something in it changed, or once per
-// ControllerOptions::statusHeartbeat (at the policy's own phase): a steady policy costs one status
+// A pass writes a policy's status only when something in it changed, or when the stored
+// lastReconcileTime is ControllerOptions::statusHeartbeat old: a steady policy costs one status
 // write per heartbeat, not one per pass, and its lastReconcileTime is never older than that plus
-// a pass.
+// a few passes (the heartbeat writes one pass may make are limited, so that they spread).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -80,8 +80,8 @@ TEST(StatusHeartbeatTest, ASteadyPolicyIsWrittenOncePerHeartbeatNotPerPass) {
   EXPECT_GE(run.writes, 11);
   EXPECT_LE(run.writes, 13);
   EXPECT_EQ(run.reconciled.size(), static_cast<std::size_t>(run.writes) + 1);
-  // Written by the first pass after each of its heartbeats, 5 minutes apart: never older than
-  // the heartbeat plus one pass.
+  // Written when the stored time is 5 minutes old, by the first pass that finds it so: never
+  // older than the heartbeat plus one pass.
   EXPECT_GE(run.oldest, 4min);
   EXPECT_LE(run.oldest, 6min);
   for (std::size_t i = 1; i < run.reconciled.size(); ++i) {
@@ -119,8 +119,9 @@ TEST(StatusHeartbeatTest, AChangeIsWrittenAtOnceWhateverTheHeartbeat) {
 }
 
 // Steady policies first written together (by a controller's first pass) do not stay together:
-// each one's heartbeat falls at a phase of its own, so every pass writes some of them instead of
-// every fifth pass writing all of them.
+// a pass makes at most twice its share of heartbeat writes (20 policies x 1 minute / 5 minutes:
+// 8), the others wait for the next passes and keep that spread, so that passes write some of them
+// instead of every fifth pass writing all of them. No more writes than one per heartbeat.
 TEST(StatusHeartbeatTest, SteadyPoliciesSpreadTheirWritesOverTheHeartbeat) {
   constexpr int kPolicies = 20;
   int writes = 0;
@@ -152,10 +153,10 @@ TEST(StatusHeartbeatTest, SteadyPoliciesSpreadTheirWritesOverTheHeartbeat) {
   // 20 policies, each written once per 5 minutes: 80 writes in 20 minutes.
   EXPECT_GE(total, 76);
   EXPECT_LE(total, 84);
-  // All in one pass would be 20; spread, about 4 a pass.
-  EXPECT_LE(*std::max_element(perMinute.begin(), perMinute.end()), 10)
+  // All in one pass would be 20; spread, at most 8 a pass.
+  EXPECT_LE(*std::max_element(perMinute.begin(), perMinute.end()), 8)
       << ::testing::PrintToString(perMinute);
-  EXPECT_GE(std::count_if(perMinute.begin(), perMinute.end(), [](int w) { return w > 0; }), 12)
+  EXPECT_GE(std::count_if(perMinute.begin(), perMinute.end(), [](int w) { return w > 0; }), 10)
       << ::testing::PrintToString(perMinute);
 }
 
