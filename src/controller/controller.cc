@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <set>
@@ -244,15 +243,10 @@ Result<void> Controller::reconcile(bool everything) {
   const Time now = clock_.now();
   const std::vector<const api::AttunePolicy*>& policies = listed_.owned;
   if (*changed) notePolicies(policies, now);
-  // Twice the steady share of heartbeat writes: policies that fell due together are written
-  // over the next few passes, and keep that spread (each then falls due a heartbeat later).
-  const auto share =
-      static_cast<double>(policies_.size()) *
-      std::chrono::duration<double>(options_.resyncPeriod).count() /
-      std::max(std::chrono::duration<double>(options_.statusHeartbeat).count(), 1e-9);
-  heartbeats_.left = options_.statusHeartbeat <= options_.resyncPeriod
-                         ? SIZE_MAX
-                         : std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(2 * share)));
+  // Policies that fell due together are written over the next few passes, and keep that
+  // spread (each then falls due a heartbeat later).
+  heartbeats_ = HeartbeatBudget::perReconcile(policies_.size(), options_.resyncPeriod,
+                                              options_.statusHeartbeat);
   // Changed defaults may change every policy's effective spec.
   if (defaults->digest != defaults_.digest) {
     for (const api::AttunePolicy* p : policies) queue_.add(keyOf(p->metadata), now);

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -410,6 +412,15 @@ void setProgress(api::AttunePolicyStatus& status, StatusProgress p) {
 }
 
 }  // namespace
+
+HeartbeatBudget HeartbeatBudget::perReconcile(std::size_t policies, Duration resync,
+                                              Duration heartbeat) {
+  if (heartbeat <= resync) return {.left = SIZE_MAX};
+  const double share = static_cast<double>(policies) *
+                       std::chrono::duration<double>(resync).count() /
+                       std::chrono::duration<double>(heartbeat).count();
+  return {.left = std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(2 * share)))};
+}
 
 void writeStatus(api::ClusterApi& api, const api::AttunePolicy& stored,
                  api::AttunePolicyStatus& status, Duration heartbeat, HeartbeatBudget* budget) {

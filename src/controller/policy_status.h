@@ -78,6 +78,10 @@ void settleStatus(api::AttunePolicyStatus& status, const api::AttunePolicy& stor
 // one where every recommendation moved), the rest wait for the next passes, so that their
 // heartbeats spread over the passes instead of all landing in one every heartbeat.
 struct HeartbeatBudget {
+  // One reconcile's budget: twice the steady share of `policies` heartbeats (policies × resync
+  // / heartbeat), at least one; no limit when a heartbeat is due every resync anyway.
+  static HeartbeatBudget perReconcile(std::size_t policies, Duration resync, Duration heartbeat);
+
   std::size_t left = 0;
   bool take() {
     if (left == 0) return false;

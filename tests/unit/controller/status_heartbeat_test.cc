@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -162,6 +164,25 @@ TEST(StatusHeartbeatTest, SteadyPoliciesSpreadTheirWritesOverTheHeartbeat) {
 
 // A controller that starts confirms every policy it evaluates: its first pass writes the status
 // even when the stored heartbeat, another replica's, is recent.
+TEST(StatusHeartbeatTest, AReconcileMayWriteTwiceItsShareOfHeartbeats) {
+  using std::chrono::minutes;
+  using std::chrono::seconds;
+  // 10,000 policies resynced every minute with a 10-minute heartbeat: 1,000 a minute, 2,000
+  // allowed.
+  EXPECT_EQ(HeartbeatBudget::perReconcile(10'000, minutes(1), minutes(10)).left, 2'000U);
+  // A fraction of a write rounds up; no policies still allows one.
+  EXPECT_EQ(HeartbeatBudget::perReconcile(3, seconds(1), minutes(10)).left, 1U);
+  EXPECT_EQ(HeartbeatBudget::perReconcile(0, seconds(1), minutes(10)).left, 1U);
+  EXPECT_EQ(HeartbeatBudget::perReconcile(200, seconds(1), minutes(1)).left, 7U);
+  // A heartbeat due at every resync is never held back.
+  EXPECT_EQ(HeartbeatBudget::perReconcile(10, minutes(1), minutes(1)).left, SIZE_MAX);
+  EXPECT_EQ(HeartbeatBudget::perReconcile(10, minutes(5), minutes(1)).left, SIZE_MAX);
+  HeartbeatBudget budget{.left = 2};
+  EXPECT_TRUE(budget.take());
+  EXPECT_TRUE(budget.take());
+  EXPECT_FALSE(budget.take());
+}
+
 TEST(StatusHeartbeatTest, ANewControllerWritesInItsFirstPass) {
   HarnessOptions options;
   options.controller.statusHeartbeat = 24h;

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -450,14 +451,26 @@ api::Deployment deployment(std::string ns, std::string name) {
   return d;
 }
 
-TEST_F(InformerTest, ListedInformerFollowsTheWatchOfItsKind) {
-  DeploymentLog log(state_);
-  log.serve(api_);
-  ASSERT_TRUE(state_.deployments.create(deployment("team-a", "web")));
-  ASSERT_TRUE(state_.deployments.create(deployment("team-a", "db")));
-  ListedInformer<api::Deployment> informer(api_, &api::ClusterApi::listDeployments, clock_,
-                                           options(std::chrono::minutes(30)));
-  ASSERT_TRUE(informer.sync());
+// A Deployment informer (resync every 30 minutes) whose watch answers from a DeploymentLog,
+// synced once over the Deployments created first.
+class ListedInformerTest : public InformerTest {
+ protected:
+  ListedInformerTest() { log_.serve(api_); }
+
+  void syncOver(std::initializer_list<std::pair<std::string, std::string>> deployments) {
+    for (const auto& [ns, name] : deployments) {
+      ASSERT_TRUE(state_.deployments.create(deployment(ns, name)));
+    }
+    ASSERT_TRUE(informer_.sync());
+  }
+
+  DeploymentLog log_{state_};
+  ListedInformer<api::Deployment> informer_{api_, &api::ClusterApi::listDeployments, clock_,
+                                            options(std::chrono::minutes(30))};
+};
+
+TEST_F(ListedInformerTest, FollowsTheWatchOfItsKind) {
+  ASSERT_NO_FATAL_FAILURE(syncOver({{"team-a", "web"}, {"team-a", "db"}}));
   EXPECT_EQ(api_.listDeploymentsCalls, 1);
 
   // Added, modified, deleted: carried by the watch, no relist.
@@ -465,14 +478,14 @@ TEST_F(InformerTest, ListedInformerFollowsTheWatchOfItsKind) {
   ASSERT_TRUE(cluster_.patchWorkloadAnnotations(api::WorkloadKind::kDeployment, "team-a", "web",
                                                 annotate("note", "one"), ""));
   ASSERT_TRUE(state_.deployments.erase("team-a", "db"));
-  ASSERT_TRUE(informer.sync());
-  EXPECT_TRUE(informer.watched());
+  ASSERT_TRUE(informer_.sync());
+  EXPECT_TRUE(informer_.watched());
   EXPECT_EQ(api_.listDeploymentsCalls, 1);
   EXPECT_EQ(api_.deploymentWatchCalls, 1);
-  EXPECT_EQ(informer.stats().events, 3u);
-  EXPECT_EQ(informer.list({}), cluster_.listDeployments({})->items);
-  EXPECT_EQ(informer.get("team-a", "web")->metadata.annotations.at("note"), "one");
-  EXPECT_EQ(informer.get("team-a", "db"), nullptr);
+  EXPECT_EQ(informer_.stats().events, 3u);
+  EXPECT_EQ(informer_.list({}), cluster_.listDeployments({})->items);
+  EXPECT_EQ(informer_.get("team-a", "web")->metadata.annotations.at("note"), "one");
+  EXPECT_EQ(informer_.get("team-a", "db"), nullptr);
 
   // A write of this process is not undone by a watch that has not brought it yet.
   auto written = cluster_.patchWorkloadAnnotations(api::WorkloadKind::kDeployment, "team-a", "web",
@@ -482,17 +495,17 @@ TEST_F(InformerTest, ListedInformerFollowsTheWatchOfItsKind) {
                                                 annotate("note", "x"), ""));
   const auto full = api_.deploymentWatch;
   api_.deploymentWatch = [&](const api::ListOptions& opts, std::string_view rv) {
-    auto batch = log.after(opts, rv);
+    auto batch = log_.after(opts, rv);
     batch->events.clear();  // the stream lags: nothing has arrived yet
     batch->resourceVersion = std::string(rv);
     return batch;
   };
-  informer.recordWrite(*written);
-  ASSERT_TRUE(informer.sync());
-  EXPECT_EQ(informer.get("team-a", "web")->metadata.annotations.at("note"), "two");
+  informer_.recordWrite(*written);
+  ASSERT_TRUE(informer_.sync());
+  EXPECT_EQ(informer_.get("team-a", "web")->metadata.annotations.at("note"), "two");
   api_.deploymentWatch = full;
-  ASSERT_TRUE(informer.sync());
-  EXPECT_EQ(informer.list({}), cluster_.listDeployments({})->items);
+  ASSERT_TRUE(informer_.sync());
+  EXPECT_EQ(informer_.list({}), cluster_.listDeployments({})->items);
 
   // 410 Gone: relist.
   api_.deploymentWatch = [](const api::ListOptions&, std::string_view) {
@@ -500,10 +513,10 @@ TEST_F(InformerTest, ListedInformerFollowsTheWatchOfItsKind) {
         fail(ErrorCode::kConflict, "too old resource version", "resourceVersion"));
   };
   ASSERT_TRUE(state_.deployments.create(deployment("team-b", "late")));
-  ASSERT_TRUE(informer.sync());
+  ASSERT_TRUE(informer_.sync());
   EXPECT_EQ(api_.listDeploymentsCalls, 2);
-  EXPECT_EQ(informer.stats().expired, 1u);
-  EXPECT_NE(informer.get("team-b", "late"), nullptr);
+  EXPECT_EQ(informer_.stats().expired, 1u);
+  EXPECT_NE(informer_.get("team-b", "late"), nullptr);
 
   // Unavailable: the cache stays, the next sync resumes.
   api_.deploymentWatch = [](const api::ListOptions&, std::string_view) {
@@ -511,47 +524,41 @@ TEST_F(InformerTest, ListedInformerFollowsTheWatchOfItsKind) {
         fail(ErrorCode::kUnavailable, "connection reset"));
   };
   ASSERT_TRUE(state_.deployments.erase("team-b", "late"));
-  ASSERT_TRUE(informer.sync());
-  EXPECT_EQ(informer.stats().reconnects, 1u);
-  EXPECT_NE(informer.get("team-b", "late"), nullptr);
+  ASSERT_TRUE(informer_.sync());
+  EXPECT_EQ(informer_.stats().reconnects, 1u);
+  EXPECT_NE(informer_.get("team-b", "late"), nullptr);
   api_.deploymentWatch = full;
-  ASSERT_TRUE(informer.sync());
-  EXPECT_EQ(informer.get("team-b", "late"), nullptr);
+  ASSERT_TRUE(informer_.sync());
+  EXPECT_EQ(informer_.get("team-b", "late"), nullptr);
   EXPECT_EQ(api_.listDeploymentsCalls, 2);
 
   // The full resync still relists.
   clock_.advance(std::chrono::minutes(30));
-  ASSERT_TRUE(informer.sync());
+  ASSERT_TRUE(informer_.sync());
   EXPECT_EQ(api_.listDeploymentsCalls, 3);
 }
 
 // shared(): one copy handed to every reader while the cache is unchanged, a new one once a watch
 // event, a relist or a recorded write changed it; what list() returns either way.
-TEST_F(InformerTest, ListedInformerSharesOneListUntilItChanges) {
-  DeploymentLog log(state_);
-  log.serve(api_);
-  ASSERT_TRUE(state_.deployments.create(deployment("team-a", "web")));
-  ASSERT_TRUE(state_.deployments.create(deployment("team-b", "api")));
-  ListedInformer<api::Deployment> informer(api_, &api::ClusterApi::listDeployments, clock_,
-                                           options(std::chrono::minutes(30)));
-  ASSERT_TRUE(informer.sync());
+TEST_F(ListedInformerTest, SharesOneListUntilItChanges) {
+  ASSERT_NO_FATAL_FAILURE(syncOver({{"team-a", "web"}, {"team-b", "api"}}));
 
-  const auto all = informer.shared("");
-  const auto teamA = informer.shared("team-a");
+  const auto all = informer_.shared("");
+  const auto teamA = informer_.shared("team-a");
   ASSERT_NE(all, nullptr);
-  EXPECT_EQ(*all, informer.list({}));
-  EXPECT_EQ(*teamA, informer.list({.namespace_ = "team-a", .labelSelector = {}}));
+  EXPECT_EQ(*all, informer_.list({}));
+  EXPECT_EQ(*teamA, informer_.list({.namespace_ = "team-a", .labelSelector = {}}));
   EXPECT_EQ(teamA->size(), 1u);
   // Unchanged (a sync with nothing new): the same lists.
-  ASSERT_TRUE(informer.sync());
-  EXPECT_EQ(informer.shared(""), all);
-  EXPECT_EQ(informer.shared("team-a"), teamA);
+  ASSERT_TRUE(informer_.sync());
+  EXPECT_EQ(informer_.shared(""), all);
+  EXPECT_EQ(informer_.shared("team-a"), teamA);
 
   // A watch event: new lists; the ones held keep what they showed.
   ASSERT_TRUE(cluster_.patchWorkloadAnnotations(api::WorkloadKind::kDeployment, "team-a", "web",
                                                 annotate("note", "one"), ""));
-  ASSERT_TRUE(informer.sync());
-  const auto afterEvent = informer.shared("");
+  ASSERT_TRUE(informer_.sync());
+  const auto afterEvent = informer_.shared("");
   EXPECT_NE(afterEvent, all);
   EXPECT_EQ(*afterEvent, cluster_.listDeployments({})->items);
   EXPECT_TRUE(all->front().metadata.annotations.empty());
@@ -561,18 +568,18 @@ TEST_F(InformerTest, ListedInformerSharesOneListUntilItChanges) {
   auto written = cluster_.patchWorkloadAnnotations(api::WorkloadKind::kDeployment, "team-b", "api",
                                                    annotate("note", "two"), "");
   ASSERT_TRUE(written);
-  informer.recordWrite(*written);
-  const auto afterWrite = informer.shared("");
+  informer_.recordWrite(*written);
+  const auto afterWrite = informer_.shared("");
   EXPECT_NE(afterWrite, afterEvent);
   EXPECT_EQ(afterWrite->back().metadata.annotations.at("note"), "two");
 
   // A relist: a new list, even with the same objects.
   clock_.advance(std::chrono::hours(1));
-  ASSERT_TRUE(informer.sync());
+  ASSERT_TRUE(informer_.sync());
   EXPECT_EQ(api_.listDeploymentsCalls, 2);
-  const auto afterRelist = informer.shared("");
+  const auto afterRelist = informer_.shared("");
   EXPECT_NE(afterRelist, afterWrite);
-  EXPECT_EQ(*afterRelist, informer.list({}));
+  EXPECT_EQ(*afterRelist, informer_.list({}));
 }
 
 // --- The compact encoding
