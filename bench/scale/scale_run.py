@@ -9,6 +9,7 @@ per minute the simulator answered.
   bench/scale/scale_run.py --pods 2000 --nodes 40 --policies 200 --namespaces 20
   bench/scale/scale_run.py --config list= --config views=--informer-views   # two configurations
   bench/scale/scale_run.py --shards 3                         # then 3 shard processes
+  bench/scale/scale_run.py --shards 3 --handover              # and kill shard 0's leader
 
 Every configuration runs against the same simulator and Prometheus, one after the other; the
 first is the baseline, and every other one is also printed as a ratio to it. Exit status: 0 when
@@ -32,12 +33,22 @@ import tempfile
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from datetime import datetime, timezone
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from generate_scenario import MODES  # noqa: E402 (the policies' modes, by index)
+
 SOURCE = os.path.dirname(os.path.dirname(HERE))
 SKIP = 77
+# The handover measurement's Leases: in a namespace of the generated cluster, with the operator's
+# default lease duration.
+LEASE_NAMESPACE = "team-0000"
+LEASE_DURATION_S = 15
+# Auto policies whose pods the handover lets be resized.
+HANDOVER_POLICIES = 48
 
 
 def log(message):
@@ -248,6 +259,15 @@ class LogFollower:
                 if r.get("msg") in ("reconcile pass failed", "work queue poll failed")]
 
 
+def resizes(port):
+    """A controller's attune_resize_total{result="success"} from its /metrics, summed (one count
+    per resource of a resize)."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
+        text = r.read().decode()
+    return sum(float(m.group(1)) for m in re.finditer(
+        r'^attune_resize_total\{[^}]*result="success"[^}]*\} (\S+)', text, re.M))
+
+
 def fmt_mib(value_kib):
     return "n/a" if value_kib is None else f"{value_kib / 1024:.0f} MiB"
 
@@ -265,7 +285,8 @@ class Run:
     The figures fill in as the run goes; a run that fails or runs out of time keeps those it has,
     with the reason in "error"."""
 
-    def __init__(self, args, name, extra, kube, kubeconfig, prometheus_url, work, shards=1):
+    def __init__(self, args, name, extra, kube, kubeconfig, prometheus_url, work, shards=1,
+                 handover=False):
         self.args = args
         self.name = name
         self.extra = extra
@@ -274,16 +295,24 @@ class Run:
         self.prometheus_url = prometheus_url
         self.work = work
         self.shards = shards
+        self.handover = handover
         self.figures = {"processes": shards}
         self.deadline = None
+        self.standbys = []
 
-    def controller_argv(self, shard):
+    def controller_argv(self, shard, replica, port):
         argv = [self.args.binary, "controller", "--kubeconfig", self.kubeconfig,
                 "--prometheus-url", self.prometheus_url,
-                "--metrics-address", f"127.0.0.1:{free_port()}",
-                "--leader-elect=false", "--log-format", "json",
+                "--metrics-address", f"127.0.0.1:{port}",
+                "--log-format", "json",
                 "--reconcile-interval", self.args.reconcile_interval,
                 "--scrape-interval", self.args.scrape_interval]
+        if self.handover:  # each shard elects its leader on its own Lease (docs/sharding.md)
+            argv += ["--leader-election-namespace", LEASE_NAMESPACE,
+                     "--lease-duration", f"{LEASE_DURATION_S}s",
+                     "--identity", f"shard-{shard}-{replica}"]
+        else:
+            argv.append("--leader-elect=false")
         if self.shards > 1:
             argv += ["--shard", str(shard), "--total-shards", str(self.shards)]
         return argv + self.extra
@@ -306,9 +335,10 @@ class Run:
         requests_before = self.kube.requests_total()
         self.queries_before = prometheus_query_totals(self.prometheus_url)
         started_wall = time.time()
+        self.ports = [free_port() for _ in range(self.shards)]
         for shard in range(self.shards):
             path = os.path.join(self.work, f"controller-{self.name}-{shard}.log")
-            p = Process(self.controller_argv(shard), path)
+            p = Process(self.controller_argv(shard, "a", self.ports[shard]), path)
             processes.append(p)
             s = RssSampler(p.pid)
             s.start()
@@ -337,7 +367,7 @@ class Run:
             if failures:
                 log(f"[{self.name}] {len(failures)} failed passes or polls, first: "
                     f"{json.dumps(failures[0])}")
-            for p in processes:
+            for p in processes + self.standbys:
                 p.stop()
             for s in samplers:
                 s.stop()
@@ -403,6 +433,9 @@ class Run:
         for i in range(args.pod_changes):
             f["pod_change_s"].append(self._pod_change(i, followers, processes))
 
+        if self.handover:
+            self._handover(processes, followers)
+
     def _steady(self, processes, samplers, followers):
         args = self.args
         f = self.figures
@@ -447,8 +480,138 @@ class Run:
         f["steady_rss_per_process_kib"] = [s.mean_since(steady_from) for s in samplers]
         f["steady_rss_kib"] = max(v or 0 for v in f["steady_rss_per_process_kib"])
 
+    def _handover(self, processes, followers):
+        """Starts a standby for shard 0 and waits until it is ready. Then lets pods be resized:
+        some Auto policies get `minimumDataPoints: 1`, a query step of one scrape interval and an
+        hour's history window (the run's minutes of history hold fewer than the default 48 points
+        of 5 minutes), and `maxConcurrentResizes: 50`. As soon as shard 0's leader has resized a pod, it is killed (SIGKILL, as a
+        node loss would): the standby's takeover of the Lease and its first pass are timed, and
+        the Resized Events tell whether any pod was resized by both."""
+        f = self.figures
+        lease_path = (f"/apis/coordination.k8s.io/v1/namespaces/{LEASE_NAMESPACE}/leases/"
+                      "attune-leader-shard-0")
+        lease = self.kube.get(lease_path)["spec"]
+        if lease.get("holderIdentity") != "shard-0-a":
+            raise Failure(f"shard 0's Lease is held by {lease.get('holderIdentity')!r}, "
+                          "want shard-0-a")
+        port = free_port()
+        path = os.path.join(self.work, f"controller-{self.name}-0-standby.log")
+        started = time.monotonic()
+        standby = Process(self.controller_argv(0, "b", port), path)
+        self.standbys.append(standby)
+
+        def ready():
+            if not standby.alive():
+                raise Failure(f"the standby exited ({standby.proc.returncode}); see {path}")
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=5) as r:
+                    return r.status == 200
+            except (urllib.error.URLError, OSError):
+                return False
+
+        self.wait(self.args.first_pass_timeout, "the standby's readiness", ready, 0.5)
+        f["standby_ready_s"] = time.monotonic() - started
+        f["standby_rss_kib"] = kib(standby.pid, "VmRSS")
+        log(f"[{self.name}] shard 0's standby ready after {f['standby_ready_s']:.1f} s "
+            f"(RSS {fmt_mib(f['standby_rss_kib'])})")
+
+        auto = [i for i in range(self.args.policies) if MODES[i % len(MODES)] == "Auto"]
+        # One data point is enough, a query step of one scrape and a rate window of three, over
+        # the last hour (the run's history; at most 360 points a series).
+        scrape = self._seconds(self.args.scrape_interval)
+        source = {"minimumDataPoints": 1, "historyWindow": "1h",
+                  "queryStep": f"{max(scrape, 10)}s", "rateWindow": f"{max(3 * scrape, 30)}s"}
+        # Up to 50 resizes in flight: the leader resizes a workload's pods in one burst, and the
+        # kill falls inside it.
+        patch = {"spec": {"metricsSource": source, "updateStrategy": {"maxConcurrentResizes": 50}}}
+        for i in auto[:HANDOVER_POLICIES]:
+            ns = f"team-{i % self.args.namespaces:04d}"
+            self.kube.request("PATCH", f"/apis/attune.io/v1alpha1/namespaces/{ns}/attunepolicies/"
+                              f"app-{i:05d}", patch, content_type="application/merge-patch+json")
+
+        def leader_resizes():
+            self._check_alive(processes)
+            return resizes(self.ports[0])
+
+        self.wait(self._interval_s() + self._longest_pass(followers[:1]) + 120,
+                  "shard 0's leader to resize a pod", leader_resizes, 0.02)
+        renewed = parse_ts(self.kube.get(lease_path)["spec"]["renewTime"])
+        killed = time.time()
+        processes[0].proc.kill()
+        processes[0].proc.wait()
+        log(f"[{self.name}] killed shard 0's leader (pid {processes[0].pid}) as soon as it "
+            f"had resized a pod of the {min(len(auto), HANDOVER_POLICIES)} Auto policies given "
+            "one data point as enough")
+
+        def taken():
+            if not standby.alive():
+                raise Failure(f"the standby exited ({standby.proc.returncode}); see {path}")
+            spec = self.kube.get(lease_path)["spec"]
+            return spec if spec.get("holderIdentity") == "shard-0-b" else None
+
+        spec = self.wait(LEASE_DURATION_S * 4 + 60, "the standby to take shard 0's Lease", taken,
+                         0.1)
+        f["handover_acquired_s"] = parse_ts(spec["acquireTime"]) - killed
+        f["handover_since_renewal_s"] = parse_ts(spec["acquireTime"]) - renewed
+        follower = LogFollower(path)
+        self.wait(self._interval_s() + self.args.first_pass_timeout, "the standby's first pass",
+                  follower.passes, 0.5)
+        first = follower.passes()[0]
+        f["handover_first_pass_s"] = parse_ts(first["ts"]) - killed
+        f["standby_first_pass_duration_s"] = float(first["duration_s"])
+        f["standby_resizes_first_pass"] = int(first["resizes"])
+        # The standby carries on with the pods the leader left: its first resize, then the end of
+        # its next pass (when the leader resized every pod it was given, there is none).
+        limit = time.monotonic() + self._interval_s() + self._longest_pass([follower]) + 120
+        while time.monotonic() < limit and not resizes(port):
+            time.sleep(0.2)
+        f["standby_first_resize_s"] = (time.time() - killed) if resizes(port) else None
+        if f["standby_first_resize_s"] is not None:
+            passes = len(follower.passes())
+            self.wait(self._interval_s() + self._longest_pass([follower]) + 120,
+                      "the standby's next pass", lambda: len(follower.passes()) > passes, 0.5)
+        by = self._resized_by()
+        f["pods_resized_by_leader"] = sum(1 for ids in by.values() if "shard-0-a" in ids)
+        f["pods_resized_by_standby"] = sum(1 for ids in by.values() if "shard-0-b" in ids)
+        f["pods_resized_by_both"] = sum(1 for ids in by.values()
+                                        if {"shard-0-a", "shard-0-b"} <= ids)
+        f["pods_resized_by_two_shards"] = sum(
+            1 for ids in by.values() if len({i.split("-")[1] for i in ids if i}) > 1)
+        log(f"[{self.name}] the standby took shard 0's Lease {f['handover_acquired_s']:.2f} s "
+            f"after the kill ({f['handover_since_renewal_s']:.2f} s after the last renewal; lease "
+            f"duration {LEASE_DURATION_S} s) and ended its first pass "
+            f"{f['handover_first_pass_s']:.1f} s after the kill; pods resized by the leader "
+            f"{f['pods_resized_by_leader']}, by the standby {f['pods_resized_by_standby']}, by "
+            f"both {f['pods_resized_by_both']}")
+        if f["pods_resized_by_both"] or f["pods_resized_by_two_shards"]:
+            raise Failure(f"{f['pods_resized_by_both']} pods resized by both of shard 0's "
+                          f"replicas, {f['pods_resized_by_two_shards']} by two shards")
+
+    def _resized_by(self):
+        """The replicas (reportingInstance) whose Resized Events name each pod, read 5,000 Events
+        at a time."""
+        out = {}
+        token = None
+        while True:
+            page = self.kube.get("/api/v1/events?limit=5000" + (
+                f"&continue={urllib.parse.quote(token)}" if token else ""))
+            for e in page.get("items") or []:
+                if e.get("reason") != "Resized":
+                    continue
+                obj = e.get("involvedObject") or {}
+                out.setdefault(f"{obj.get('namespace')}/{obj.get('name')}", set()).add(
+                    e.get("reportingInstance", ""))
+            token = page.get("metadata", {}).get("continue")
+            if not token:
+                return out
+
     def _interval_s(self):
-        m = re.fullmatch(r"(\d+)(s|m)", self.args.reconcile_interval)
+        return self._seconds(self.args.reconcile_interval)
+
+    @staticmethod
+    def _seconds(duration):
+        """A duration flag such as 30s or 2m in seconds (60 when it is neither)."""
+        m = re.fullmatch(r"(\d+)(s|m)", duration)
         return int(m.group(1)) * (60 if m.group(2) == "m" else 1) if m else 60
 
     def _longest_pass(self, followers):
@@ -576,6 +739,23 @@ def print_figures(runs, args):
             print("  (this simulator does not count API requests: no /metrics/requests)")
         if changes:
             print("  pod changes: " + ", ".join(fmt_s(v) for v in changes))
+        if "handover_acquired_s" in f:
+            print(f"  handover of shard 0 (leader killed with SIGKILL): its standby took the Lease "
+                  f"{fmt_s(f['handover_acquired_s'])} after the kill "
+                  f"({fmt_s(f['handover_since_renewal_s'])} after the last renewal; lease duration "
+                  f"{LEASE_DURATION_S} s) and ended its first pass "
+                  f"{fmt_s(f.get('handover_first_pass_s'))} after the kill (that pass took "
+                  f"{fmt_s(f.get('standby_first_pass_duration_s'))}); the standby was ready "
+                  f"{fmt_s(f['standby_ready_s'])} after its start, at "
+                  f"{fmt_mib(f['standby_rss_kib'])}")
+        if "pods_resized_by_both" in f:
+            print(f"  pods resized in the handover: {f['standby_resizes_first_pass']} by the "
+                  f"standby in its first pass, its first resize "
+                  f"{fmt_s(f.get('standby_first_resize_s'))} after the kill; pods with Resized "
+                  f"Events from the leader "
+                  f"{f['pods_resized_by_leader']}, the standby {f['pods_resized_by_standby']}, "
+                  f"both {f['pods_resized_by_both']}; from two shards "
+                  f"{f['pods_resized_by_two_shards']}")
         print(f"  machine load average (1 min) at the end: {f['load_average_1m']:.1f} on "
               f"{os.cpu_count()} CPUs")
         if f.get("failed_passes"):
@@ -623,6 +803,10 @@ def main():
     parser.add_argument("--shards", type=int, default=3,
                         help="then run this many shard processes (--shard/--total-shards) "
                              "when the binary accepts the flags; 0 or 1: no sharded run")
+    parser.add_argument("--handover", action="store_true",
+                        help="in the sharded run, elect each shard's leader on a Lease; at the "
+                             "end, start a standby for shard 0, kill shard 0's leader (SIGKILL) "
+                             "and time the standby's takeover; count pods resized by both")
     parser.add_argument("--work-dir", help="keep logs and files here (default: a temporary "
                         "directory, removed on success)")
     parser.add_argument("--json", help="also write the figures as JSON to this file")
@@ -643,6 +827,8 @@ def main():
         configs.append((name, extra.split()))
     if args.shards_with and args.shards_with not in dict(configs):
         parser.error(f"--shards-with {args.shards_with}: no --config of that name")
+    if args.handover and args.shards < 2:
+        parser.error("--handover: wants a sharded run (--shards 2 or more)")
 
     work = args.work_dir or tempfile.mkdtemp(prefix="attune-scale.")
     os.makedirs(work, exist_ok=True)
@@ -728,7 +914,8 @@ scrape_configs:
                 name = f"{args.shards}-shards"
                 extra = dict(configs).get(args.shards_with, configs[0][1])
                 runs.append((name, Run(args, name, extra, kube, kubeconfig,
-                                       prometheus_url, work, shards=args.shards).run()))
+                                       prometheus_url, work, shards=args.shards,
+                                       handover=args.handover).run()))
             else:
                 log(f"SKIPPED the {args.shards}-shard run: this attune controller does not "
                     "accept --shard/--total-shards")
