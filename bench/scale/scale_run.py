@@ -39,6 +39,7 @@ from datetime import datetime, timezone
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from generate_scenario import MODES  # noqa: E402 (the policies' modes, by index)
 
 SOURCE = os.path.dirname(os.path.dirname(HERE))
