@@ -502,8 +502,7 @@ class Run:
         self.standbys.append(standby)
 
         def ready():
-            if not standby.alive():
-                raise Failure(f"the standby exited ({standby.proc.returncode}); see {path}")
+            self._check_alive([standby])
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=5) as r:
                     return r.status == 200
@@ -545,8 +544,7 @@ class Run:
             "one data point as enough")
 
         def taken():
-            if not standby.alive():
-                raise Failure(f"the standby exited ({standby.proc.returncode}); see {path}")
+            self._check_alive([standby])
             spec = self.kube.get(lease_path)["spec"]
             return spec if spec.get("holderIdentity") == "shard-0-b" else None
 
