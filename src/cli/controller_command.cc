@@ -379,6 +379,9 @@ int runController(const ControllerFlags& f) {
   controllerOptions.sloQueries = &sloQueries;
   controllerOptions.shard = settings->shard;
   controllerOptions.reportingInstance = settings->election.identity;
+  // Between groups of passes the pods unpacked for the last group are freed: a full pass holds
+  // one group's, not every target pod's (docs/scale.md).
+  controllerOptions.releasePods = [&api] { api.pods().releaseUnpacked(); };
   controller::Controller ctl(api, source, clock, registry, controllerOptions);
   metrics::MetricFamily& backendUp = registry.gauge(
       "attune_metrics_backend_up", "1 when the last check of the metrics backend succeeded", {});

@@ -246,6 +246,10 @@ api::WorkloadRef ClusterSnapshot::ownerOf(const api::Pod& pod) const {
   return {ns, ref->kind, ref->name};
 }
 
+void ClusterSnapshot::forgetViewedPods() const {
+  if (readsInPlace()) podsByOwner_.clear();
+}
+
 const std::vector<const api::Pod*>& ClusterSnapshot::podsOf(
     const api::WorkloadRef& workload) const {
   static const std::vector<const api::Pod*> kNone;

@@ -97,6 +97,10 @@ class ClusterSnapshot {
   const std::vector<const api::Pod*>& podsOf(const api::WorkloadRef& workload) const;
   // Whether pods are read in place (see the file comment).
   bool readsInPlace() const { return !views_.empty(); }
+  // Read in place: forgets the pods podsOf() found, so that the pod cache may free them
+  // (ControllerOptions::releasePods); later calls read the views again. Every pointer podsOf()
+  // and pod() handed out becomes invalid once the cache frees them.
+  void forgetViewedPods() const;
 
  private:
   void index();

@@ -293,9 +293,8 @@ Result<void> Controller::reconcile(bool everything) {
   for (const auto& [scope, version] : snapshot->podListVersions()) {
     if (!podWatch_.contains(scope)) podWatch_[scope] = version;
   }
-  // In the order the policies were listed (namespace, then name): every pass prepared, the
-  // nodes optimised over them, then every pass finished.
-  std::vector<std::unique_ptr<PreparedPass>> passes;
+  // In the order the policies were listed (namespace, then name), in groups of whole
+  // namespaces (ControllerOptions::passGroup): a group's passes prepared, then finished.
   usage::SharedUsageReads sharedReads;
   usage::SharedUsageReads* reads = options_.sharedUsageReads ? &sharedReads : nullptr;
   // A policy's rivals for a workload are in its namespace (policies is in namespace order):
@@ -303,10 +302,46 @@ Result<void> Controller::reconcile(bool everything) {
   const auto namespaceOf = [](const api::AttunePolicy* p) -> const std::string& {
     return p->metadata.namespace_;
   };
+  // Node optimisation needs every pod of each node: not with a namespace-limited view, nor
+  // while sharded (another shard's pods on the same nodes are sized by another replica).
+  const bool mayOptimise = options_.watchNamespaces.empty() && !options_.shard.sharded();
+  std::vector<std::unique_ptr<PreparedPass>> passes;  // prepared, not finished yet
+  std::size_t announced = 0;                          // passes[0, announced) are prepared
+  // Prepares the passes of the group just read, then finishes every held pass unless node
+  // optimisation holds them for the end.
+  const auto runGroup = [&](bool last) {
+    // Every usage read of the group announced before the first is made: one read per
+    // namespace and source.
+    for (std::size_t i = announced; i < passes.size(); ++i) passes[i]->pass->announceUsageRead();
+    for (std::size_t i = announced; i < passes.size(); ++i) passes[i]->pass->prepare();
+    announced = passes.size();
+    std::vector<const PolicyPass*> optimised;
+    for (const auto& p : passes) {
+      if (p->pass->nodeOptimised()) optimised.push_back(p->pass.get());
+    }
+    if (!last && mayOptimise && !optimised.empty()) return;
+    const rollout::NodeOptimisation nodes = optimised.empty() || !mayOptimise
+                                                ? rollout::NodeOptimisation{}
+                                                : optimiseNodes(*snapshot, optimised);
+    for (const auto& p : passes) queue_.add(p->key, finishPass(*p, nodes, now));
+    passes.clear();
+    announced = 0;
+    if (last) return;
+    snapshot->forgetViewedPods();
+    if (options_.releasePods) options_.releasePods();
+  };
+  std::size_t inGroup = 0;
+  const std::string* groupNamespace = nullptr;
   for (const api::AttunePolicy* listed : policies) {
     const api::AttunePolicy& stored = *listed;
     const std::string key = keyOf(stored.metadata);
     if (!dueKeys.contains(key)) continue;
+    if (inGroup >= options_.passGroup && *groupNamespace != stored.metadata.namespace_) {
+      runGroup(/*last=*/false);
+      inGroup = 0;
+    }
+    ++inGroup;
+    groupNamespace = &stored.metadata.namespace_;
     ++reconciledLastCall_;
     const auto neighbours =
         std::ranges::equal_range(policies, stored.metadata.namespace_, {}, namespaceOf);
@@ -316,20 +351,7 @@ Result<void> Controller::reconcile(bool everything) {
       queue_.add(key, now + options_.resyncPeriod);
     }
   }
-  // Every usage read announced before the first is made: one read per namespace and source.
-  for (const auto& p : passes) p->pass->announceUsageRead();
-  for (const auto& p : passes) p->pass->prepare();
-  std::vector<const PolicyPass*> optimised;
-  for (const auto& p : passes) {
-    if (p->pass->nodeOptimised()) optimised.push_back(p->pass.get());
-  }
-  // Node optimisation needs every pod of each node: not with a namespace-limited view, nor
-  // while sharded (another shard's pods on the same nodes are sized by another replica).
-  const rollout::NodeOptimisation nodes =
-      optimised.empty() || !options_.watchNamespaces.empty() || options_.shard.sharded()
-          ? rollout::NodeOptimisation{}
-          : optimiseNodes(*snapshot, optimised);
-  for (const auto& p : passes) queue_.add(p->key, finishPass(*p, nodes, now));
+  runGroup(/*last=*/true);
   return {};
 }
 

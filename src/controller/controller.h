@@ -88,6 +88,17 @@ struct ControllerOptions {
   // usage read per metric (usage/shared_usage_reads.h); false: each policy reads on its own
   // (the hidden --prometheus-shared-reads=false, for measuring against).
   bool sharedUsageReads = true;
+  // A reconcile runs its due policies in groups of whole namespaces, in listed order, each
+  // group closed once it holds at least this many policies: a group's passes are prepared and
+  // finished before the next group's are prepared, so that what a pass holds (its effective
+  // policy, its targets' pods) is held for one group at a time, not for every due policy. Node
+  // optimisation weighs the pods of every optimised policy together: once a group has one, the
+  // rest are held and finished together at the end, as one group.
+  std::size_t passGroup = 256;
+  // Called between two groups, once the first one's passes are gone: the pod cache may free
+  // the pods it unpacked for them (kube::PodInformer::releaseUnpacked). Empty: they stay until
+  // the cache's next sync.
+  std::function<void()> releasePods;
 };
 
 // One thing the controller did, for reports and tests.

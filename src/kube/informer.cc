@@ -40,9 +40,13 @@ InformerOptions PodInformer::defaultOptions() {
   return options;
 }
 
-Result<void> PodInformer::sync() {
+void PodInformer::releaseUnpacked() const {
   unpacked_.clear();
   retired_.clear();
+}
+
+Result<void> PodInformer::sync() {
+  releaseUnpacked();
   if (schedule_.due()) return relist();
   auto batch = api_.watchPods(options_.list, resourceVersion_);
   if (!batch) {

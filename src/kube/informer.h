@@ -189,6 +189,13 @@ class PodInformer final : public api::PodView {
   // is visible to later calls only).
   const api::Pod* get(std::string_view ns, std::string_view name) const;
   const api::Pod* get(const ObjectKey& key) const { return get(key.namespace_, key.name); }
+  // Frees the pods get() unpacked, and those replaced since: the cache is unchanged, but every
+  // pod pointer handed out since the last sync() becomes invalid, as after a sync(). For a
+  // reader done with the pods it asked for that goes on to others (the controller between two
+  // groups of passes), so that unpacked pods do not pile up until the next sync().
+  void releaseUnpacked() const;
+  // The unpacked pods held: got since the last sync() or releaseUnpacked(), or replaced since.
+  std::size_t unpackedCount() const { return unpacked_.size() + retired_.size(); }
 
   // api::PodView. pod() is get(); podsOwnedBy() the pods of keysOwnedBy() through get();
   // forEachPod() the pods list(options) would copy, in its order, unpacked one at a time.
@@ -256,7 +263,7 @@ class PodInformer final : public api::PodView {
   std::map<ObjectKey, std::string, ObjectKeyLess> pendingWrites_;
   // Unpacked pods handed out by get() since the last sync(), and those replaced meanwhile.
   mutable std::map<ObjectKey, std::unique_ptr<api::Pod>, ObjectKeyLess> unpacked_;
-  std::vector<std::unique_ptr<api::Pod>> retired_;
+  mutable std::vector<std::unique_ptr<api::Pod>> retired_;
   InformerStats stats_;
   // recentEvents' log: each applied event with its resourceVersion, and a mark (no event) with
   // the resourceVersion where each sync left the cache.

@@ -339,6 +339,29 @@ TEST_F(InformerTest, GetKeepsItsSnapshotUntilTheNextSync) {
   EXPECT_EQ(annotation(informer, "team-a", "web-1", "note"), "x");
 }
 
+TEST_F(InformerTest, ReleaseUnpackedFreesThePodsGotButKeepsTheCache) {
+  PodInformer informer(api_, clock_, options());
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(informer.unpackedCount(), 0u);
+  ASSERT_NE(informer.get("team-a", "web-1"), nullptr);
+  ASSERT_NE(informer.get("team-b", "api-1"), nullptr);
+  EXPECT_EQ(informer.unpackedCount(), 2u);
+  // A write recorded meanwhile keeps the replaced pod until the release.
+  auto meta = cluster_.patchPodAnnotations("team-a", "web-1", annotate("note", "x"), "");
+  ASSERT_TRUE(meta);
+  informer.recordWrite(*meta);
+  EXPECT_EQ(informer.unpackedCount(), 2u);  // api-1, and web-1 as it was
+  informer.releaseUnpacked();
+  EXPECT_EQ(informer.unpackedCount(), 0u);
+  // The cache is whole: the pods unpack again, the recorded write included.
+  EXPECT_EQ(informer.size(), 3u);
+  EXPECT_EQ(annotation(informer, "team-a", "web-1", "note"), "x");
+  const api::Pod* again = informer.get("team-b", "api-1");
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(again->metadata.name, "api-1");
+  EXPECT_EQ(informer.unpackedCount(), 2u);
+}
+
 TEST_F(InformerTest, LastAppliedConfigurationIsDropped) {
   api::Pod pod = makePod("team-c", "bare");
   pod.metadata.annotations[std::string(kLastAppliedAnnotation)] = std::string(4096, 'x');
