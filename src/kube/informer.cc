@@ -14,7 +14,10 @@ using View = ObjectKeyLess::View;
 View viewOf(const api::ObjectMeta& meta) { return View{meta.namespace_, meta.name}; }
 
 // Orders the pod keys of one owner by name (they share the namespace).
-bool byName(const ObjectKey* a, const ObjectKey* b) { return a->name < b->name; }
+template <typename Pair>
+bool byName(const Pair* a, const Pair* b) {
+  return a->first.name < b->first.name;
+}
 
 }  // namespace
 
@@ -41,8 +44,27 @@ InformerOptions PodInformer::defaultOptions() {
 }
 
 void PodInformer::releaseUnpacked() const {
-  unpacked_.clear();
+  for (const Entry* entry : unpackedEntries_) entry->unpacked.reset();
+  unpackedEntries_.clear();
   retired_.clear();
+}
+
+std::size_t PodInformer::unpackedCount() const {
+  const auto held = std::ranges::count_if(unpackedEntries_,
+                                          [](const Entry* e) { return e->unpacked != nullptr; });
+  return static_cast<std::size_t>(held) + retired_.size();
+}
+
+const api::Pod* PodInformer::unpacked(const Entry& entry) const {
+  if (!entry.unpacked) {
+    entry.unpacked = std::make_unique<api::Pod>(unpackPod(entry.packed));
+    unpackedEntries_.push_back(&entry);
+  }
+  return entry.unpacked.get();
+}
+
+void PodInformer::retire(Entry& entry) {
+  if (entry.unpacked) retired_.push_back(std::move(entry.unpacked));
 }
 
 Result<void> PodInformer::sync() {
@@ -110,6 +132,7 @@ Result<api::WatchBatch<api::Pod>> PodInformer::recentEvents(
 }
 
 Result<void> PodInformer::relist() {
+  releaseUnpacked();  // no entry may outlive the cache it points into
   std::string resourceVersion;
   if (options_.pageSize == 0) {
     auto list = api_.listPods(options_.list);
@@ -220,10 +243,7 @@ void PodInformer::store(const api::Pod& pod) {
   auto [it, inserted] = pods_.try_emplace(ObjectKey{pod.metadata.namespace_, pod.metadata.name});
   if (!inserted) {
     unlinkOwner(it);
-    if (auto u = unpacked_.find(it->first); u != unpacked_.end()) {
-      retired_.push_back(std::move(u->second));
-      unpacked_.erase(u);
-    }
+    retire(it->second);
   }
   it->second.packed = packPod(pod);
   linkOwner(it, pod);
@@ -233,10 +253,8 @@ void PodInformer::erase(std::string_view ns, std::string_view name) {
   auto it = pods_.find(View{ns, name});
   if (it == pods_.end()) return;
   unlinkOwner(it);
-  if (auto u = unpacked_.find(it->first); u != unpacked_.end()) {
-    retired_.push_back(std::move(u->second));
-    unpacked_.erase(u);
-  }
+  retire(it->second);
+  std::erase(unpackedEntries_, &it->second);  // empty during a sync(), which releases first
   pods_.erase(it);
 }
 
@@ -244,8 +262,9 @@ void PodInformer::linkOwner(PodMap::iterator it, const api::Pod& pod) {
   const api::OwnerReference* ref = pod.metadata.controllerRef();
   if (ref == nullptr) return;
   auto owner = owners_.try_emplace(OwnerKey{it->first.namespace_, ref->kind, ref->name}).first;
-  std::vector<const ObjectKey*>& keys = owner->second;
-  keys.insert(std::lower_bound(keys.begin(), keys.end(), &it->first, byName), &it->first);
+  auto& pods = owner->second;
+  const PodMap::value_type* entry = &*it;
+  pods.insert(std::lower_bound(pods.begin(), pods.end(), entry, byName<PodMap::value_type>), entry);
   it->second.owner = &owner->first;
 }
 
@@ -254,9 +273,9 @@ void PodInformer::unlinkOwner(PodMap::iterator it) {
   auto owner = owners_.find(*it->second.owner);
   it->second.owner = nullptr;
   if (owner == owners_.end()) return;
-  std::vector<const ObjectKey*>& keys = owner->second;
-  std::erase(keys, &it->first);
-  if (keys.empty()) owners_.erase(owner);
+  auto& pods = owner->second;
+  std::erase(pods, &*it);
+  if (pods.empty()) owners_.erase(owner);
 }
 
 bool PodInformer::inScope(const api::ObjectMeta& meta) const {
@@ -267,12 +286,7 @@ bool PodInformer::inScope(const api::ObjectMeta& meta) const {
 
 const api::Pod* PodInformer::get(std::string_view ns, std::string_view name) const {
   auto it = pods_.find(View{ns, name});
-  if (it == pods_.end()) return nullptr;
-  if (auto u = unpacked_.find(View{ns, name}); u != unpacked_.end()) return u->second.get();
-  auto pod = std::make_unique<api::Pod>(unpackPod(it->second.packed));
-  const api::Pod* out = pod.get();
-  unpacked_.emplace(it->first, std::move(pod));
-  return out;
+  return it == pods_.end() ? nullptr : unpacked(it->second);
 }
 
 void PodInformer::forEach(std::string_view ns,
@@ -304,7 +318,7 @@ std::vector<const api::Pod*> PodInformer::podsOwnedBy(std::string_view ns, std::
   if (it == owners_.end()) return {};
   std::vector<const api::Pod*> out;
   out.reserve(it->second.size());
-  for (const ObjectKey* key : it->second) out.push_back(get(*key));
+  for (const PodMap::value_type* pod : it->second) out.push_back(unpacked(pod->second));
   return out;
 }
 
@@ -320,7 +334,11 @@ std::vector<const ObjectKey*> PodInformer::keysInNamespace(std::string_view ns) 
 std::vector<const ObjectKey*> PodInformer::keysOwnedBy(std::string_view ns, std::string_view kind,
                                                        std::string_view name) const {
   auto it = owners_.find(OwnerKey{std::string(ns), std::string(kind), std::string(name)});
-  return it == owners_.end() ? std::vector<const ObjectKey*>{} : it->second;
+  std::vector<const ObjectKey*> out;
+  if (it == owners_.end()) return out;
+  out.reserve(it->second.size());
+  for (const PodMap::value_type* pod : it->second) out.push_back(&pod->first);
+  return out;
 }
 
 std::vector<OwnerKey> PodInformer::owners() const {

@@ -195,7 +195,7 @@ class PodInformer final : public api::PodView {
   // groups of passes), so that unpacked pods do not pile up until the next sync().
   void releaseUnpacked() const;
   // The unpacked pods held: got since the last sync() or releaseUnpacked(), or replaced since.
-  std::size_t unpackedCount() const { return unpacked_.size() + retired_.size(); }
+  std::size_t unpackedCount() const;
 
   // api::PodView. pod() is get(); podsOwnedBy() the pods of keysOwnedBy() through get();
   // forEachPod() the pods list(options) would copy, in its order, unpacked one at a time.
@@ -235,9 +235,12 @@ class PodInformer final : public api::PodView {
   struct Entry {
     std::string packed;
     const OwnerKey* owner = nullptr;  // key of owners_, or nullptr
+    // The pod as get() unpacked it, until the next sync() or releaseUnpacked().
+    mutable std::unique_ptr<api::Pod> unpacked;
   };
   using PodMap = std::map<ObjectKey, Entry, ObjectKeyLess>;
-  using OwnerMap = std::map<OwnerKey, std::vector<const ObjectKey*>>;
+  // A controller's pods, in name order: entries of pods_.
+  using OwnerMap = std::map<OwnerKey, std::vector<const PodMap::value_type*>>;
 
   Result<void> relist();
   // One attempt at a paged LIST into pods_ / owners_ (emptied first); the resourceVersion of
@@ -249,6 +252,10 @@ class PodInformer final : public api::PodView {
   void storeListed(const api::Pod& pod);
   void erase(std::string_view ns, std::string_view name);
   void unlinkOwner(PodMap::iterator it);
+  // The entry's pod, unpacked on first access (get()).
+  const api::Pod* unpacked(const Entry& entry) const;
+  // Moves the entry's unpacked pod, if any, to retired_: it is being replaced or erased.
+  void retire(Entry& entry);
   void linkOwner(PodMap::iterator it, const api::Pod& pod);
   bool inScope(const api::ObjectMeta& meta) const;
 
@@ -261,8 +268,9 @@ class PodInformer final : public api::PodView {
   // Pods written through this process whose own watch event has not arrived yet: the
   // resourceVersion of the write.
   std::map<ObjectKey, std::string, ObjectKeyLess> pendingWrites_;
-  // Unpacked pods handed out by get() since the last sync(), and those replaced meanwhile.
-  mutable std::map<ObjectKey, std::unique_ptr<api::Pod>, ObjectKeyLess> unpacked_;
+  // The entries whose pod get() unpacked since the last sync() or releaseUnpacked() (some may
+  // have had it retired since), and the unpacked pods replaced or erased meanwhile.
+  mutable std::vector<const Entry*> unpackedEntries_;
   mutable std::vector<std::unique_ptr<api::Pod>> retired_;
   InformerStats stats_;
   // recentEvents' log: each applied event with its resourceVersion, and a mark (no event) with
