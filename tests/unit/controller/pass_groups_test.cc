@@ -19,29 +19,8 @@ namespace {
 
 using namespace std::chrono_literals;
 
-const std::vector<std::string> kNamespaces{"team-a", "team-b", "team-c", "team-d"};
+const std::vector<std::string>& kNamespaces = kFourNamespaces;
 constexpr std::size_t kReplicas = 3;
-
-std::string inNamespace(std::string yaml, const std::string& ns) {
-  for (std::size_t at = yaml.find("namespace: apps"); at != std::string::npos;
-       at = yaml.find("namespace: apps", at)) {
-    yaml.replace(at, 15, "namespace: " + ns);
-  }
-  return yaml;
-}
-
-// A `web` Deployment and its Auto policy in each namespace.
-std::string fourNamespaces() {
-  std::string workloads;
-  std::string policies;
-  for (const std::string& ns : kNamespaces) {
-    workloads += inNamespace(workloadYaml({.name = "web", .replicas = kReplicas}), ns);
-    policies += inNamespace(policyYaml({.name = "web", .target = "web"}), ns);
-  }
-  std::string yaml = scenarioYaml(workloads, policies);
-  yaml.replace(yaml.find("namespaces: [apps]"), 18, "namespaces: [team-a, team-b, team-c, team-d]");
-  return yaml;
-}
 
 struct Outcome {
   // Every action: its kind, pod and time.
@@ -67,7 +46,7 @@ Outcome run(std::size_t passGroup) {
     cache = cached.get();
     return cached;
   };
-  ScenarioHarness h(fourNamespaces(), options);
+  ScenarioHarness h(fourNamespaces(static_cast<int>(kReplicas)), options);
   EXPECT_TRUE(h.usable());
   if (!h.usable() || cache == nullptr) return out;
   const Time end = h.now() + 3h;

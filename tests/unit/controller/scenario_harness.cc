@@ -54,6 +54,28 @@ std::string policyYaml(const PolicyYaml& p) {
          "\n" + p.extra;
 }
 
+std::string inNamespace(std::string yaml, const std::string& ns) {
+  for (std::size_t at = yaml.find("namespace: apps"); at != std::string::npos;
+       at = yaml.find("namespace: apps", at)) {
+    yaml.replace(at, 15, "namespace: " + ns);
+  }
+  return yaml;
+}
+
+const std::vector<std::string> kFourNamespaces{"team-a", "team-b", "team-c", "team-d"};
+
+std::string fourNamespaces(int replicas) {
+  std::string workloads;
+  std::string policies;
+  for (const std::string& ns : kFourNamespaces) {
+    workloads += inNamespace(workloadYaml({.name = "web", .replicas = replicas}), ns);
+    policies += inNamespace(policyYaml({.name = "web", .target = "web"}), ns);
+  }
+  std::string yaml = scenarioYaml(workloads, policies);
+  yaml.replace(yaml.find("namespaces: [apps]"), 18, "namespaces: [team-a, team-b, team-c, team-d]");
+  return yaml;
+}
+
 ScenarioHarness::ScenarioHarness(std::string_view yaml, HarnessOptions options)
     : options_(std::move(options)) {
   sim::DecodedScenario decoded = sim::decodeScenario(yaml);

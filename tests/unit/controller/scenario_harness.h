@@ -73,6 +73,14 @@ struct PolicyYaml {
 };
 std::string policyYaml(const PolicyYaml& p);
 
+// `yaml` (as workloadYaml() and policyYaml() write it) in namespace `ns` instead of `apps`.
+std::string inNamespace(std::string yaml, const std::string& ns);
+// The namespaces of fourNamespaces().
+extern const std::vector<std::string> kFourNamespaces;
+// A scenario with a `web` Deployment of `replicas` pods and its Auto policy in each of
+// kFourNamespaces.
+std::string fourNamespaces(int replicas = 1);
+
 struct HarnessOptions {
   ControllerOptions controller;
   // Applied to the decoded scenario before the simulation is built (fields the YAML has no

@@ -18,28 +18,7 @@ namespace {
 using namespace std::chrono_literals;
 using Kind = ActionRecord::Kind;
 
-const std::vector<std::string> kNamespaces{"team-a", "team-b", "team-c", "team-d"};
-
-std::string inNamespace(std::string yaml, const std::string& ns) {
-  for (std::size_t at = yaml.find("namespace: apps"); at != std::string::npos;
-       at = yaml.find("namespace: apps", at)) {
-    yaml.replace(at, 15, "namespace: " + ns);
-  }
-  return yaml;
-}
-
-// A `web` Deployment and its Auto policy in each namespace.
-std::string fourNamespaces() {
-  std::string workloads;
-  std::string policies;
-  for (const std::string& ns : kNamespaces) {
-    workloads += inNamespace(workloadYaml({.name = "web"}), ns);
-    policies += inNamespace(policyYaml({.name = "web", .target = "web"}), ns);
-  }
-  std::string yaml = scenarioYaml(workloads, policies);
-  yaml.replace(yaml.find("namespaces: [apps]"), 18, "namespaces: [team-a, team-b, team-c, team-d]");
-  return yaml;
-}
+const std::vector<std::string>& kNamespaces = kFourNamespaces;
 
 TEST(ShardedControllersTest, EachShardResizesOnlyThePodsOfItsNamespaces) {
   std::map<std::string, int> owner;
