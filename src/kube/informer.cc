@@ -44,7 +44,10 @@ InformerOptions PodInformer::defaultOptions() {
 }
 
 void PodInformer::releaseUnpacked() const {
-  for (const Entry* entry : unpackedEntries_) entry->unpacked.reset();
+  for (const Entry* entry : unpackedEntries_) {
+    entry->unpacked.reset();
+    entry->listed = false;
+  }
   unpackedEntries_.clear();
   retired_.clear();
 }
@@ -58,7 +61,8 @@ std::size_t PodInformer::unpackedCount() const {
 const api::Pod* PodInformer::unpacked(const Entry& entry) const {
   if (!entry.unpacked) {
     entry.unpacked = std::make_unique<api::Pod>(unpackPod(entry.packed));
-    unpackedEntries_.push_back(&entry);
+    if (!entry.listed) unpackedEntries_.push_back(&entry);
+    entry.listed = true;
   }
   return entry.unpacked.get();
 }

@@ -237,6 +237,7 @@ class PodInformer final : public api::PodView {
     const OwnerKey* owner = nullptr;  // key of owners_, or nullptr
     // The pod as get() unpacked it, until the next sync() or releaseUnpacked().
     mutable std::unique_ptr<api::Pod> unpacked;
+    mutable bool listed = false;  // in unpackedEntries_
   };
   using PodMap = std::map<ObjectKey, Entry, ObjectKeyLess>;
   // A controller's pods, in name order: entries of pods_.
@@ -268,8 +269,8 @@ class PodInformer final : public api::PodView {
   // Pods written through this process whose own watch event has not arrived yet: the
   // resourceVersion of the write.
   std::map<ObjectKey, std::string, ObjectKeyLess> pendingWrites_;
-  // The entries whose pod get() unpacked since the last sync() or releaseUnpacked() (some may
-  // have had it retired since), and the unpacked pods replaced or erased meanwhile.
+  // The entries whose pod get() unpacked since the last sync() or releaseUnpacked(), each once
+  // (some may have had it retired since), and the unpacked pods replaced or erased meanwhile.
   mutable std::vector<const Entry*> unpackedEntries_;
   mutable std::vector<std::unique_ptr<api::Pod>> retired_;
   InformerStats stats_;
