@@ -65,6 +65,8 @@ struct ControllerFlags {
   bool oomRecovery = false;
   // Hidden: false makes every policy read its usage on its own (docs/scale.md measures both).
   bool prometheusSharedReads = true;
+  // Usage reads of one pass sent to Prometheus at the same time (docs/prometheus.md).
+  int prometheusParallelQueries = 2;
   // Hidden: false sends every read to the API server, as LISTs per pass (the scale run's LIST
   // baseline, docs/scale.md).
   bool informerCache = true;
@@ -375,6 +377,7 @@ int runController(const ControllerFlags& f) {
   }
   controllerOptions.oomRecovery = f.oomRecovery;
   controllerOptions.sharedUsageReads = f.prometheusSharedReads;
+  controllerOptions.parallelUsageReads = static_cast<std::size_t>(f.prometheusParallelQueries);
   controllerOptions.metricsSources = &policySources;
   controllerOptions.sloQueries = &sloQueries;
   controllerOptions.shard = settings->shard;
@@ -632,6 +635,11 @@ void addControllerCommand(CLI::App& app, int& exitCode) {
                 "Evict OOM-killed pods of managed workloads for recreation, their memory at the "
                 "kill recorded on the workload for the pod webhook's sizing (needs "
                 "--webhook-address; docs/oom-recovery.md)");
+  cmd->add_option("--prometheus-parallel-queries", f->prometheusParallelQueries,
+                  "Usage queries a pass sends to Prometheus at the same time, each namespace's "
+                  "read on a connection of its own (1 to 16; docs/prometheus.md)")
+      ->check(CLI::Range(1, 16))
+      ->capture_default_str();
   cmd->add_option("--prometheus-shared-reads", f->prometheusSharedReads,
                   "The policies of one namespace share one usage read per pass (false: each "
                   "reads on its own; docs/controller.md)")

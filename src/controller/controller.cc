@@ -295,6 +295,16 @@ Result<void> Controller::reconcile(bool everything) {
   }
   // In the order the policies were listed (namespace, then name), in groups of whole
   // namespaces (ControllerOptions::passGroup): a group's passes prepared, then finished.
+  std::vector<std::vector<const api::AttunePolicy*>> groups;
+  for (const api::AttunePolicy* listed : policies) {
+    if (!dueKeys.contains(keyOf(listed->metadata))) continue;
+    if (groups.empty() ||
+        (groups.back().size() >= options_.passGroup &&
+         groups.back().back()->metadata.namespace_ != listed->metadata.namespace_)) {
+      groups.emplace_back();
+    }
+    groups.back().push_back(listed);
+  }
   usage::SharedUsageReads sharedReads;
   usage::SharedUsageReads* reads = options_.sharedUsageReads ? &sharedReads : nullptr;
   // A policy's rivals for a workload are in its namespace (policies is in namespace order):
@@ -305,53 +315,49 @@ Result<void> Controller::reconcile(bool everything) {
   // Node optimisation needs every pod of each node: not with a namespace-limited view, nor
   // while sharded (another shard's pods on the same nodes are sized by another replica).
   const bool mayOptimise = options_.watchNamespaces.empty() && !options_.shard.sharded();
-  std::vector<std::unique_ptr<PreparedPass>> passes;  // prepared, not finished yet
-  std::size_t announced = 0;                          // passes[0, announced) are prepared
-  // Prepares the passes of the group just read, then finishes every held pass unless node
-  // optimisation holds them for the end.
-  const auto runGroup = [&](bool last) {
-    // Every usage read of the group announced before the first is made: one read per
-    // namespace and source.
-    for (std::size_t i = announced; i < passes.size(); ++i) passes[i]->pass->announceUsageRead();
-    for (std::size_t i = announced; i < passes.size(); ++i) passes[i]->pass->prepare();
-    announced = passes.size();
-    std::vector<const PolicyPass*> optimised;
-    for (const auto& p : passes) {
-      if (p->pass->nodeOptimised()) optimised.push_back(p->pass.get());
+  std::vector<std::unique_ptr<PreparedPass>> passes;  // made, not finished yet
+  std::size_t prepared = 0;                           // passes[0, prepared) are prepared
+  // Makes the passes of group g and announces their usage reads, then starts reading them in
+  // the background (SharedUsageReads::prefetch): a pass touches no pod before prepare().
+  const auto begin = [&](std::size_t g) {
+    for (const api::AttunePolicy* listed : groups[g]) {
+      ++reconciledLastCall_;
+      const auto neighbours =
+          std::ranges::equal_range(policies, listed->metadata.namespace_, {}, namespaceOf);
+      if (auto pass = preparePass(*listed, *snapshot, neighbours, reads)) {
+        pass->pass->announceUsageRead();
+        passes.push_back(std::move(pass));
+      } else {
+        queue_.add(keyOf(listed->metadata), now + options_.resyncPeriod);
+      }
     }
-    if (!last && mayOptimise && !optimised.empty()) return;
+    if (reads != nullptr) reads->prefetch(options_.parallelUsageReads);
+  };
+  if (!groups.empty()) begin(0);
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const bool last = g + 1 == groups.size();
+    for (std::size_t i = prepared; i < passes.size(); ++i) passes[i]->pass->prepare();
+    prepared = passes.size();
+    // The next group's reads are made while this one finishes.
+    if (!last) begin(g + 1);
+    std::vector<const PolicyPass*> optimised;
+    for (std::size_t i = 0; i < prepared; ++i) {
+      if (passes[i]->pass->nodeOptimised()) optimised.push_back(passes[i]->pass.get());
+    }
+    // Node optimisation holds the prepared passes until the last group.
+    if (!last && mayOptimise && !optimised.empty()) continue;
     const rollout::NodeOptimisation nodes = optimised.empty() || !mayOptimise
                                                 ? rollout::NodeOptimisation{}
                                                 : optimiseNodes(*snapshot, optimised);
-    for (const auto& p : passes) queue_.add(p->key, finishPass(*p, nodes, now));
-    passes.clear();
-    announced = 0;
-    if (last) return;
+    for (std::size_t i = 0; i < prepared; ++i) {
+      queue_.add(passes[i]->key, finishPass(*passes[i], nodes, now));
+    }
+    passes.erase(passes.begin(), passes.begin() + static_cast<std::ptrdiff_t>(prepared));
+    prepared = 0;
+    if (last) break;
     snapshot->forgetViewedPods();
     if (options_.releasePods) options_.releasePods();
-  };
-  std::size_t inGroup = 0;
-  const std::string* groupNamespace = nullptr;
-  for (const api::AttunePolicy* listed : policies) {
-    const api::AttunePolicy& stored = *listed;
-    const std::string key = keyOf(stored.metadata);
-    if (!dueKeys.contains(key)) continue;
-    if (inGroup >= options_.passGroup && *groupNamespace != stored.metadata.namespace_) {
-      runGroup(/*last=*/false);
-      inGroup = 0;
-    }
-    ++inGroup;
-    groupNamespace = &stored.metadata.namespace_;
-    ++reconciledLastCall_;
-    const auto neighbours =
-        std::ranges::equal_range(policies, stored.metadata.namespace_, {}, namespaceOf);
-    if (auto prepared = preparePass(stored, *snapshot, neighbours, reads)) {
-      passes.push_back(std::move(prepared));
-    } else {
-      queue_.add(key, now + options_.resyncPeriod);
-    }
   }
-  runGroup(/*last=*/true);
   return {};
 }
 

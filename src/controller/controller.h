@@ -88,12 +88,20 @@ struct ControllerOptions {
   // usage read per metric (usage/shared_usage_reads.h); false: each policy reads on its own
   // (the hidden --prometheus-shared-reads=false, for measuring against).
   bool sharedUsageReads = true;
+  // With shared reads, the first reads of each (source, namespace) of a group are made in the
+  // background, up to this many at a time over sources that can be read in parallel
+  // (SharedUsageReads::prefetch; Prometheus), while the group before it is finished: a
+  // Prometheus server evaluates each query on one core, and a pass that waits on it one query
+  // at a time, then writes its statuses one at a time, leaves both idle in turn. 1: each read is
+  // made when its first reader asks.
+  std::size_t parallelUsageReads = 1;
   // A reconcile runs its due policies in groups of whole namespaces, in listed order, each
   // group closed once it holds at least this many policies: a group's passes are prepared and
-  // finished before the next group's are prepared, so that what a pass holds (its effective
-  // policy, its targets' pods) is held for one group at a time, not for every due policy. Node
-  // optimisation weighs the pods of every optimised policy together: once a group has one, the
-  // rest are held and finished together at the end, as one group.
+  // finished before the next group's are prepared (the next group's passes are made, and their
+  // usage reads started, before this one finishes; they touch no pod), so that what a pass holds
+  // (its effective policy, its targets' pods) is held for one group at a time, not for every due
+  // policy. Node optimisation weighs the pods of every optimised policy together: once a group has
+  // one, the rest are held and finished together at the end, as one group.
   std::size_t passGroup = 256;
   // Called between two groups, once the first one's passes are gone: the pod cache may free
   // the pods it unpacked for them (kube::PodInformer::releaseUnpacked). Empty: they stay until

@@ -137,6 +137,11 @@ class MetricsSource {
   virtual Result<std::vector<NodeSeries>> nodeLoad(const Range& range) = 0;
   // Node CPU and memory capacity at `at`.
   virtual Result<std::vector<NodeCapacity>> nodeCapacity(Time at) = 0;
+
+  // A second source reading the same backend with the same options, to be read on another
+  // thread while this one is read on its own (each source is still driven by one thread at a
+  // time). nullptr (the default): the backend is read through this source only.
+  virtual std::unique_ptr<MetricsSource> parallelCopy() const { return nullptr; }
 };
 using MetricsSourcePtr = std::unique_ptr<MetricsSource>;
 

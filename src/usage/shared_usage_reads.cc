@@ -1,6 +1,8 @@
 #include "usage/shared_usage_reads.h"
 
 #include <algorithm>
+#include <memory>
+#include <thread>
 #include <utility>
 
 #include "usage/usage_history.h"
@@ -77,6 +79,7 @@ bool SharedUsageReads::shareable(const metrics::Scope& scope, const ReadRange& r
 
 void SharedUsageReads::expect(metrics::MetricsSource& source, const metrics::Scope& scope,
                               const ReadRange& range) {
+  waitPrefetch();
   if (!shareable(scope, range)) return;
   const Duration step = range.samples.step;
   Entry& e = entries_[Key{&source, scope.namespaces.front(), step}];
@@ -116,10 +119,59 @@ bool SharedUsageReads::fetch(metrics::MetricsSource& source, Entry& e, const std
   return true;
 }
 
+void SharedUsageReads::prefetch(std::size_t parallel) {
+  waitPrefetch();
+  if (parallel <= 1) return;
+  // The reads a first reader would make, by source, in key order.
+  struct Pending {
+    const std::string* ns;
+    Duration step;
+    Entry* entry;
+  };
+  std::map<metrics::MetricsSource*, std::vector<Pending>> pending;
+  for (auto& [key, e] : entries_) {
+    if (e.start || e.failed || e.expected == 0 || !e.wantStart || !e.wantEnd) continue;
+    const auto& [source, ns, step] = key;
+    pending[source].push_back({&ns, step, &e});
+  }
+  // Every thread works through one source's list; the lists outlive the threads (joined in
+  // waitPrefetch()), and each entry is filled by one thread.
+  auto lists = std::make_shared<std::vector<std::vector<Pending>>>();
+  lists->reserve(pending.size());  // never moved while a thread reads one
+  for (auto& [source, reads] : pending) {
+    std::size_t copies = 0;
+    while (copies < std::min(parallel, reads.size())) {
+      auto copy = source->parallelCopy();
+      if (!copy) break;
+      prefetchSources_.push_back(std::move(copy));
+      ++copies;
+    }
+    if (copies == 0) continue;
+    lists->push_back(std::move(reads));
+    const std::vector<Pending>& list = lists->back();
+    auto next = std::make_shared<std::atomic<std::size_t>>(0);
+    for (std::size_t c = 0; c < copies; ++c) {
+      metrics::MetricsSource& through = *prefetchSources_[prefetchSources_.size() - copies + c];
+      prefetching_.emplace_back([this, lists, &list, next, &through] {
+        for (std::size_t i = (*next)++; i < list.size(); i = (*next)++) {
+          Entry& e = *list[i].entry;
+          fetch(through, e, *list[i].ns, *e.wantStart, *e.wantEnd, list[i].step);
+        }
+      });
+    }
+  }
+}
+
+void SharedUsageReads::waitPrefetch() {
+  prefetching_.clear();  // joins
+  prefetchSources_.clear();
+}
+
 Result<UsageReading> SharedUsageReads::read(metrics::MetricsSource& source,
                                             const metrics::Scope& scope, const ReadRange& range,
                                             const ContainerFilter& wanted,
                                             const std::vector<std::string_view>* pods) {
+  waitPrefetch();
   ++readsServed_;
   const auto alone = [&]() -> Result<UsageReading> {
     ++sourceReads_;

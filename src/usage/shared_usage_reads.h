@@ -22,16 +22,20 @@
 //   this pass with the same error; nothing is retried until the next pass (a new object).
 // - Memory: a reading is dropped as soon as every announced reader has taken its part.
 //
-// One object per pass; not thread-safe. The sources must outlive it.
+// One object per pass; not thread-safe (prefetch() runs its own threads, joined before any other
+// call uses what they fill). The sources must outlive it.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -61,6 +65,16 @@ class SharedUsageReads {
                             const ReadRange& range, const ContainerFilter& wanted = {},
                             const std::vector<std::string_view>* pods = nullptr);
 
+  // Starts making, in the background, the first read of every announced (source, namespace,
+  // step) not read yet whose source offers a parallelCopy(): up to `parallel` reads at a time,
+  // each thread reading through a copy of the source of its own (so the source itself stays
+  // free for the caller, e.g. throttleRatio()). Each reading (or error) is the one the first
+  // reader's read() would have made; readers then take their parts as usual. Reads of sources
+  // without copies, and all reads when `parallel` ≤ 1, are left to read(). expect(), read() and
+  // the next prefetch() first wait for the one started; waitPrefetch() waits for it alone.
+  void prefetch(std::size_t parallel);
+  void waitPrefetch();
+
   // The CPU throttle ratios of `scope` over `range` (the safety checks' read at the end of an
   // observation period): one query per (source, namespace, range, excluded containers) and pass,
   // its answer (or its error) kept for the rest of the pass (one point per container of the
@@ -75,7 +89,7 @@ class SharedUsageReads {
   std::size_t readsServed() const { return readsServed_; }
 
  private:
-  using Key = std::tuple<const metrics::MetricsSource*, std::string, Duration>;
+  using Key = std::tuple<metrics::MetricsSource*, std::string, Duration>;
   using Points = std::map<metrics::ContainerId, std::vector<metrics::Point>>;
   struct Entry {
     std::set<std::string> excluded;  // left out by the shared query
@@ -98,8 +112,11 @@ class SharedUsageReads {
   using ThrottleKey = std::tuple<const metrics::MetricsSource*, std::string, Time, Time, Duration,
                                  std::set<std::string>>;
   std::map<ThrottleKey, Result<std::vector<metrics::ContainerSeries>>> throttle_;
-  std::size_t sourceReads_ = 0;
+  std::atomic<std::size_t> sourceReads_ = 0;  // counted by prefetch()'s threads too
   std::size_t readsServed_ = 0;
+  // The prefetch under way: its threads (declared last: joined first) and their sources.
+  std::vector<std::unique_ptr<metrics::MetricsSource>> prefetchSources_;
+  std::vector<std::jthread> prefetching_;
 };
 
 }  // namespace attune::usage

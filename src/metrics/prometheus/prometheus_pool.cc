@@ -30,9 +30,7 @@ MetricsSource& PrometheusPool::acquire(const PrometheusEndpoint& endpoint) {
   auto it = entries_.find(endpoint);
   if (it == entries_.end()) {
     PrometheusOptions options = optionsFor(endpoint);
-    HttpTransportPtr transport = transports_(options.http);
-    auto source =
-        std::make_unique<PrometheusSource>(std::move(options), std::move(transport), clock_);
+    auto source = std::make_unique<PrometheusSource>(std::move(options), transports_, clock_);
     it = entries_.emplace(endpoint, Entry{std::move(source)}).first;
   }
   it->second.used = true;

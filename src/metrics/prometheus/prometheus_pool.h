@@ -28,9 +28,6 @@ struct PrometheusEndpoint {
   auto operator<=>(const PrometheusEndpoint&) const = default;
 };
 
-// Builds the transport of a new pooled client from its HTTP options.
-using TransportFactory = std::function<HttpTransportPtr(const HttpClientOptions& http)>;
-
 // Not thread-safe: one caller (the controller's pass) drives it. `clock` must outlive the pool.
 class PrometheusPool {
  public:

@@ -44,7 +44,18 @@ std::string nodeName(const PromSeries& s) {
 }  // namespace
 
 PrometheusSource::PrometheusSource(PrometheusOptions options, Clock& clock)
-    : PrometheusSource(options, std::make_unique<CurlHttpClient>(options.http), clock) {}
+    : PrometheusSource(
+          std::move(options),
+          [](const HttpClientOptions& http) -> HttpTransportPtr {
+            return std::make_unique<CurlHttpClient>(http);
+          },
+          clock) {}
+
+PrometheusSource::PrometheusSource(PrometheusOptions options, TransportFactory transports,
+                                   Clock& clock)
+    : PrometheusSource(options, transports(options.http), clock) {
+  transports_ = std::move(transports);
+}
 
 PrometheusSource::PrometheusSource(PrometheusOptions options, HttpTransportPtr transport,
                                    Clock& clock)
@@ -52,6 +63,11 @@ PrometheusSource::PrometheusSource(PrometheusOptions options, HttpTransportPtr t
       transport_(std::move(transport)),
       client_(options_.client, *transport_, clock),
       clock_(clock) {}
+
+std::unique_ptr<MetricsSource> PrometheusSource::parallelCopy() const {
+  if (!transports_) return nullptr;
+  return std::make_unique<PrometheusSource>(options_, transports_, clock_);
+}
 
 Result<std::vector<PromSeries>> PrometheusSource::run(std::string_view queryType,
                                                       const Scope& scope, const QueryText& text,

@@ -33,6 +33,9 @@ struct PrometheusOptions {
   QueryObserverFn onQuery;
 };
 
+// Builds a source's transport from its HTTP options.
+using TransportFactory = std::function<HttpTransportPtr(const HttpClientOptions& http)>;
+
 // Sends one query per metric per namespace of the scope (one per metric for a cluster-wide
 // scope), each aggregated by (namespace, pod, container), and concatenates the answers. The
 // scope's excluded containers are left out by the queries themselves (a `container!~` matcher
@@ -42,8 +45,10 @@ class PrometheusSource final : public MetricsSource {
  public:
   // Talks HTTP(S) through libcurl.
   PrometheusSource(PrometheusOptions options, Clock& clock);
-  // Talks through `transport` (tests inject a fake).
+  // Talks through `transport` (tests inject a fake); has no parallelCopy().
   PrometheusSource(PrometheusOptions options, HttpTransportPtr transport, Clock& clock);
+  // Talks through transports(options.http), and so do its parallel copies.
+  PrometheusSource(PrometheusOptions options, TransportFactory transports, Clock& clock);
 
   Result<std::vector<ContainerSeries>> cpuUsage(const Scope& scope, const Range& range) override;
   Result<std::vector<ContainerSeries>> cpuPressureWaiting(const Scope& scope,
@@ -66,6 +71,9 @@ class PrometheusSource final : public MetricsSource {
   Result<std::vector<NodeSeries>> nodeLoad(const Range& range) override;
   // Only nodes reporting both cpu and memory capacity.
   Result<std::vector<NodeCapacity>> nodeCapacity(Time at) override;
+  // A source with the same options and a transport of its own (nullptr for a source built on
+  // an injected transport). Both report to options.onQuery, which must then be thread-safe.
+  std::unique_ptr<MetricsSource> parallelCopy() const override;
 
  private:
   using QueryText = std::function<std::string(const promql::QueryScope& q)>;
@@ -82,6 +90,7 @@ class PrometheusSource final : public MetricsSource {
   Duration rateWindow(const Range& range) const;
 
   PrometheusOptions options_;
+  TransportFactory transports_;  // empty: the transport was injected
   HttpTransportPtr transport_;
   PrometheusClient client_;
   Clock& clock_;

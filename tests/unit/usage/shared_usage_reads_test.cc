@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -35,6 +37,24 @@ class FakeSource final : public metrics::MetricsSource {
   std::vector<Query> queries;
   bool failing = false;
   Time oomAt = kT0 + hours(20);
+  // Set: the source offers parallel copies, and it and its copies count their queries here.
+  struct Parallel {
+    std::mutex mutex;
+    std::size_t copies = 0;
+    std::size_t queries = 0;
+  };
+  std::shared_ptr<Parallel> parallel;
+
+  std::unique_ptr<metrics::MetricsSource> parallelCopy() const override {
+    if (!parallel) return nullptr;
+    auto copy = std::make_unique<FakeSource>();
+    copy->failing = failing;
+    copy->oomAt = oomAt;
+    copy->parallel = parallel;
+    const std::lock_guard lock(parallel->mutex);
+    ++parallel->copies;
+    return copy;
+  }
 
   Result<std::vector<ContainerSeries>> cpuUsage(const Scope& s, const Range& r) override {
     return series("cpu", s, r, 1);
@@ -49,7 +69,7 @@ class FakeSource final : public metrics::MetricsSource {
     return series("throttle", s, r, 0.001);
   }
   Result<std::vector<metrics::OomKill>> oomKills(const Scope& s, const Range& r) override {
-    queries.push_back({"oom", s, r});
+    record("oom", s, r);
     if (failing) return fail(ErrorCode::kUnavailable, "prometheus down");
     std::vector<metrics::OomKill> out;
     const ContainerId db{"shop", "db-0", "app"};
@@ -80,9 +100,16 @@ class FakeSource final : public metrics::MetricsSource {
   }
 
  private:
+  void record(const std::string& metric, const Scope& s, const Range& r) {
+    queries.push_back({metric, s, r});
+    if (!parallel) return;
+    const std::lock_guard lock(parallel->mutex);
+    ++parallel->queries;
+  }
+
   Result<std::vector<ContainerSeries>> series(const std::string& metric, const Scope& s,
                                               const Range& r, double scale) {
-    queries.push_back({metric, s, r});
+    record(metric, s, r);
     if (failing) return fail(ErrorCode::kUnavailable, "prometheus down");
     std::vector<ContainerSeries> out;
     const std::vector<ContainerId> all = {
@@ -346,6 +373,94 @@ TEST(SharedUsageReadsTest, ThrottleRatiosAreReadOncePerNamespaceRangeAndExclusio
   EXPECT_FALSE(reads.throttleRatio(down, shop(), at));
   EXPECT_FALSE(reads.throttleRatio(down, shop(), at));
   EXPECT_EQ(down.count("throttle"), 1u);
+}
+
+}  // namespace
+}  // namespace attune::usage
+
+namespace attune::usage {
+namespace {
+
+TEST(SharedUsageReadsTest, PrefetchMakesEachFirstReadOnceAndReadersGetWhatTheirOwnReadGives) {
+  FakeSource source;
+  source.parallel = std::make_shared<FakeSource::Parallel>();
+  SharedUsageReads reads;
+  const ReadRange range = readRange(kT0, kT0 + hours(6), kStep);
+  const ReadRange later = readRange(kT0 + hours(1), kT0 + hours(6), kStep);
+  const std::vector<std::string> namespaces = {"shop", "other", "empty"};
+  for (const std::string& ns : namespaces) {
+    reads.expect(source, Scope{.namespaces = {ns}}, range);
+    reads.expect(source, Scope{.namespaces = {ns}}, later);
+  }
+  reads.prefetch(4);
+  // The source itself stays free for the caller while the reads are made.
+  ASSERT_TRUE(reads.throttleRatio(source, shop(), Range{kT0, kT0, kStep}));
+  EXPECT_EQ(source.count("throttle"), 1u);
+  reads.waitPrefetch();
+  // One read per namespace, on three copies of the source (three namespaces, four allowed),
+  // four queries each; none through the source itself.
+  EXPECT_EQ(source.parallel->copies, 3u);
+  EXPECT_EQ(source.parallel->queries, 13u);  // and the throttle ratio's
+  EXPECT_EQ(source.queries.size(), 1u);
+  EXPECT_EQ(reads.sourceReads(), 3u);
+  for (const std::string& ns : namespaces) {
+    for (const ReadRange& r : {range, later}) {
+      const Scope scope{.namespaces = {ns}};
+      auto reading = reads.read(source, scope, r);
+      ASSERT_TRUE(reading) << reading.error().toString();
+      EXPECT_EQ(dump(*reading), dump(alone(scope, r))) << ns;
+    }
+  }
+  // The readers took their parts of the readings made: nothing more was sent.
+  EXPECT_EQ(source.parallel->queries, 13u);
+  EXPECT_EQ(reads.sourceReads(), 3u);
+}
+
+TEST(SharedUsageReadsTest, PrefetchLeavesSourcesWithoutCopiesAndOneAtATimeToTheFirstReader) {
+  FakeSource plain;
+  FakeSource copyable;
+  copyable.parallel = std::make_shared<FakeSource::Parallel>();
+  SharedUsageReads reads;
+  const ReadRange range = readRange(kT0, kT0 + hours(1), kStep);
+  reads.expect(plain, shop(), range);
+  reads.expect(copyable, shop(), range);
+  reads.prefetch(1);
+  reads.waitPrefetch();
+  EXPECT_EQ(copyable.parallel->copies, 0u);
+  EXPECT_EQ(copyable.parallel->queries, 0u);
+  reads.prefetch(2);
+  reads.waitPrefetch();
+  // One copy for the one read of the source that has copies; the other is left to its reader.
+  EXPECT_EQ(copyable.parallel->copies, 1u);
+  EXPECT_EQ(copyable.parallel->queries, 4u);
+  EXPECT_TRUE(plain.queries.empty());
+  EXPECT_TRUE(copyable.queries.empty());
+  ASSERT_TRUE(reads.read(plain, shop(), range));
+  ASSERT_TRUE(reads.read(copyable, shop(), range));
+  EXPECT_EQ(plain.queries.size(), 4u);
+  EXPECT_EQ(copyable.parallel->queries, 4u);
+}
+
+TEST(SharedUsageReadsTest, APrefetchThatFailedFailsEveryReaderOfItsNamespace) {
+  FakeSource source;
+  source.failing = true;
+  source.parallel = std::make_shared<FakeSource::Parallel>();
+  SharedUsageReads reads;
+  const ReadRange range = readRange(kT0, kT0 + hours(1), kStep);
+  for (const char* ns : {"shop", "other"}) {
+    for (int i = 0; i < 2; ++i) reads.expect(source, Scope{.namespaces = {ns}}, range);
+  }
+  reads.prefetch(2);
+  reads.waitPrefetch();
+  EXPECT_EQ(source.parallel->queries, 2u);  // each read stopped at its first query
+  for (const char* ns : {"shop", "other"}) {
+    for (int i = 0; i < 2; ++i) {
+      auto reading = reads.read(source, Scope{.namespaces = {ns}}, range);
+      ASSERT_FALSE(reading);
+      EXPECT_NE(reading.error().message.find("prometheus down"), std::string::npos);
+    }
+  }
+  EXPECT_EQ(source.parallel->queries, 2u);  // not retried within the pass
 }
 
 }  // namespace
