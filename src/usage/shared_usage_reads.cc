@@ -139,19 +139,21 @@ void SharedUsageReads::prefetch(std::size_t parallel) {
   auto lists = std::make_shared<std::vector<std::vector<Pending>>>();
   lists->reserve(pending.size());  // never moved while a thread reads one
   for (auto& [source, reads] : pending) {
-    std::size_t copies = 0;
-    while (copies < std::min(parallel, reads.size())) {
+    // The source's copies are kept for the pass: their connections serve every group.
+    std::vector<std::unique_ptr<metrics::MetricsSource>>& sources = copies_[source];
+    const std::size_t wanted = std::min(parallel, reads.size());
+    while (sources.size() < wanted) {
       auto copy = source->parallelCopy();
       if (!copy) break;
-      prefetchSources_.push_back(std::move(copy));
-      ++copies;
+      sources.push_back(std::move(copy));
     }
+    const std::size_t copies = std::min(wanted, sources.size());
     if (copies == 0) continue;
     lists->push_back(std::move(reads));
     const std::vector<Pending>& list = lists->back();
     auto next = std::make_shared<std::atomic<std::size_t>>(0);
     for (std::size_t c = 0; c < copies; ++c) {
-      metrics::MetricsSource& through = *prefetchSources_[prefetchSources_.size() - copies + c];
+      metrics::MetricsSource& through = *sources[c];
       prefetching_.emplace_back([this, lists, &list, next, &through] {
         for (std::size_t i = (*next)++; i < list.size(); i = (*next)++) {
           Entry& e = *list[i].entry;
@@ -164,7 +166,6 @@ void SharedUsageReads::prefetch(std::size_t parallel) {
 
 void SharedUsageReads::waitPrefetch() {
   prefetching_.clear();  // joins
-  prefetchSources_.clear();
 }
 
 Result<UsageReading> SharedUsageReads::read(metrics::MetricsSource& source,

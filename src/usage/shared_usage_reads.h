@@ -67,11 +67,12 @@ class SharedUsageReads {
 
   // Starts making, in the background, the first read of every announced (source, namespace,
   // step) not read yet whose source offers a parallelCopy(): up to `parallel` reads at a time,
-  // each thread reading through a copy of the source of its own (so the source itself stays
-  // free for the caller, e.g. throttleRatio()). Each reading (or error) is the one the first
-  // reader's read() would have made; readers then take their parts as usual. Reads of sources
-  // without copies, and all reads when `parallel` ≤ 1, are left to read(). expect(), read() and
-  // the next prefetch() first wait for the one started; waitPrefetch() waits for it alone.
+  // each thread reading through a copy of the source of its own, kept for this object's later
+  // prefetches (so the source itself stays free for the caller, e.g. throttleRatio()). Each
+  // reading (or error) is the one the first reader's read() would have made; readers then take
+  // their parts as usual. Reads of sources without copies, and all reads when `parallel` ≤ 1,
+  // are left to read(). expect(), read() and the next prefetch() first wait for the one
+  // started; waitPrefetch() waits for it alone.
   void prefetch(std::size_t parallel);
   void waitPrefetch();
 
@@ -114,8 +115,9 @@ class SharedUsageReads {
   std::map<ThrottleKey, Result<std::vector<metrics::ContainerSeries>>> throttle_;
   std::atomic<std::size_t> sourceReads_ = 0;  // counted by prefetch()'s threads too
   std::size_t readsServed_ = 0;
-  // The prefetch under way: its threads (declared last: joined first) and their sources.
-  std::vector<std::unique_ptr<metrics::MetricsSource>> prefetchSources_;
+  // prefetch()'s copies of each source, kept for the pass so that every group reuses their
+  // connections; then the threads of the prefetch under way (declared last: joined first).
+  std::map<metrics::MetricsSource*, std::vector<std::unique_ptr<metrics::MetricsSource>>> copies_;
   std::vector<std::jthread> prefetching_;
 };
 
