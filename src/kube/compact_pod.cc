@@ -185,13 +185,23 @@ void io(A& a, std::map<std::string, V, std::less<>>& m) {
   if constexpr (A::kReading) {
     std::uint64_t n = 0;
     a.count(n);
-    m.clear();
+    // The map's nodes are filled again rather than freed and allocated: unpacking into a reused
+    // pod then allocates only for entries longer or more numerous than before.
+    std::map<std::string, V, std::less<>> old;
+    old.swap(m);
     for (std::uint64_t i = 0; i < n; ++i) {
-      std::string key;
-      V value{};
-      a.str(key);
-      io(a, value);
-      m.emplace_hint(m.end(), std::move(key), std::move(value));
+      if (old.empty()) {
+        std::string key;
+        V value{};
+        a.str(key);
+        io(a, value);
+        m.emplace_hint(m.end(), std::move(key), std::move(value));
+      } else {
+        auto node = old.extract(old.begin());
+        a.str(node.key());
+        io(a, node.mapped());
+        m.insert(m.end(), std::move(node));
+      }
     }
   } else {
     a.count(m.size());

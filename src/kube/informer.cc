@@ -45,11 +45,16 @@ InformerOptions PodInformer::defaultOptions() {
 
 void PodInformer::releaseUnpacked() const {
   for (const Entry* entry : unpackedEntries_) {
-    entry->unpacked.reset();
+    if (entry->unpacked) recycle(std::move(entry->unpacked));
     entry->listed = false;
   }
   unpackedEntries_.clear();
+  for (auto& pod : retired_) recycle(std::move(pod));
   retired_.clear();
+}
+
+void PodInformer::recycle(std::unique_ptr<api::Pod> pod) const {
+  if (spare_.size() < kSparePods) spare_.push_back(std::move(pod));
 }
 
 std::size_t PodInformer::unpackedCount() const {
@@ -60,7 +65,13 @@ std::size_t PodInformer::unpackedCount() const {
 
 const api::Pod* PodInformer::unpacked(const Entry& entry) const {
   if (!entry.unpacked) {
-    entry.unpacked = std::make_unique<api::Pod>(unpackPod(entry.packed));
+    if (spare_.empty()) {
+      entry.unpacked = std::make_unique<api::Pod>(unpackPod(entry.packed));
+    } else {
+      entry.unpacked = std::move(spare_.back());
+      spare_.pop_back();
+      unpackPod(entry.packed, *entry.unpacked);
+    }
     if (!entry.listed) unpackedEntries_.push_back(&entry);
     entry.listed = true;
   }

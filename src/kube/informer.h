@@ -192,8 +192,14 @@ class PodInformer final : public api::PodView {
   // Frees the pods get() unpacked, and those replaced since: the cache is unchanged, but every
   // pod pointer handed out since the last sync() becomes invalid, as after a sync(). For a
   // reader done with the pods it asked for that goes on to others (the controller between two
-  // groups of passes), so that unpacked pods do not pile up until the next sync().
+  // groups of passes), so that unpacked pods do not pile up until the next sync(). Up to
+  // kSparePods of the freed objects are kept, and the next pods unpacked reuse them (their
+  // strings and vectors keep their capacity), so a reader going through the cache a group at a
+  // time allocates for its first group only.
   void releaseUnpacked() const;
+  static constexpr std::size_t kSparePods = 4096;
+  // The freed pod objects kept for reuse (at most kSparePods).
+  std::size_t sparePods() const { return spare_.size(); }
   // The unpacked pods held: got since the last sync() or releaseUnpacked(), or replaced since.
   std::size_t unpackedCount() const;
 
@@ -257,6 +263,8 @@ class PodInformer final : public api::PodView {
   const api::Pod* unpacked(const Entry& entry) const;
   // Moves the entry's unpacked pod, if any, to retired_: it is being replaced or erased.
   void retire(Entry& entry);
+  // Keeps a freed pod object in spare_ while there is room, else frees it.
+  void recycle(std::unique_ptr<api::Pod> pod) const;
   void linkOwner(PodMap::iterator it, const api::Pod& pod);
   bool inScope(const api::ObjectMeta& meta) const;
 
@@ -273,6 +281,8 @@ class PodInformer final : public api::PodView {
   // (some may have had it retired since), and the unpacked pods replaced or erased meanwhile.
   mutable std::vector<const Entry*> unpackedEntries_;
   mutable std::vector<std::unique_ptr<api::Pod>> retired_;
+  // Freed pod objects that unpacked() fills again instead of allocating.
+  mutable std::vector<std::unique_ptr<api::Pod>> spare_;
   InformerStats stats_;
   // recentEvents' log: each applied event with its resourceVersion, and a mark (no event) with
   // the resourceVersion where each sync left the cache.

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -16,6 +17,7 @@
 #include "kube/compact_pod.h"
 #include "kube_test_pods.h"
 #include "sim/cluster/cluster.h"
+#include "support/pod_builder.h"
 #include "support/pod_json.h"
 
 namespace attune::kube {
@@ -360,6 +362,70 @@ TEST_F(InformerTest, ReleaseUnpackedFreesThePodsGotButKeepsTheCache) {
   ASSERT_NE(again, nullptr);
   EXPECT_EQ(again->metadata.name, "api-1");
   EXPECT_EQ(informer.unpackedCount(), 2u);
+}
+
+TEST_F(InformerTest, PodsUnpackedAfterAReleaseFillTheFreedObjectsAndReadAsUnpackedAnew) {
+  // A large pod (three ready containers, labels, an annotation, a node) and a small one with one
+  // label and one annotation of its own: each unpacked into the other's object must read as
+  // unpacked anew, with nothing of the other left (map entries refilled, extra ones dropped).
+  auto big = attune::testing::PodBuilder("team-c", "big")
+                 .label("app", "big")
+                 .label("tier", "batch")
+                 .node("node-7")
+                 .container("a", resources("1", "1Gi", "2", "2Gi"))
+                 .container("b", resources("200m", "128Mi", "", ""))
+                 .container("c", resources("", "", "1", "512Mi"))
+                 .ready(clock_.now(), 3)
+                 .build();
+  big.metadata.annotations["note"] = "kept";
+  big.metadata.annotations["owner-team"] = "a name longer than the small string buffer";
+  auto small = makePod("team-c", "small", "", {{"zone", "b"}});
+  small.metadata.annotations["x"] = "y";
+  ASSERT_TRUE(state_.createPod(big));
+  ASSERT_TRUE(state_.createPod(small));
+  PodInformer informer(api_, clock_, options());
+  ASSERT_TRUE(informer.sync());
+  const std::vector<api::Pod> listed = informer.list({.namespace_ = "team-c", .labelSelector = {}});
+  ASSERT_EQ(listed.size(), 2u);  // big, small
+  const api::Pod* first = informer.get("team-c", "big");
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(informer.sparePods(), 0u);
+  for (int round = 0; round < 2; ++round) {
+    informer.releaseUnpacked();
+    EXPECT_EQ(informer.sparePods(), 1u);
+    const api::Pod* smallAgain = informer.get("team-c", "small");
+    EXPECT_EQ(smallAgain, first);  // the freed object, filled again
+    EXPECT_EQ(informer.sparePods(), 0u);
+    EXPECT_EQ(*smallAgain, listed[1]);
+    informer.releaseUnpacked();
+    const api::Pod* bigAgain = informer.get("team-c", "big");
+    EXPECT_EQ(bigAgain, first);
+    EXPECT_EQ(*bigAgain, listed[0]);
+    EXPECT_EQ(bigAgain->spec.containers.size(), 3u);
+  }
+}
+
+TEST_F(InformerTest, AReleaseKeepsAtMostSparePodsObjectsForReuse) {
+  for (std::size_t i = 0; i < PodInformer::kSparePods; ++i) {
+    ASSERT_TRUE(state_.createPod(makePod("team-d", "p-" + std::to_string(i))));
+  }
+  PodInformer informer(api_, clock_, options());
+  ASSERT_TRUE(informer.sync());
+  ASSERT_EQ(informer.size(), PodInformer::kSparePods + 3);
+  std::size_t got = 0;
+  for (const ObjectKey* key : informer.keysInNamespace("team-d")) {
+    got += informer.get(*key) != nullptr ? 1 : 0;
+  }
+  ASSERT_NE(informer.get("team-a", "web-1"), nullptr);
+  EXPECT_EQ(got, PodInformer::kSparePods);
+  EXPECT_EQ(informer.unpackedCount(), PodInformer::kSparePods + 1);
+  informer.releaseUnpacked();
+  EXPECT_EQ(informer.unpackedCount(), 0u);
+  EXPECT_EQ(informer.sparePods(), PodInformer::kSparePods);  // one object freed for good
+  // A sync releases too, and keeps the bound.
+  ASSERT_NE(informer.get("team-a", "web-2"), nullptr);
+  ASSERT_TRUE(informer.sync());
+  EXPECT_EQ(informer.sparePods(), PodInformer::kSparePods);
 }
 
 TEST_F(InformerTest, LastAppliedConfigurationIsDropped) {
