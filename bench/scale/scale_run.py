@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """The scale run (docs/scale.md): the real `attune controller` against `attune sim serve` holding
-a generated cluster, with a real Prometheus scraping the simulator. Prints, per configuration of
+a generated cluster, with a real Prometheus scraping the simulator (or, with --metrics sim, the
+simulator's own metrics source behind its Prometheus query API, which can hold a day of history
+simulated before the start: --history 24h). Prints, per configuration of
 the controller: peak and steady RSS, the time to the first complete reconcile of every policy,
 the steady pass time, the time from a pod change to its policy's reconcile, and the API requests
 per minute the simulator answered.
@@ -10,6 +12,7 @@ per minute the simulator answered.
   bench/scale/scale_run.py --config list= --config views=--informer-views   # two configurations
   bench/scale/scale_run.py --shards 3                         # then 3 shard processes
   bench/scale/scale_run.py --shards 3 --handover              # and kill shard 0's leader
+  bench/scale/scale_run.py --metrics sim --history 24h        # a day of history, no Prometheus
 
 Every configuration runs against the same simulator and Prometheus, one after the other; the
 first is the baseline, and every other one is also printed as a ratio to it. Exit status: 0 when
@@ -142,6 +145,25 @@ def prometheus_query_totals(url):
                       ("prometheus_http_response_size_bytes_sum", "bytes")):
         for m in re.finditer(rf'^{name}{{handler="/api/v1/query(?:_range)?"}} (\S+)', text, re.M):
             totals[key] += float(m.group(1))
+    return totals
+
+
+def operator_query_totals(ports):
+    """The Prometheus queries the controller processes listening on `ports` have sent, the
+    seconds they waited for them and the bytes they read, from their own /metrics (the
+    attune_prometheus_* series); a process that does not answer counts nothing."""
+    totals = {"queries": 0.0, "seconds": 0.0, "bytes": 0.0}
+    for port in ports:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=30) as r:
+                text = r.read().decode()
+        except (urllib.error.URLError, OSError):
+            continue
+        for name, key in (("attune_prometheus_queries_total", "queries"),
+                          ("attune_prometheus_query_duration_seconds_sum", "seconds"),
+                          ("attune_prometheus_response_bytes_total", "bytes")):
+            for m in re.finditer(rf"^{name}(?:{{[^}}]*}})? (\S+)", text, re.M):
+                totals[key] += float(m.group(1))
     return totals
 
 
@@ -294,6 +316,7 @@ class Run:
         self.kube = kube
         self.kubeconfig = kubeconfig
         self.prometheus_url = prometheus_url
+        self.ports = []
         self.work = work
         self.shards = shards
         self.handover = handover
@@ -308,6 +331,9 @@ class Run:
                 "--log-format", "json",
                 "--reconcile-interval", self.args.reconcile_interval,
                 "--scrape-interval", self.args.scrape_interval]
+        if self.args.metrics == "sim":  # the simulator's query API, over its HTTPS and token
+            argv += ["--prometheus-ca-file", os.path.join(self.work, "ca.pem"),
+                     "--prometheus-bearer-token-file", os.path.join(self.work, "token")]
         if self.handover:  # each shard elects its leader on its own Lease (docs/sharding.md)
             argv += ["--leader-election-namespace", LEASE_NAMESPACE,
                      "--lease-duration", f"{LEASE_DURATION_S}s",
@@ -317,6 +343,13 @@ class Run:
         if self.shards > 1:
             argv += ["--shard", str(shard), "--total-shards", str(self.shards)]
         return argv + self.extra
+
+    def query_totals(self):
+        """Queries answered so far: Prometheus' own count, or with --metrics sim the
+        controllers' (the simulator keeps none)."""
+        if self.args.metrics == "sim":
+            return operator_query_totals(self.ports)
+        return prometheus_query_totals(self.prometheus_url)
 
     def wait(self, limit, what, check, interval=0.2):
         """wait_until, within what is left of the configuration's --deadline."""
@@ -334,7 +367,7 @@ class Run:
         processes, samplers, followers = [], [], []
         self.deadline = time.monotonic() + self.args.deadline
         requests_before = self.kube.requests_total()
-        self.queries_before = prometheus_query_totals(self.prometheus_url)
+        self.queries_before = self.query_totals()
         started_wall = time.time()
         self.ports = [free_port() for _ in range(self.shards)]
         for shard in range(self.shards):
@@ -399,7 +432,7 @@ class Run:
         firsts = self.wait(args.first_pass_timeout, "the first reconcile pass", first_passes, 0.5)
         cpu_first = [cpu_seconds(p.pid) or 0 for p in processes]
         requests_first = self.kube.requests_total()
-        queries_first = prometheus_query_totals(self.prometheus_url)
+        queries_first = self.query_totals()
         for key in ("queries", "seconds", "bytes"):
             f[f"prometheus_{key}_to_first_reconcile"] = (
                 queries_first[key] - self.queries_before[key])
@@ -411,12 +444,16 @@ class Run:
                                  requests_first - requests_before)
         f["rss_after_first_pass_kib"] = max(kib(p.pid, "VmRSS") or 0 for p in processes)
         f["policies_first_pass"] = covered
-        statuses = self._reconciled_policies(started_wall)
+        statuses, recommending = self._reconciled_policies(started_wall)
         f["policies_with_status"] = statuses
+        f["policies_with_recommendations"] = recommending
         log(f"[{self.name}] first complete reconcile of {covered} policies after "
             f"{f['first_reconcile_s']:.1f} s (first pass {f['first_pass_s']:.2f} s, "
             f"{f['cpu_to_first_reconcile_s']:.1f} s CPU; {statuses} policies carry a "
-            f"lastReconcileTime)")
+            f"lastReconcileTime, {recommending} recommendations)")
+        if args.history and recommending == 0:
+            raise Failure(f"no policy has recommendations after a first pass over "
+                          f"{args.history} of history")
         if covered != want:
             raise Failure(f"the first passes covered {covered} policies, want {want}")
         if statuses < want:
@@ -445,7 +482,7 @@ class Run:
         cpu_steady = [cpu_seconds(p.pid) or 0 for p in processes]
         requests_steady = self.kube.requests_total()
         kinds_steady = self.kube.requests_by_kind()
-        queries_steady = prometheus_query_totals(self.prometheus_url)
+        queries_steady = self.query_totals()
         seen = [len(fl.passes()) for fl in followers]
         count = args.steady_passes
 
@@ -457,7 +494,7 @@ class Run:
         self.wait(limit, f"{count} steady passes", steady_done, 0.5)
         requests_end = self.kube.requests_total()
         kinds_end = self.kube.requests_by_kind()
-        queries_end = prometheus_query_totals(self.prometheus_url)
+        queries_end = self.query_totals()
         minutes = (time.time() - steady_from_wall) / 60
         per_process = [[float(r["duration_s"]) for r in fl.passes()[n:n + count]]
                        for fl, n in zip(followers, seen)]
@@ -617,9 +654,11 @@ class Run:
         return max((float(r["duration_s"]) for fl in followers for r in fl.passes()), default=0)
 
     def _reconciled_policies(self, since):
+        """Policies reconciled since `since`, and how many of them carry recommendations."""
         items = self.kube.get("/apis/attune.io/v1alpha1/attunepolicies")["items"]
-        return sum(1 for p in items if p.get("status", {}).get("lastReconcileTime")
-                   and parse_ts(p["status"]["lastReconcileTime"]) >= since)
+        reconciled = [p["status"] for p in items if p.get("status", {}).get("lastReconcileTime")
+                      and parse_ts(p["status"]["lastReconcileTime"]) >= since]
+        return len(reconciled), sum(1 for st in reconciled if st.get("recommendations"))
 
     def _pod_change(self, i, followers, processes):
         args = self.args
@@ -671,7 +710,10 @@ def print_figures(runs, args):
     print()
     print(f"Scale run: {args.pods} pods on {args.nodes} nodes, {args.policies} policies in "
           f"{args.namespaces} namespaces; reconcile interval {args.reconcile_interval}; "
-          f"metrics: Prometheus scraping the simulator every {args.scrape_interval}")
+          + (f"metrics: the simulator's metrics source, {args.history or 'no'} history before "
+             f"the start, a sample every simulated tick ({args.scrape_interval})"
+             if args.metrics == "sim" else
+             f"metrics: Prometheus scraping the simulator every {args.scrape_interval}"))
     base_name, base = runs[0] if runs else (None, {})
     for name, f in runs:
         print(f"\n[{name}]" + (f" ({f['processes']} processes)" if f["processes"] > 1 else ""))
@@ -679,6 +721,7 @@ def print_figures(runs, args):
             print(f"  INCOMPLETE: {f['error']}")
         changes = f.get("pod_change_s") or []
         mib = (lambda v: None if v is None else v / 2**20)
+        source = "Prometheus" if args.metrics == "prometheus" else "sim metrics"
         rows = [
             ("operator peak RSS (VmHWM)", fmt_mib(f.get("peak_rss_kib")), "peak_rss_kib"),
             ("operator steady RSS (mean VmRSS)", fmt_mib(f.get("steady_rss_kib")),
@@ -687,6 +730,8 @@ def print_figures(runs, args):
              "rss_after_first_pass_kib"),
             ("first complete reconcile", fmt_s(f.get("first_reconcile_s")), "first_reconcile_s"),
             ("first pass", fmt_s(f.get("first_pass_s")), "first_pass_s"),
+            ("policies recommending after it", fmt_n(f.get("policies_with_recommendations")),
+             None),
             ("steady pass (median)", fmt_s(f.get("steady_pass_median_s")),
              "steady_pass_median_s"),
             ("steady pass (max)", fmt_s(f.get("steady_pass_max_s")), "steady_pass_max_s"),
@@ -694,22 +739,22 @@ def print_figures(runs, args):
              "cpu_to_first_reconcile_s"),
             ("CPU per steady pass", fmt_s(f.get("cpu_per_steady_pass_s")),
              "cpu_per_steady_pass_s"),
-            ("Prometheus queries to the first reconcile",
+            (f"{source} queries to the first reconcile",
              fmt_n(f.get("prometheus_queries_to_first_reconcile")),
              "prometheus_queries_to_first_reconcile"),
-            ("Prometheus seconds to the first reconcile",
+            (f"{source} seconds to the first reconcile",
              fmt_s(f.get("prometheus_seconds_to_first_reconcile")),
              "prometheus_seconds_to_first_reconcile"),
-            ("Prometheus MiB sent to the first reconcile",
+            (f"{source} MiB sent to the first reconcile",
              fmt_n(mib(f.get("prometheus_bytes_to_first_reconcile")), 1),
              "prometheus_bytes_to_first_reconcile"),
-            ("Prometheus queries per steady pass",
+            (f"{source} queries per steady pass",
              fmt_n(f.get("prometheus_queries_per_steady_pass")),
              "prometheus_queries_per_steady_pass"),
-            ("Prometheus seconds per steady pass",
+            (f"{source} seconds per steady pass",
              fmt_s(f.get("prometheus_seconds_per_steady_pass")),
              "prometheus_seconds_per_steady_pass"),
-            ("Prometheus MiB sent per steady pass",
+            (f"{source} MiB sent per steady pass",
              fmt_n(mib(f.get("prometheus_bytes_per_steady_pass")), 1),
              "prometheus_bytes_per_steady_pass"),
             ("pod change to reconcile (max)", fmt_s(max(changes) if changes else None), None),
@@ -722,7 +767,7 @@ def print_figures(runs, args):
             ratio = ""
             if f is not base and key and base.get(key) and f.get(key) is not None:
                 ratio = f"  ({f[key] / base[key]:.2f} x {base_name})"
-            print(f"  {label:<38} {value}{ratio}")
+            print(f"  {label:<44} {value}{ratio}")
         if f["processes"] > 1:
             print("  per process: peak " + ", ".join(
                 fmt_mib(v) for v in f.get("peak_rss_per_process_kib", [])) + "; steady " +
@@ -734,6 +779,9 @@ def print_figures(runs, args):
         if kinds:
             print("  API requests per minute by verb and resource: " + ", ".join(
                 f"{k} {v:.0f}" for k, v in kinds[:8]))
+        if args.metrics == "sim":
+            print("  (sim metrics figures are the controllers' own attune_prometheus_* series: "
+                  "seconds they waited, bytes they read)")
         if "requests_initial" in f and f["requests_initial"] is None:
             print("  (this simulator does not count API requests: no /metrics/requests)")
         if changes:
@@ -777,12 +825,21 @@ def main():
         formatter_class=argparse.RawDescriptionHelpFormatter, epilog="\n".join(
             __doc__.splitlines()[1:]))
     parser.add_argument("--binary", default=os.path.join(SOURCE, "build/release/attune"))
+    parser.add_argument("--metrics", choices=("prometheus", "sim"), default="prometheus",
+                        help="where the controller reads usage: a real Prometheus scraping the "
+                        "simulator (history from the run's start), or the simulator's metrics "
+                        "source behind its Prometheus query API (/prometheus, with --history)")
+    parser.add_argument("--history", help="with --metrics sim: simulated time the simulator "
+                        "runs before the start, e.g. 24h (attune sim serve --history)")
     parser.add_argument("--pods", type=int, default=100000)
     parser.add_argument("--nodes", type=int, default=2000)
     parser.add_argument("--policies", type=int, default=10000)
     parser.add_argument("--namespaces", type=int, default=200)
     parser.add_argument("--reconcile-interval", default="1m")
-    parser.add_argument("--scrape-interval", default="30s")
+    parser.add_argument("--scrape-interval",
+                        help="Prometheus' scrape interval, which the controller is told "
+                        "(default 30s); with --metrics sim the simulator's tick (default 60s, "
+                        "the generated scenario's)")
     parser.add_argument("--steady-passes", type=int, default=3)
     parser.add_argument("--pod-changes", type=int, default=3)
     parser.add_argument("--first-pass-timeout", type=float, default=900,
@@ -811,7 +868,7 @@ def main():
     parser.add_argument("--json", help="also write the figures as JSON to this file")
     args = parser.parse_args()
 
-    for tool in ("prometheus", "kubectl"):
+    for tool in (("prometheus", "kubectl") if args.metrics == "prometheus" else ("kubectl",)):
         if not shutil.which(tool):
             print(f"scale: SKIP: {tool} is not installed (scripts/setup.sh installs it)")
             return SKIP
@@ -826,6 +883,11 @@ def main():
         configs.append((name, extra.split()))
     if args.shards_with and args.shards_with not in dict(configs):
         parser.error(f"--shards-with {args.shards_with}: no --config of that name")
+    if args.scrape_interval is None:
+        args.scrape_interval = "60s" if args.metrics == "sim" else "30s"
+    if args.history and args.metrics != "sim":
+        parser.error("--history: wants --metrics sim (a Prometheus started with the run holds "
+                     "only what it scraped since)")
     if args.handover and args.shards < 2:
         parser.error("--handover: wants a sharded run (--shards 2 or more)")
 
@@ -848,7 +910,9 @@ def main():
         t0 = time.monotonic()
         sim = Process([args.binary, "sim", "serve", scenario, "--listen",
                        f"127.0.0.1:{sim_port}", "--kubeconfig-out", kubeconfig,
-                       "--start", "now", "--speed", "1"], os.path.join(work, "sim.log"))
+                       "--start", "now", "--speed", "1"]
+                      + (["--history", args.history] if args.history else []),
+                      os.path.join(work, "sim.log"))
         children.append(sim)
 
         def sim_up():
@@ -866,42 +930,48 @@ def main():
         ca = os.path.join(work, "ca.pem")
         with open(ca, "w") as out:
             out.write(kube.ca_pem or "")
-        prom_port = free_port()
-        with open(os.path.join(work, "prometheus.yml"), "w") as out:
-            out.write(f"""global: {{scrape_interval: {args.scrape_interval}, scrape_timeout: {args.scrape_interval}}}
+        if args.metrics == "sim":
+            with open(os.path.join(work, "token"), "w") as out:
+                out.write(kube.token or "")
+            prometheus_url = kube.server + "/prometheus"
+            log(f"usage is read from the simulator's metrics source at {prometheus_url}")
+        else:
+            prom_port = free_port()
+            with open(os.path.join(work, "prometheus.yml"), "w") as out:
+                out.write(f"""global: {{scrape_interval: {args.scrape_interval}, scrape_timeout: {args.scrape_interval}}}
 scrape_configs:
   - job_name: sim
     scheme: https
     tls_config: {{ca_file: {ca}}}
     static_configs: [{{targets: ["127.0.0.1:{sim_port}"]}}]
 """)
-        prom = Process(["prometheus", f"--config.file={work}/prometheus.yml",
-                        f"--storage.tsdb.path={work}/tsdb",
-                        f"--web.listen-address=127.0.0.1:{prom_port}"],
-                       os.path.join(work, "prometheus.log"))
-        children.append(prom)
-        prometheus_url = f"http://127.0.0.1:{prom_port}"
+            prom = Process(["prometheus", f"--config.file={work}/prometheus.yml",
+                            f"--storage.tsdb.path={work}/tsdb",
+                            f"--web.listen-address=127.0.0.1:{prom_port}"],
+                           os.path.join(work, "prometheus.log"))
+            children.append(prom)
+            prometheus_url = f"http://127.0.0.1:{prom_port}"
 
-        def scraped():
-            if not prom.alive():
-                raise Failure(f"prometheus exited; see {prom.log_path}")
-            try:
-                with urllib.request.urlopen(
-                        f"{prometheus_url}/api/v1/query?query=up", timeout=5) as r:
-                    result = json.loads(r.read())["data"]["result"]
-                return result and result[0]["value"][1] == "1"
-            except (urllib.error.URLError, OSError, KeyError, ValueError):
-                return False
+            def scraped():
+                if not prom.alive():
+                    raise Failure(f"prometheus exited; see {prom.log_path}")
+                try:
+                    with urllib.request.urlopen(
+                            f"{prometheus_url}/api/v1/query?query=up", timeout=5) as r:
+                        result = json.loads(r.read())["data"]["result"]
+                    return result and result[0]["value"][1] == "1"
+                except (urllib.error.URLError, OSError, KeyError, ValueError):
+                    return False
 
-        wait_until(args.sim_timeout, "Prometheus' first scrape of the simulator", scraped, 1)
-        scrape = {}
-        for series in ("scrape_duration_seconds", "scrape_samples_scraped"):
-            with urllib.request.urlopen(f"{prometheus_url}/api/v1/query?query={series}",
-                                        timeout=30) as r:
-                scrape[series] = float(json.loads(r.read())["data"]["result"][0]["value"][1])
-        log(f"Prometheus scraped the simulator: {scrape['scrape_samples_scraped']:.0f} samples "
-            f"in {scrape['scrape_duration_seconds']:.2f} s "
-            f"(RSS {fmt_mib(kib(prom.pid, 'VmRSS'))})")
+            wait_until(args.sim_timeout, "Prometheus' first scrape of the simulator", scraped, 1)
+            scrape = {}
+            for series in ("scrape_duration_seconds", "scrape_samples_scraped"):
+                with urllib.request.urlopen(f"{prometheus_url}/api/v1/query?query={series}",
+                                            timeout=30) as r:
+                    scrape[series] = float(json.loads(r.read())["data"]["result"][0]["value"][1])
+            log(f"Prometheus scraped the simulator: {scrape['scrape_samples_scraped']:.0f} samples "
+                f"in {scrape['scrape_duration_seconds']:.2f} s "
+                f"(RSS {fmt_mib(kib(prom.pid, 'VmRSS'))})")
 
         for name, extra in configs:
             runs.append((name, Run(args, name, extra, kube, kubeconfig, prometheus_url,
@@ -918,8 +988,8 @@ scrape_configs:
             else:
                 log(f"SKIPPED the {args.shards}-shard run: this attune controller does not "
                     "accept --shard/--total-shards")
-        log(f"simulator RSS {fmt_mib(kib(sim.pid, 'VmRSS'))}, Prometheus RSS "
-            f"{fmt_mib(kib(prom.pid, 'VmRSS'))}")
+        log(f"simulator RSS {fmt_mib(kib(sim.pid, 'VmRSS'))}" + (
+            "" if args.metrics == "sim" else f", Prometheus RSS {fmt_mib(kib(prom.pid, 'VmRSS'))}"))
     except (Failure, KeyboardInterrupt) as e:
         ok = False
         log(f"FAILED: {e}")

@@ -276,7 +276,8 @@ struct ServeCliOptions {
   std::uint64_t faultSeed = 1;
   std::string faults = "all";
   std::string webhookHost = std::string(sim::serve::kDefaultWebhookHost);
-  std::string start;  // --start: RFC 3339 or "now"; empty keeps the scenario's
+  std::string start;    // --start: RFC 3339 or "now"; empty keeps the scenario's
+  std::string history;  // --history: simulated before the start; empty: none
 };
 
 // Blocks until SIGINT or SIGTERM (returning 0) or until the simulation fails (returning 1).
@@ -290,6 +291,27 @@ int waitForShutdown(sim::serve::SimServer& server, const sigset_t& signals) {
       return kExitFailed;
     }
   }
+}
+
+// Steps `sim` from its start up to one tick before `servedFrom` as fast as it runs, so that the
+// server's first tick lands on it; with `catchUp` (--start now) also over the wall time that took.
+bool runHistory(sim::Simulation& sim, Time servedFrom, bool catchUp, Clock& wall) {
+  const Duration tick = sim.scenario().tick;
+  const Time began = wall.now();
+  fmt::print(stderr, "Simulating {} of history before {} ({} ticks)...\n",
+             formatDuration(servedFrom - sim.clock().now()), formatRfc3339(servedFrom),
+             (servedFrom - sim.clock().now()) / tick);
+  Time until = servedFrom - tick;
+  while (sim.clock().now() + tick <= until) {
+    if (auto ran = sim.runUntil(until); !ran) {
+      fmt::print(stderr, "simulation failed: {}\n", ran.error().toString());
+      return false;
+    }
+    if (catchUp) until = std::max(until, wall.now() - tick);
+  }
+  fmt::print(stderr, "History simulated: {} ticks in {:.1f} s\n", sim.ticks(),
+             std::chrono::duration<double>(wall.now() - began).count());
+  return true;
 }
 
 int runServe(const SimOptions& o, const ServeCliOptions& c) {
@@ -311,6 +333,17 @@ int runServe(const SimOptions& o, const ServeCliOptions& c) {
     }
     scenario->start = *start;
   }
+  Duration history{};
+  if (!c.history.empty()) {
+    auto d = parseDuration(c.history);
+    if (!d || *d < Duration::zero()) {
+      fmt::print(stderr, "--history: want a duration such as 24h, got \"{}\"\n", c.history);
+      return kExitUsage;
+    }
+    history = *d;
+  }
+  const Time servedFrom = scenario->start;
+  scenario->start -= history;
   sim::serve::ServeOptions options;
   options.listen = c.listen;
   // kubectl sends a bearer token over HTTPS only: plain HTTP asks for none unless given one.
@@ -334,11 +367,16 @@ int runServe(const SimOptions& o, const ServeCliOptions& c) {
   }
   options.faults = {c.faultRate, c.faultSeed, *faultKinds};
   options.webhookHost = c.webhookHost;
-  // Serving runs indefinitely: keep a bounded window of recorded samples.
-  auto sim = sim::Simulation::create(*scenario, sim::SimulationOptions{std::chrono::hours(2)});
+  // Serving runs indefinitely: keep a bounded window of recorded samples (the history and two
+  // hours more).
+  auto sim = sim::Simulation::create(
+      *scenario, sim::SimulationOptions{history + Duration(std::chrono::hours(2))});
   if (!sim) {
     fmt::print(stderr, "{}\n",
                sim::formatDiagnostic(source, sim::diagnosticFor(*scenario, sim.error())));
+    return kExitFailed;
+  }
+  if (history > Duration::zero() && !runHistory(**sim, servedFrom, c.start == "now", wall)) {
     return kExitFailed;
   }
   // SIGINT and SIGTERM are taken with sigtimedwait: block them before any thread starts.
@@ -433,6 +471,11 @@ void addServeCommand(CLI::App& sim, int& exitCode) {
                   "Simulated time at the start, instead of the scenario's: an RFC 3339 time, or "
                   "now (with --speed 1 the simulated clock then keeps to the wall clock, as an "
                   "operator run against the simulator expects)");
+  cmd->add_option("--history", c->history,
+                  "Simulated time to run before the start, as fast as the machine allows, so "
+                  "that the recorded history covers it (e.g. 24h; with --start now the "
+                  "simulation then catches up with the wall clock); read it at /prometheus, "
+                  "the simulator's Prometheus query API");
   cmd->add_option("--tick-interval", c->tickInterval,
                   "Wall time per tick, e.g. 500ms (default: the scenario's tick / --speed)");
   cmd->add_option("--token", c->token,

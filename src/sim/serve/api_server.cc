@@ -88,7 +88,8 @@ ApiServer::ApiServer(SimHost& host, ApiServerOptions options)
                 recordOpaque(resource, type, j);
               }),
       pager_(options_.listSnapshots),
-      faults_(options_.faults) {
+      faults_(options_.faults),
+      prometheus_(host) {
   host_.inspect([this](Simulation& s) {
     recordChanges(s.state(), &log_);
     const ResourceInfo* pods = findResource("", "v1", "pods");
@@ -251,6 +252,10 @@ HttpResponse ApiServer::handle(const HttpRequest& request) {
   }
   if (!options_.token.empty() && request.header("authorization") != "Bearer " + options_.token) {
     return status(401, "Unauthorized");
+  }
+  if (path.starts_with(kPrometheusPrefix) &&
+      path.substr(kPrometheusPrefix.size()).starts_with('/')) {
+    return prometheus_.handle(request, path.substr(kPrometheusPrefix.size()));
   }
   if (path == "/api") return json(200, apiVersionsJson(options_.serverAddress));
   if (path == "/apis") return json(200, apiGroupListJson());

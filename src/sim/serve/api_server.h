@@ -4,8 +4,9 @@
 // and the resources of resources.h: get, list (label and field selectors, limit/continue
 // paging), watch (every resource, from a bounded WatchLog), create, update, patch (merge,
 // strategic merge, JSON patch), delete, pods/status, pods/resize, pods/eviction and
-// attunepolicies/status. Failures are metav1.Status bodies with the API server's codes. Lists
-// and single objects are rendered as meta.k8s.io/v1 Tables when the client asks for one
+// attunepolicies/status, and the simulator's metrics source as a Prometheus query API under
+// /prometheus (prometheus_api.h). Failures are metav1.Status bodies with the API server's codes.
+// Lists and single objects are rendered as meta.k8s.io/v1 Tables when the client asks for one
 // (kubectl get). Pod creation (by the simulated workload controllers) and AttunePolicy writes
 // go through the registered admission webhooks (admission_dispatch.h). With a fault rate, API
 // requests (not health, metrics, version or discovery) meet the faults of fault_mode.h.
@@ -21,6 +22,7 @@
 #include "sim/serve/list_pager.h"
 #include "sim/serve/object_handlers.h"
 #include "sim/serve/opaque_store.h"
+#include "sim/serve/prometheus_api.h"
 #include "sim/serve/request_counter.h"
 #include "sim/serve/sim_host.h"
 #include "sim/serve/status_response.h"
@@ -104,7 +106,8 @@ class ApiServer {
   FaultMode faults_;
   std::uint64_t admissionRequests_ = 0;  // guarded by the host's lock
 
-  RequestCounter requests_;  // thread-safe on its own
+  RequestCounter requests_;   // thread-safe on its own
+  PrometheusApi prometheus_;  // thread-safe on its own
 };
 
 }  // namespace attune::sim::serve
