@@ -35,6 +35,7 @@ import sys
 import tempfile
 import threading
 import time
+import traceback
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -386,6 +387,9 @@ class Run:
         except Failure as e:
             f["error"] = str(e)
             log(f"[{self.name}] FAILED: {e}")
+        except Exception as e:  # a fault of the script itself: keep the figures measured so far
+            f["error"] = f"the scale run script failed: {e!r}"
+            log(f"[{self.name}] FAILED:\n{traceback.format_exc()}")
         except KeyboardInterrupt as e:  # SIGINT, or SIGTERM (stop_on_signal): keep the figures
             f["error"] = f"interrupted ({e or 'SIGINT'})"
             f["interrupted"] = True
@@ -611,8 +615,11 @@ class Run:
         f["pods_resized_by_standby"] = sum(1 for ids in by.values() if "shard-0-b" in ids)
         f["pods_resized_by_both"] = sum(1 for ids in by.values()
                                         if {"shard-0-a", "shard-0-b"} <= ids)
+        # Only this run's replicas (shard-N-a, shard-N-b): an earlier configuration may have
+        # resized pods too, under another identity.
         f["pods_resized_by_two_shards"] = sum(
-            1 for ids in by.values() if len({i.split("-")[1] for i in ids if i}) > 1)
+            1 for ids in by.values()
+            if len({i.split("-")[1] for i in ids if i.startswith("shard-")}) > 1)
         log(f"[{self.name}] the standby took shard 0's Lease {f['handover_acquired_s']:.2f} s "
             f"after the kill ({f['handover_since_renewal_s']:.2f} s after the last renewal; lease "
             f"duration {LEASE_DURATION_S} s) and ended its first pass "
