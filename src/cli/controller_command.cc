@@ -16,6 +16,7 @@
 
 #include "cli/commands.h"
 #include "cli/hpa_guard_process.h"
+#include "cli/malloc_arenas.h"
 #include "cli/operator_process.h"
 #include "cli/webhook_certificates.h"
 #include "cli/webhook_endpoints.h"
@@ -300,6 +301,7 @@ std::vector<std::string> namespacesOf(const std::vector<std::string>& watch) {
 }
 
 int runController(const ControllerFlags& f) {
+  limitMallocArenas();
   SystemClock clock;
   Redactor redactor;
   auto log = makeLogger(f.process, clock, redactor);

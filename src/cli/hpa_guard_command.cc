@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/hpa_guard_process.h"
+#include "cli/malloc_arenas.h"
 #include "cli/operator_process.h"
 #include "kube/http_cluster_api.h"
 
@@ -23,6 +24,7 @@ struct HpaGuardFlags {
 };
 
 int runHpaGuard(const HpaGuardFlags& f) {
+  limitMallocArenas();
   SystemClock clock;
   Redactor redactor;
   auto log = makeLogger(f.process, clock, redactor);
