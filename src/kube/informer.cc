@@ -66,12 +66,12 @@ std::size_t PodInformer::unpackedCount() const {
 const api::Pod* PodInformer::unpacked(const Entry& entry) const {
   if (!entry.unpacked) {
     if (spare_.empty()) {
-      entry.unpacked = std::make_unique<api::Pod>(unpackPod(entry.packed));
+      entry.unpacked = std::make_unique<api::Pod>();
     } else {
       entry.unpacked = std::move(spare_.back());
       spare_.pop_back();
-      unpackPod(entry.packed, *entry.unpacked);
     }
+    unpackPod(entry.packed, *entry.unpacked);
     if (!entry.listed) unpackedEntries_.push_back(&entry);
     entry.listed = true;
   }

@@ -98,6 +98,13 @@ std::string textOf(Kind kind, const QueryScope& q, Duration window) {
   return {};
 }
 
+// Whether the backend sends `kind` to query_range (the others to query).
+bool isRangeQuery(Kind kind) {
+  return kind == Kind::kCpuUsage || kind == Kind::kCpuPressureWaiting ||
+         kind == Kind::kMemoryWorkingSet || kind == Kind::kCpuThrottleRatio ||
+         kind == Kind::kOomKills || kind == Kind::kNodeLoad;
+}
+
 constexpr Kind kKinds[] = {
     Kind::kCpuUsage, Kind::kCpuPressureWaiting, Kind::kMemoryWorkingSet, Kind::kCpuThrottleRatio,
     Kind::kOomKills, Kind::kRestartCounts,      Kind::kResources,        Kind::kOwners,
@@ -209,6 +216,11 @@ std::string matrix(const std::vector<metrics::ContainerSeries>& series) {
   return std::move(body).finish();
 }
 
+Result<std::string> matrixOf(const Result<std::vector<metrics::ContainerSeries>>& series) {
+  if (!series) return std::unexpected(series.error());
+  return matrix(*series);
+}
+
 // Each kill at the end of the step it falls in, (t - step, t], with the highest working set of
 // that step's kills.
 std::string oomMatrix(std::vector<metrics::OomKill> kills, const metrics::Range& range) {
@@ -276,10 +288,7 @@ SimMetricsSource& OperatorQueryAnswers::sourceFor(Duration window) {
 Result<std::string> OperatorQueryAnswers::answer(const OperatorQuery& query,
                                                  const std::optional<metrics::Range>& range,
                                                  Time at) {
-  const bool rangeKind = query.kind == Kind::kCpuUsage || query.kind == Kind::kCpuPressureWaiting ||
-                         query.kind == Kind::kMemoryWorkingSet ||
-                         query.kind == Kind::kCpuThrottleRatio || query.kind == Kind::kOomKills ||
-                         query.kind == Kind::kNodeLoad;
+  const bool rangeKind = isRangeQuery(query.kind);
   if (rangeKind != range.has_value()) {
     return fail(ErrorCode::kInvalidArgument,
                 rangeKind ? "the simulator answers this query as a range query (query_range) only"
@@ -290,17 +299,13 @@ Result<std::string> OperatorQueryAnswers::answer(const OperatorQuery& query,
   const metrics::Scope& scope = query.scope;
   switch (query.kind) {
     case Kind::kCpuUsage:
+      return matrixOf(source.cpuUsage(scope, *range));
     case Kind::kCpuPressureWaiting:
+      return matrixOf(source.cpuPressureWaiting(scope, *range));
     case Kind::kMemoryWorkingSet:
-    case Kind::kCpuThrottleRatio: {
-      auto series =
-          query.kind == Kind::kCpuUsage             ? source.cpuUsage(scope, *range)
-          : query.kind == Kind::kCpuPressureWaiting ? source.cpuPressureWaiting(scope, *range)
-          : query.kind == Kind::kMemoryWorkingSet   ? source.memoryWorkingSet(scope, *range)
-                                                    : source.cpuThrottleRatio(scope, *range);
-      if (!series) return std::unexpected(series.error());
-      return matrix(*series);
-    }
+      return matrixOf(source.memoryWorkingSet(scope, *range));
+    case Kind::kCpuThrottleRatio:
+      return matrixOf(source.cpuThrottleRatio(scope, *range));
     case Kind::kOomKills: {
       auto kills = source.oomKills(scope, *range);
       if (!kills) return std::unexpected(kills.error());
