@@ -69,24 +69,61 @@ std::unique_ptr<MetricsSource> PrometheusSource::parallelCopy() const {
   return std::make_unique<PrometheusSource>(options_, transports_, clock_);
 }
 
+std::vector<Range> rangeQueriesOf(const Range& range) {
+  const Duration step = std::max(range.step, Duration(std::chrono::milliseconds(1)));
+  if (range.end <= range.start || (range.end - range.start) / step <= kMaxStepsPerRangeQuery) {
+    return {range};
+  }
+  std::vector<Range> parts;
+  for (Time start = range.start; start <= range.end; start += (kMaxStepsPerRangeQuery + 1) * step) {
+    parts.push_back(Range{start, std::min(range.end, start + kMaxStepsPerRangeQuery * step), step});
+  }
+  return parts;
+}
+
 Result<std::vector<PromSeries>> PrometheusSource::run(std::string_view queryType,
                                                       const Scope& scope, const QueryText& text,
                                                       const std::optional<Range>& range, Time at) {
   std::vector<PromSeries> all;
+  const std::vector<Range> parts = range ? rangeQueriesOf(*range) : std::vector<Range>{};
   for (const auto& q : promql::queryScopesOf(scope)) {
     const std::string query = text(q);
-    const Time started = options_.onQuery ? clock_.now() : Time{};
-    auto response = range ? client_.queryRange(query, *range) : client_.query(query, at);
-    if (options_.onQuery) {
-      options_.onQuery({.queryType = queryType,
-                        .ns = q.ns ? std::string_view(*q.ns) : std::string_view(),
-                        .range = range.has_value(),
-                        .duration = clock_.now() - started,
-                        .bytes = response ? response->bytes : 0,
-                        .ok = response.has_value()});
+    std::map<Labels, std::size_t, std::less<>> seen;  // a series' index, when split in parts
+    const auto send = [&](const std::optional<Range>& part) -> Result<void> {
+      const Time started = options_.onQuery ? clock_.now() : Time{};
+      auto response = part ? client_.queryRange(query, *part) : client_.query(query, at);
+      if (options_.onQuery) {
+        options_.onQuery({.queryType = queryType,
+                          .ns = q.ns ? std::string_view(*q.ns) : std::string_view(),
+                          .range = part.has_value(),
+                          .duration = clock_.now() - started,
+                          .bytes = response ? response->bytes : 0,
+                          .ok = response.has_value()});
+      }
+      if (!response) return std::unexpected(response.error());
+      for (auto& s : response->series) {
+        if (parts.size() <= 1) {
+          all.push_back(std::move(s));
+          continue;
+        }
+        // The parts come in time order: a series seen in an earlier part continues.
+        const auto [it, added] = seen.try_emplace(s.labels, all.size());
+        if (added) {
+          all.push_back(std::move(s));
+        } else {
+          std::vector<Point>& points = all[it->second].points;
+          points.insert(points.end(), s.points.begin(), s.points.end());
+        }
+      }
+      return {};
+    };
+    if (!range) {
+      if (auto sent = send(std::nullopt); !sent) return std::unexpected(sent.error());
+      continue;
     }
-    if (!response) return std::unexpected(response.error());
-    for (auto& s : response->series) all.push_back(std::move(s));
+    for (const Range& part : parts) {
+      if (auto sent = send(part); !sent) return std::unexpected(sent.error());
+    }
   }
   return all;
 }

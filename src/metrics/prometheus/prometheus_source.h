@@ -3,6 +3,7 @@
 // for each method is in promql.h and docs/prometheus.md.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -33,11 +34,23 @@ struct PrometheusOptions {
   QueryObserverFn onQuery;
 };
 
+// Prometheus refuses a range query whose (end - start) / step is above 11,000 (its API's
+// "exceeded maximum resolution of 11,000 points per timeseries"); a week of history at a 30s
+// step is 20,160.
+inline constexpr std::int64_t kMaxStepsPerRangeQuery = 11'000;
+
+// The range queries that read `range`: itself, or consecutive parts on its step grid of at most
+// kMaxStepsPerRangeQuery steps each (kMaxStepsPerRangeQuery + 1 points), in time order. A step
+// below 1ms counts as 1ms, as the client sends it.
+std::vector<Range> rangeQueriesOf(const Range& range);
+
 // Builds a source's transport from its HTTP options.
 using TransportFactory = std::function<HttpTransportPtr(const HttpClientOptions& http)>;
 
 // Sends one query per metric per namespace of the scope (one per metric for a cluster-wide
-// scope), each aggregated by (namespace, pod, container), and concatenates the answers. The
+// scope), each aggregated by (namespace, pod, container), and concatenates the answers. A range
+// longer than Prometheus answers in one query is read in parts (rangeQueriesOf), each part one
+// query, and a series' points of every part are joined. The
 // scope's excluded containers are left out by the queries themselves (a `container!~` matcher
 // on every per-container selector), so their series are neither read nor returned. Not
 // thread-safe: one caller drives one source. `clock` must outlive the source.

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "metrics/prometheus/prometheus_source.h"
 #include "metrics/prometheus/promql.h"
 #include "sim/serve/sim_host.h"
 #include "sim/serve/status_response.h"
@@ -471,6 +472,12 @@ HttpResponse PrometheusApi::handle(const HttpRequest& request, std::string_view 
       return prometheusError(400, "bad_data",
                              "invalid parameter \"end\": end timestamp must not be before start "
                              "time");
+    }
+    // Prometheus' own bound on the points of one series.
+    if ((*end - *start) / *step > metrics::kMaxStepsPerRangeQuery) {
+      return prometheusError(400, "bad_data",
+                             "exceeded maximum resolution of 11,000 points per timeseries. Try "
+                             "decreasing the query resolution (?step=XX)");
     }
     range = metrics::Range{*start, *end, *step};
   } else if (!param("time").empty()) {

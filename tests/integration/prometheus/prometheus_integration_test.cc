@@ -127,6 +127,34 @@ TEST_F(PrometheusIntegration, MemoryWorkingSetIsExactAndNonFiniteSamplesAreDropp
   EXPECT_LT(m.at(ContainerId{"odd", "nan-pod", "app"}).size(), minutesInRange() / 2);
 }
 
+TEST_F(PrometheusIntegration, RangesBeyondItsResolutionAreReadInParts) {
+  // Every 500ms over the range: 20,400 steps, which Prometheus refuses in one query.
+  const Range fine{everyMinute().start, everyMinute().end, std::chrono::milliseconds(500)};
+  ASSERT_GT((fine.end - fine.start) / fine.step, kMaxStepsPerRangeQuery);
+  std::size_t queries = 0;
+  PrometheusOptions options = optionsFor(server_->address());
+  options.onQuery = [&queries](const QueryRecord& record) {
+    EXPECT_TRUE(record.ok);
+    ++queries;
+  };
+  PrometheusSource source(options, clock_);
+  auto memory = source.memoryWorkingSet(Scope{{"shop"}}, fine);
+  ASSERT_TRUE(memory.has_value()) << memory.error().message;
+  EXPECT_EQ(queries, rangeQueriesOf(fine).size());
+  const auto m = byContainer(*memory);
+  EXPECT_EQ(m.size(), 3u);
+  const std::size_t steps = static_cast<std::size_t>((fine.end - fine.start) / fine.step);
+  for (const auto& [id, points] : m) {
+    const auto& c = cluster().container(id.pod, id.container);
+    ASSERT_EQ(points.size(), steps + 1) << toString(id);  // the data has no gap in "shop"
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      ASSERT_EQ(points[i].time, fine.start + static_cast<std::int64_t>(i) * fine.step);
+    }
+    // Each minute's sample holds until the next one.
+    ASSERT_EQ(points.back().value, cluster().memoryAt(c, fine.end)) << toString(id);
+  }
+}
+
 TEST_F(PrometheusIntegration, NoSeriesIsAnEmptyAnswer) {
   const Scope nowhere{{"no-such-namespace"}};
   auto usage = source_->cpuUsage(nowhere, everyMinute());

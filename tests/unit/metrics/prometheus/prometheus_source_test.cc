@@ -155,6 +155,60 @@ TEST(PrometheusSource, ConvertsContainerSeries) {
   EXPECT_DOUBLE_EQ((*r)[0].points[1].value, 0.5);
 }
 
+TEST(PrometheusSource, RangesBeyondPrometheusResolutionAreReadInPartsOnTheStepGrid) {
+  const Time start = kEnd - std::chrono::hours(168);
+  const Duration step = seconds(30);  // a week: 20,160 steps
+  const auto parts = rangeQueriesOf(Range{start, kEnd, step});
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(parts[0].start, start);
+  EXPECT_EQ(parts[0].end, start + kMaxStepsPerRangeQuery * step);
+  EXPECT_EQ(parts[1].start, start + (kMaxStepsPerRangeQuery + 1) * step);
+  EXPECT_EQ(parts[1].end, kEnd);
+  for (const Range& part : parts) {
+    EXPECT_EQ(part.step, step);
+    EXPECT_LE((part.end - part.start) / step, kMaxStepsPerRangeQuery);
+  }
+  // At the bound one query; one step more, a second part of one point.
+  EXPECT_EQ(rangeQueriesOf(Range{start, start + kMaxStepsPerRangeQuery * step, step}).size(), 1u);
+  const auto over = rangeQueriesOf(Range{start, start + (kMaxStepsPerRangeQuery + 1) * step, step});
+  ASSERT_EQ(over.size(), 2u);
+  EXPECT_EQ(over[1].start, over[1].end);
+  EXPECT_EQ(rangeQueriesOf(kRange).size(), 1u);
+}
+
+TEST(PrometheusSource, JoinsEachSeriesAcrossTheParts) {
+  // Each part answers a point at its start and its end for web-1; web-2 only in the second part.
+  auto fake = std::make_unique<FakeTransport>([](const HttpRequest& r) -> Result<HttpResponse> {
+    auto form = formFields(r.body);
+    const std::string at = "[" + form["start"] + ",\"1\"],[" + form["end"] + ",\"2\"]";
+    std::string result =
+        R"({"metric":{"namespace":"shop","pod":"web-1","container":"app"},"values":[)" + at + "]}";
+    if (std::stod(form["start"]) > 1'700'000'000 - 168 * 3600) {  // not the first part
+      result += R"(,{"metric":{"namespace":"shop","pod":"web-2","container":"app"},"values":[)" +
+                at + "]}";
+    }
+    return jsonResponse(200, envelope("matrix", result));
+  });
+  FakeTransport* transport = fake.get();
+  SimulatedClock clock{kEnd};
+  PrometheusSource source(PrometheusOptions{}, std::move(fake), clock);
+  const Range week{kEnd - std::chrono::hours(168), kEnd, seconds(30)};
+  auto r = source.memoryWorkingSet(Scope{{"shop"}}, week);
+  ASSERT_TRUE(r.has_value()) << r.error().message;
+  ASSERT_EQ(transport->requests.size(), 2u);
+  ASSERT_EQ(r->size(), 2u);
+  const auto parts = rangeQueriesOf(week);
+  EXPECT_EQ((*r)[0].id.pod, "web-1");
+  ASSERT_EQ((*r)[0].points.size(), 4u);
+  EXPECT_EQ((*r)[0].points[0].time, parts[0].start);
+  EXPECT_EQ((*r)[0].points[1].time, parts[0].end);
+  EXPECT_EQ((*r)[0].points[2].time, parts[1].start);
+  EXPECT_EQ((*r)[0].points[3].time, parts[1].end);
+  EXPECT_EQ((*r)[1].id.pod, "web-2");
+  ASSERT_EQ((*r)[1].points.size(), 2u);
+  EXPECT_EQ((*r)[1].points[0].time, parts[1].start);
+}
+
 TEST(PrometheusSource, EmptyResultIsAnEmptyVector) {
   Fixture f(emptyAnswer);
   auto r = f.source->memoryWorkingSet(Scope{{"nothing-here"}}, kRange);

@@ -332,6 +332,11 @@ TEST_F(PrometheusApiTest, AnswersOtherQueriesAndBadParametersWithPrometheusError
               "before start");
   expectError(post("/api/v1/query_range", "query=" + usage + "&start=1&end=100&step=0"), 400,
               "\"step\"");
+  // Prometheus' bound: 11,000 steps is answered, 11,001 is refused.
+  EXPECT_EQ(post("/api/v1/query_range", "query=" + usage + "&start=0&end=11000&step=1").status,
+            200);
+  expectError(post("/api/v1/query_range", "query=" + usage + "&start=0&end=11001&step=1"), 400,
+              "exceeded maximum resolution of 11,000 points per timeseries");
   // A range query's text asked as an instant query, and the other way round.
   expectError(post("/api/v1/query", "query=" + usage), 400, "range query");
   const std::string restarts = http::percentEncode(promql::restartCounts({"shop", {}}));
