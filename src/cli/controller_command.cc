@@ -507,6 +507,7 @@ int runController(const ControllerFlags& f) {
     ctl.setObserver(nullptr);
     if (!done) return std::unexpected(done.error());
     counter.summary.policies = ctl.policyCount();
+    releaseFreeMemory();
     // Every policy was reconciled: a pooled client none of them used is no longer configured.
     if (const std::size_t dropped = policySources.dropUnused(); dropped > 0) {
       log->debug("dropped unused Prometheus clients", {{"count", std::to_string(dropped)}});
@@ -526,6 +527,7 @@ int runController(const ControllerFlags& f) {
     ctl.setObserver(nullptr);
     if (!done) return std::unexpected(done.error());
     counter.summary.policies = ctl.reconciledLastCall();
+    if (counter.summary.policies > 0) releaseFreeMemory();
     return counter.summary;
   };
   runUntilShutdown(f.process, settings->election, leaseApi, clock, *log, registry, health,

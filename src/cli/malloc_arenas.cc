@@ -17,4 +17,6 @@ void limitMallocArenas() {
   mallopt(M_ARENA_MAX, kMallocArenas);
 }
 
+void releaseFreeMemory() { malloc_trim(0); }
+
 }  // namespace attune::cli

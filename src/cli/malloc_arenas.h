@@ -1,4 +1,5 @@
-// The malloc arena limit of the long-running operator processes.
+// The malloc settings of the long-running operator processes: an arena limit, and free memory
+// handed back to the system after a pass.
 #pragma once
 
 namespace attune::cli {
@@ -11,5 +12,12 @@ namespace attune::cli {
 // thread starts; MALLOC_ARENA_MAX or a GLIBC_TUNABLES malloc.arena_max in the environment wins.
 inline constexpr int kMallocArenas = 2;
 void limitMallocArenas();
+
+// Hands the free memory of every arena back to the system (malloc_trim): the pages of free
+// chunks anywhere in a heap, not only at its top. A pass that reads a day of history frees tens
+// of MiB of responses and decoded series that glibc would otherwise keep resident until the
+// next pass reuses them (docs/operator.md, "Memory"). Costs a walk over the free chunks; the
+// controller calls it after a pass or poll that reconciled a policy.
+void releaseFreeMemory();
 
 }  // namespace attune::cli

@@ -15,8 +15,11 @@ void merge(std::vector<metrics::ContainerSeries>& series,
            std::map<metrics::ContainerId, std::vector<metrics::Point>>& into) {
   for (metrics::ContainerSeries& s : series) {
     std::vector<metrics::Point>& points = into[s.id];
-    const bool ordered =
-        points.empty() || s.points.empty() || points.back().time < s.points.front().time;
+    if (points.empty()) {  // the usual case, a first read: taken, not copied
+      points = std::move(s.points);
+      continue;
+    }
+    const bool ordered = s.points.empty() || points.back().time < s.points.front().time;
     points.insert(points.end(), s.points.begin(), s.points.end());
     if (ordered) continue;
     std::stable_sort(points.begin(), points.end(),

@@ -91,6 +91,11 @@ Status readSeries(od::value& v, PromSeries& series) {
     } else if (key == "values") {
       od::array samples;
       if (auto code = value.get_array().get(samples)) return malformed("values", code);
+      // Sized once: a day of samples pushed one by one would leave up to twice their size
+      // reserved, kept as long as the series is (count_elements() rewinds the array).
+      std::size_t count = 0;
+      if (auto code = samples.count_elements().get(count)) return malformed("values", code);
+      series.points.reserve(series.points.size() + count);
       for (auto sample : samples) {
         od::value s;
         if (auto code = sample.get(s)) return malformed("values", code);

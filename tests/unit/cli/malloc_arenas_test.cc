@@ -1,13 +1,16 @@
 // limitMallocArenas: with it, threads that start allocating share at most kMallocArenas glibc
 // arenas instead of taking one each. ctest runs each test in a process of its own, so the
-// arenas counted here are this test's.
+// arenas counted here are this test's. releaseFreeMemory: freed chunks below a live one leave
+// the resident set.
 #include <malloc.h>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <barrier>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
@@ -53,6 +56,42 @@ TEST(MallocArenasTest, ThreadsAllocatingAtOnceShareTheLimitedArenas) {
   }
   for (auto& t : threads) t.join();
   EXPECT_LE(arenas(), kMallocArenas);
+}
+
+// This process's resident size in bytes (/proc/self/statm's second field, in pages).
+long residentBytes() {
+  std::ifstream statm("/proc/self/statm");
+  long size = 0;
+  long resident = 0;
+  statm >> size >> resident;
+  return resident * 4096;
+}
+
+TEST(MallocArenasTest, FreedMemoryBelowALiveBlockLeavesTheResidentSet) {
+  if (std::getenv("MALLOC_ARENA_MAX") != nullptr || std::getenv("GLIBC_TUNABLES") != nullptr) {
+    GTEST_SKIP() << "the environment sets glibc's malloc tunables";
+  }
+  // 64 MiB in blocks below the mmap threshold, written so that their pages are resident; the
+  // last one, carved above the others, stays: freeing the others leaves a free chunk that
+  // glibc's own trim of the heap's top cannot reach.
+  constexpr std::size_t kBlock = 4096;
+  constexpr std::size_t kBlocks = 16384;
+  std::vector<char*> blocks;
+  blocks.reserve(kBlocks);
+  for (std::size_t i = 0; i < kBlocks; ++i) {
+    char* block = static_cast<char*>(std::malloc(kBlock));
+    ASSERT_NE(block, nullptr);
+    std::fill_n(block, kBlock, static_cast<char>(i));
+    blocks.push_back(block);
+  }
+  char* pin = blocks.back();
+  blocks.pop_back();
+  for (char* block : blocks) std::free(block);
+  const long before = residentBytes();
+  releaseFreeMemory();
+  const long after = residentBytes();
+  std::free(pin);
+  EXPECT_GE(before - after, 32L << 20) << "resident " << before << " bytes, then " << after;
 }
 
 }  // namespace
