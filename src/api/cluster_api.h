@@ -85,6 +85,8 @@ class PodView {
                           const std::function<void(const Pod&)>& fn) const = 0;
   // The resourceVersion the cache stands at: a pod watch from it misses nothing.
   virtual const std::string& resourceVersion() const = 0;
+  // How many pods the cache holds in namespace `ns` (none unpacked).
+  virtual std::size_t podCount(std::string_view ns) const = 0;
 };
 
 class ClusterApi {

@@ -183,6 +183,12 @@ const std::vector<api::Pod>& ClusterSnapshot::pods() const {
   return pods_;
 }
 
+std::size_t ClusterSnapshot::podCount(std::string_view ns) const {
+  if (allPods_) return inNamespace(pods_, ns).size();
+  const api::PodView* view = viewOf(ns);
+  return view == nullptr ? 0 : view->podCount(ns);
+}
+
 const api::PodView* ClusterSnapshot::viewOf(std::string_view ns) const {
   if (auto it = views_.find(ns); it != views_.end()) return it->second;
   if (auto it = views_.find(""); it != views_.end()) return it->second;

@@ -47,6 +47,8 @@ class ClusterSnapshot {
   // Every pod. Read in place, they are copied out of the cache on the first call (only node
   // optimisation, which looks at every node's pods, asks for them all).
   const std::vector<api::Pod>& pods() const;
+  // How many pods namespace `ns` has (none copied or unpacked).
+  std::size_t podCount(std::string_view ns) const;
   // The resourceVersion of each pod LIST `take` made (or of the cache it read in place), by
   // namespace ("" when it listed all): where a pod watch can start without a gap. Empty for a
   // snapshot built fromLists.

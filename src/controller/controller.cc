@@ -294,16 +294,11 @@ Result<void> Controller::reconcile(bool everything) {
     if (!podWatch_.contains(scope)) podWatch_[scope] = version;
   }
   // In the order the policies were listed (namespace, then name), in groups of whole
-  // namespaces (ControllerOptions::passGroup): a group's passes prepared, then finished.
-  std::vector<std::vector<const api::AttunePolicy*>> groups;
+  // namespaces (ControllerOptions::passGroup, passGroupSamples): a group's passes prepared, then
+  // finished.
+  std::vector<const api::AttunePolicy*> ordered;
   for (const api::AttunePolicy* listed : policies) {
-    if (!dueKeys.contains(keyOf(listed->metadata))) continue;
-    if (groups.empty() ||
-        (groups.back().size() >= options_.passGroup &&
-         groups.back().back()->metadata.namespace_ != listed->metadata.namespace_)) {
-      groups.emplace_back();
-    }
-    groups.back().push_back(listed);
+    if (dueKeys.contains(keyOf(listed->metadata))) ordered.push_back(listed);
   }
   usage::SharedUsageReads sharedReads;
   usage::SharedUsageReads* reads = options_.sharedUsageReads ? &sharedReads : nullptr;
@@ -317,29 +312,42 @@ Result<void> Controller::reconcile(bool everything) {
   const bool mayOptimise = options_.watchNamespaces.empty() && !options_.shard.sharded();
   std::vector<std::unique_ptr<PreparedPass>> passes;  // made, not finished yet
   std::size_t prepared = 0;                           // passes[0, prepared) are prepared
-  // Makes the passes of group g and announces their usage reads, then starts reading them in
-  // the background (SharedUsageReads::prefetch): a pass touches no pod before prepare().
-  const auto begin = [&](std::size_t g) {
-    for (const api::AttunePolicy* listed : groups[g]) {
-      ++reconciledLastCall_;
-      const auto neighbours =
-          std::ranges::equal_range(policies, listed->metadata.namespace_, {}, namespaceOf);
-      if (auto pass = preparePass(*listed, *snapshot, neighbours, reads)) {
-        pass->pass->announceUsageRead();
-        passes.push_back(std::move(pass));
-      } else {
-        queue_.add(keyOf(listed->metadata), now + options_.resyncPeriod);
+  std::size_t next = 0;                               // ordered[next] starts the next group
+  // Makes the passes of the next group, namespace by namespace, and announces their usage reads,
+  // then starts reading them in the background (SharedUsageReads::prefetch): a pass touches no
+  // pod before prepare().
+  const auto begin = [&] {
+    std::size_t policiesIn = 0;
+    std::size_t samplesIn = 0;
+    while (next < ordered.size() && (policiesIn == 0 || (policiesIn < options_.passGroup &&
+                                                         samplesIn < options_.passGroupSamples))) {
+      const std::string& ns = ordered[next]->metadata.namespace_;
+      const auto neighbours = std::ranges::equal_range(policies, ns, {}, namespaceOf);
+      std::size_t steps = 0;  // of the namespace's longest read
+      for (; next < ordered.size() && ordered[next]->metadata.namespace_ == ns; ++next) {
+        ++reconciledLastCall_;
+        ++policiesIn;
+        if (auto pass = preparePass(*ordered[next], *snapshot, neighbours, reads)) {
+          if (auto range = pass->pass->announceUsageRead()) {
+            steps = std::max(steps, usage::stepsOf(range->samples));
+          }
+          passes.push_back(std::move(pass));
+        } else {
+          queue_.add(keyOf(ordered[next]->metadata), now + options_.resyncPeriod);
+        }
       }
+      samplesIn += steps * snapshot->podCount(ns);
     }
     if (reads != nullptr) reads->prefetch(options_.parallelUsageReads);
   };
-  if (!groups.empty()) begin(0);
-  for (std::size_t g = 0; g < groups.size(); ++g) {
-    const bool last = g + 1 == groups.size();
+  if (ordered.empty()) return {};
+  begin();
+  for (;;) {
+    const bool last = next == ordered.size();
     for (std::size_t i = prepared; i < passes.size(); ++i) passes[i]->pass->prepare();
     prepared = passes.size();
     // The next group's reads are made while this one finishes.
-    if (!last) begin(g + 1);
+    if (!last) begin();
     std::vector<const PolicyPass*> optimised;
     for (std::size_t i = 0; i < prepared; ++i) {
       if (passes[i]->pass->nodeOptimised()) optimised.push_back(passes[i]->pass.get());

@@ -103,6 +103,13 @@ struct ControllerOptions {
   // policy. Node optimisation weighs the pods of every optimised policy together: once a group has
   // one, the rest are held and finished together at the end, as one group.
   std::size_t passGroup = 256;
+  // A group also closes once its namespaces' usage reads come to at least this many samples per
+  // metric: the pods of each namespace times the steps of its longest announced read. A first
+  // pass reads the whole history window of a namespace at once (a day at a 1m step is 1,441
+  // samples a container), and a group's readings are held until its passes have taken them:
+  // this bounds them whatever the number of policies per namespace. Steady passes read a step or
+  // two and are grouped by passGroup alone.
+  std::size_t passGroupSamples = 1'000'000;
   // Called between two groups, once the first one's passes are gone: the pod cache may free
   // the pods it unpacked for them (kube::PodInformer::releaseUnpacked). Empty: they stay until
   // the cache's next sync.

@@ -256,11 +256,11 @@ void PolicyPass::readUsage() {
   if (!refreshed) metricsError_ = refreshed.error().toString();
 }
 
-void PolicyPass::announceUsageRead() {
-  if (ctx_.sharedReads == nullptr) return;
-  if (auto range = state_.usage.nextRefresh(now_)) {
-    ctx_.sharedReads->expect(ctx_.metrics, scopeOf(policy_), *range);
-  }
+std::optional<usage::ReadRange> PolicyPass::announceUsageRead() {
+  if (ctx_.sharedReads == nullptr) return std::nullopt;
+  auto range = state_.usage.nextRefresh(now_);
+  if (range) ctx_.sharedReads->expect(ctx_.metrics, scopeOf(policy_), *range);
+  return range;
 }
 
 // ---- Verdicts

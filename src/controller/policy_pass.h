@@ -99,8 +99,9 @@ class PolicyPass {
              const api::AttunePolicy& policy, PolicyState& state);
 
   // Before prepare(): announces the usage read prepare() will make to the context's sharedReads
-  // (none without them), so that one read serves every policy of the namespace.
-  void announceUsageRead();
+  // (none without them), so that one read serves every policy of the namespace. Returns the
+  // range announced, or nullopt when nothing was.
+  std::optional<usage::ReadRange> announceUsageRead();
   // Runs the whole reconcile; failures are recorded in the status, never thrown. The same as
   // prepare() then finish(nullptr).
   PassResult run();

@@ -327,6 +327,15 @@ void PodInformer::forEachPod(const api::ListOptions& options,
   });
 }
 
+std::size_t PodInformer::podCount(std::string_view ns) const {
+  std::size_t count = 0;
+  for (auto it = pods_.lower_bound(ObjectKeyLess::View{ns, {}});
+       it != pods_.end() && it->first.namespace_ == ns; ++it) {
+    ++count;
+  }
+  return count;
+}
+
 std::vector<const api::Pod*> PodInformer::podsOwnedBy(std::string_view ns, std::string_view kind,
                                                       std::string_view name) const {
   auto it = owners_.find(OwnerKey{std::string(ns), std::string(kind), std::string(name)});

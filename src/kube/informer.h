@@ -168,6 +168,7 @@ class PodInformer final : public api::PodView {
   // The resourceVersion the next watch resumes from.
   const std::string& resourceVersion() const override { return resourceVersion_; }
   std::size_t size() const { return pods_.size(); }
+  std::size_t podCount(std::string_view ns) const override;
 
   // The most recent pod changes the cache applied, for a reader that follows the cache instead
   // of opening a watch of its own (ClusterApi::watchPods semantics): the ADDED, MODIFIED and

@@ -8,6 +8,11 @@ ReadRange readRange(Time start, Time end, Duration step) {
   return {.samples = {start, end, step}, .oomKills = {start - step, end, step}};
 }
 
+std::size_t stepsOf(const metrics::Range& range) {
+  if (range.end < range.start) return 0;
+  return static_cast<std::size_t>((range.end - range.start) / range.step) + 1;
+}
+
 Result<UsageReading> readUsage(metrics::MetricsSource& source, const metrics::Scope& scope,
                                const ReadRange& range, const QueryObserver& observer) {
   UsageReading out;

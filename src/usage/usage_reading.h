@@ -25,6 +25,10 @@ struct ReadRange {
 // The ReadRange of samples over [start, end] every `step` (> 0).
 ReadRange readRange(Time start, Time end, Duration step);
 
+// The steps of `range` (> 0 step): the points a range query of it returns per series; 0 when it
+// ends before it starts.
+std::size_t stepsOf(const metrics::Range& range);
+
 // What one read of a scope returns.
 struct UsageReading {
   std::vector<metrics::ContainerSeries> cpu;     // cores

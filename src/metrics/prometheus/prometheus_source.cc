@@ -1,6 +1,8 @@
 #include "metrics/prometheus/prometheus_source.h"
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <utility>
 
@@ -69,27 +71,30 @@ std::unique_ptr<MetricsSource> PrometheusSource::parallelCopy() const {
   return std::make_unique<PrometheusSource>(options_, transports_, clock_);
 }
 
-std::vector<Range> rangeQueriesOf(const Range& range) {
+Range rangePart(const Range& range, Time start, std::size_t points) {
   const Duration step = std::max(range.step, Duration(std::chrono::milliseconds(1)));
-  if (range.end <= range.start || (range.end - range.start) / step <= kMaxStepsPerRangeQuery) {
-    return {range};
-  }
-  std::vector<Range> parts;
-  for (Time start = range.start; start <= range.end; start += (kMaxStepsPerRangeQuery + 1) * step) {
-    parts.push_back(Range{start, std::min(range.end, start + kMaxStepsPerRangeQuery * step), step});
-  }
-  return parts;
+  const auto most = static_cast<std::int64_t>(
+      std::clamp<std::size_t>(points, 1, static_cast<std::size_t>(kMaxStepsPerRangeQuery) + 1));
+  return Range{start, std::min(range.end, start + (most - 1) * step), step};
+}
+
+std::size_t PrometheusSource::pointsPerPart(std::string_view queryType) const {
+  constexpr std::size_t kAtBound = kMaxStepsPerRangeQuery + 1;
+  if (options_.maxSamplesPerQuery == 0) return kAtBound;
+  const auto hint = seriesSeen_.find(queryType);
+  const std::size_t series = hint == seriesSeen_.end() ? kUnknownSeries : hint->second;
+  return std::clamp<std::size_t>(options_.maxSamplesPerQuery / std::max<std::size_t>(series, 1),
+                                 kMinPointsPerPart, kAtBound);
 }
 
 Result<std::vector<PromSeries>> PrometheusSource::run(std::string_view queryType,
                                                       const Scope& scope, const QueryText& text,
                                                       const std::optional<Range>& range, Time at) {
   std::vector<PromSeries> all;
-  const std::vector<Range> parts = range ? rangeQueriesOf(*range) : std::vector<Range>{};
   for (const auto& q : promql::queryScopesOf(scope)) {
     const std::string query = text(q);
-    std::map<Labels, std::size_t, std::less<>> seen;  // a series' index, when split in parts
-    const auto send = [&](const std::optional<Range>& part) -> Result<void> {
+    // Sends the query (over `part`, or instant at `at`); its series, for a series.
+    const auto send = [&](const std::optional<Range>& part) -> Result<std::vector<PromSeries>> {
       const Time started = options_.onQuery ? clock_.now() : Time{};
       auto response = part ? client_.queryRange(query, *part) : client_.query(query, at);
       if (options_.onQuery) {
@@ -101,28 +106,40 @@ Result<std::vector<PromSeries>> PrometheusSource::run(std::string_view queryType
                           .ok = response.has_value()});
       }
       if (!response) return std::unexpected(response.error());
-      for (auto& s : response->series) {
-        if (parts.size() <= 1) {
+      return std::move(response->series);
+    };
+    if (!range) {
+      auto series = send(std::nullopt);
+      if (!series) return std::unexpected(series.error());
+      std::ranges::move(*series, std::back_inserter(all));
+      continue;
+    }
+    // In parts, in time order: a series seen in an earlier part continues (its points sized for
+    // the rest of the range at first sight). Each part's length follows the series the last
+    // answer of this kind of query had.
+    std::map<Labels, std::size_t, std::less<>> seen;  // a series' index in `all`
+    Range part = rangePart(*range, range->start, pointsPerPart(queryType));
+    const bool whole = part.end == range->end;
+    for (;;) {
+      auto series = send(part);
+      if (!series) return std::unexpected(series.error());
+      seriesSeen_.insert_or_assign(std::string(queryType), series->size());
+      for (PromSeries& s : *series) {
+        if (whole) {
           all.push_back(std::move(s));
           continue;
         }
-        // The parts come in time order: a series seen in an earlier part continues.
         const auto [it, added] = seen.try_emplace(s.labels, all.size());
         if (added) {
-          all.push_back(std::move(s));
-        } else {
-          std::vector<Point>& points = all[it->second].points;
-          points.insert(points.end(), s.points.begin(), s.points.end());
+          all.push_back(PromSeries{std::move(s.labels), {}});
+          all.back().points.reserve(
+              static_cast<std::size_t>((range->end - part.start) / part.step) + 1);
         }
+        std::vector<Point>& points = all[it->second].points;
+        points.insert(points.end(), s.points.begin(), s.points.end());
       }
-      return {};
-    };
-    if (!range) {
-      if (auto sent = send(std::nullopt); !sent) return std::unexpected(sent.error());
-      continue;
-    }
-    for (const Range& part : parts) {
-      if (auto sent = send(part); !sent) return std::unexpected(sent.error());
+      if (part.end >= range->end) break;
+      part = rangePart(*range, part.end + part.step, pointsPerPart(queryType));
     }
   }
   return all;

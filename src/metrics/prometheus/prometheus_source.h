@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,6 +33,12 @@ struct PrometheusOptions {
   Duration throttleWindow = std::chrono::minutes(5);
   // Told about every query sent, once answered or failed (query_metrics.h); optional.
   QueryObserverFn onQuery;
+  // A range query is read in parts of about this many samples at most (series × points): the
+  // body, the parse and the decoded points of one answer grow with it, and a day of history of
+  // a namespace of 500 pods is 720,500 samples a metric. The series of a part are judged from
+  // the last answer of the same kind of query (1,000 before the first), and a part has at
+  // least 60 points. 0: parts only at Prometheus' own bound (kMaxStepsPerRangeQuery).
+  std::size_t maxSamplesPerQuery = 250'000;
 };
 
 // Prometheus refuses a range query whose (end - start) / step is above 11,000 (its API's
@@ -39,18 +46,19 @@ struct PrometheusOptions {
 // step is 20,160.
 inline constexpr std::int64_t kMaxStepsPerRangeQuery = 11'000;
 
-// The range queries that read `range`: itself, or consecutive parts on its step grid of at most
-// kMaxStepsPerRangeQuery steps each (kMaxStepsPerRangeQuery + 1 points), in time order. A step
-// below 1ms counts as 1ms, as the client sends it.
-std::vector<Range> rangeQueriesOf(const Range& range);
+// The part of `range` a range query reads from `start` (on the range's step grid, not after its
+// end): at most `points` points, clamped to 1 .. kMaxStepsPerRangeQuery + 1, ending no later
+// than the range. A step below 1ms counts as 1ms, as the client sends it.
+Range rangePart(const Range& range, Time start, std::size_t points);
 
 // Builds a source's transport from its HTTP options.
 using TransportFactory = std::function<HttpTransportPtr(const HttpClientOptions& http)>;
 
 // Sends one query per metric per namespace of the scope (one per metric for a cluster-wide
 // scope), each aggregated by (namespace, pod, container), and concatenates the answers. A range
-// longer than Prometheus answers in one query is read in parts (rangeQueriesOf), each part one
-// query, and a series' points of every part are joined. The
+// longer than Prometheus answers in one query, or answering more than maxSamplesPerQuery
+// samples, is read in consecutive parts (rangePart), each part one query, and a series' points
+// of every part are joined. The
 // scope's excluded containers are left out by the queries themselves (a `container!~` matcher
 // on every per-container selector), so their series are neither read nor returned. Not
 // thread-safe: one caller drives one source. `clock` must outlive the source.
@@ -101,12 +109,19 @@ class PrometheusSource final : public MetricsSource {
                                                        const Scope& scope, const Range& range,
                                                        const QueryText& text);
   Duration rateWindow(const Range& range) const;
+  // The points of the next part of a range query of `queryType` (PrometheusOptions::
+  // maxSamplesPerQuery).
+  std::size_t pointsPerPart(std::string_view queryType) const;
+  static constexpr std::size_t kUnknownSeries = 1'000;
+  static constexpr std::size_t kMinPointsPerPart = 60;
 
   PrometheusOptions options_;
   TransportFactory transports_;  // empty: the transport was injected
   HttpTransportPtr transport_;
   PrometheusClient client_;
   Clock& clock_;
+  // The series of the last answer of each kind of range query (by queryType).
+  std::map<std::string, std::size_t, std::less<>> seriesSeen_;
 };
 
 }  // namespace attune::metrics

@@ -36,6 +36,15 @@ const api::Pod* PodSnapshot::pod(std::string_view ns, std::string_view name) con
   return it == pods_.end() ? nullptr : &it->second;
 }
 
+std::size_t PodSnapshot::podCount(std::string_view ns) const {
+  std::size_t count = 0;
+  for (auto it = pods_.lower_bound(std::pair<std::string_view, std::string_view>(ns, {}));
+       it != pods_.end() && it->first.first == ns; ++it) {
+    ++count;
+  }
+  return count;
+}
+
 std::vector<const api::Pod*> PodSnapshot::podsOwnedBy(std::string_view ns, std::string_view kind,
                                                       std::string_view name) const {
   auto it = owned_.find({ns, kind, name});

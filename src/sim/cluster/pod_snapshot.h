@@ -35,6 +35,7 @@ class PodSnapshot final : public api::PodView {
   void forEachPod(const api::ListOptions& options,
                   const std::function<void(const api::Pod&)>& fn) const override;
   const std::string& resourceVersion() const override { return resourceVersion_; }
+  std::size_t podCount(std::string_view ns) const override;
 
  private:
   // (namespace, name), compared with string views too.

@@ -127,20 +127,24 @@ TEST_F(PrometheusIntegration, MemoryWorkingSetIsExactAndNonFiniteSamplesAreDropp
   EXPECT_LT(m.at(ContainerId{"odd", "nan-pod", "app"}).size(), minutesInRange() / 2);
 }
 
-TEST_F(PrometheusIntegration, RangesBeyondItsResolutionAreReadInParts) {
+TEST_F(PrometheusIntegration, RangesBeyondItsResolutionOrItsSampleBudgetAreReadInParts) {
   // Every 500ms over the range: 20,400 steps, which Prometheus refuses in one query.
   const Range fine{everyMinute().start, everyMinute().end, std::chrono::milliseconds(500)};
   ASSERT_GT((fine.end - fine.start) / fine.step, kMaxStepsPerRangeQuery);
-  std::size_t queries = 0;
-  PrometheusOptions options = optionsFor(server_->address());
-  options.onQuery = [&queries](const QueryRecord& record) {
-    EXPECT_TRUE(record.ok);
-    ++queries;
+  const auto read = [&](std::size_t maxSamples, std::size_t& queries) {
+    PrometheusOptions options = optionsFor(server_->address());
+    options.maxSamplesPerQuery = maxSamples;
+    options.onQuery = [&queries](const QueryRecord& record) {
+      EXPECT_TRUE(record.ok);
+      ++queries;
+    };
+    PrometheusSource source(options, clock_);
+    return source.memoryWorkingSet(Scope{{"shop"}}, fine);
   };
-  PrometheusSource source(options, clock_);
-  auto memory = source.memoryWorkingSet(Scope{{"shop"}}, fine);
+  std::size_t atBound = 0;
+  auto memory = read(/*maxSamples=*/0, atBound);
   ASSERT_TRUE(memory.has_value()) << memory.error().message;
-  EXPECT_EQ(queries, rangeQueriesOf(fine).size());
+  EXPECT_EQ(atBound, 2u);  // 11,001 points, then 9,400
   const auto m = byContainer(*memory);
   EXPECT_EQ(m.size(), 3u);
   const std::size_t steps = static_cast<std::size_t>((fine.end - fine.start) / fine.step);
@@ -152,6 +156,21 @@ TEST_F(PrometheusIntegration, RangesBeyondItsResolutionAreReadInParts) {
     }
     // Each minute's sample holds until the next one.
     ASSERT_EQ(points.back().value, cluster().memoryAt(c, fine.end)) << toString(id);
+  }
+  // 3 series and 6,000 samples a query: 2,000 points a part after the first of 60.
+  std::size_t budgeted = 0;
+  auto small = read(/*maxSamples=*/6'000, budgeted);
+  ASSERT_TRUE(small.has_value()) << small.error().message;
+  EXPECT_EQ(budgeted, 12u);  // 60 + 2,000 × 10 + 341
+  const auto s = byContainer(*small);
+  ASSERT_EQ(s.size(), m.size());
+  for (const auto& [id, points] : m) {
+    ASSERT_TRUE(s.contains(id)) << toString(id);
+    ASSERT_EQ(s.at(id).size(), points.size()) << toString(id);
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      ASSERT_EQ(s.at(id)[i].time, points[i].time);
+      ASSERT_EQ(s.at(id)[i].value, points[i].value);
+    }
   }
 }
 

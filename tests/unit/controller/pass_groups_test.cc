@@ -1,5 +1,6 @@
-// A reconcile runs its due policies in groups of whole namespaces (ControllerOptions::passGroup),
-// each prepared and finished before the next, with the pods unpacked for a group freed before
+// A reconcile runs its due policies in groups of whole namespaces (ControllerOptions::passGroup,
+// and passGroupSamples for the samples their usage reads bring), each prepared and finished
+// before the next, with the pods unpacked for a group freed before
 // the next group reads its own (ControllerOptions::releasePods, kube::PodInformer::
 // releaseUnpacked). Grouped or not, the controller takes the same actions at the same times;
 // grouped, the pod cache holds at most one namespace's unpacked pods after a reconcile instead
@@ -30,13 +31,14 @@ struct Outcome {
   std::size_t leastUnpacked = ~0u;  // and at least, after a reconcile that ran every policy
 };
 
-Outcome run(std::size_t passGroup) {
+Outcome run(std::size_t passGroup, std::size_t passGroupSamples = 1'000'000) {
   Outcome out;
   // The cache's own clock only schedules full relists: it stays put (the watch is followed).
   SimulatedClock cacheClock(*parseRfc3339("2025-01-01T00:00:00Z"));
   kube::CachedClusterApi* cache = nullptr;
   HarnessOptions options;
   options.controller.passGroup = passGroup;
+  options.controller.passGroupSamples = passGroupSamples;
   options.controller.releasePods = [&] {
     ++out.releases;
     cache->pods().releaseUnpacked();
@@ -82,6 +84,23 @@ TEST(PassGroupsTest, GroupsOfOneNamespaceActAsOneReconcileAndFreeEachGroupsPods)
   EXPECT_GT(grouped.mostUnpacked, 0u);
   EXPECT_LE(grouped.mostUnpacked, 2 * kReplicas);
   EXPECT_LT(grouped.mostUnpacked, whole.leastUnpacked);
+}
+
+TEST(PassGroupsTest, ANamespaceWhoseReadsReachTheSampleBudgetClosesItsGroup) {
+  // The first pass reads each namespace's history window (kReplicas pods × its steps); steady
+  // passes read a step or two per pod.
+  const Outcome whole = run(/*passGroup=*/256);
+  const Outcome oneNamespace = run(/*passGroup=*/256, /*passGroupSamples=*/1);
+  const Outcome firstPassOnly = run(/*passGroup=*/256, /*passGroupSamples=*/3 * kReplicas);
+  EXPECT_EQ(oneNamespace.actions, whole.actions);
+  EXPECT_EQ(firstPassOnly.actions, whole.actions);
+  EXPECT_EQ(whole.releases, 0);
+  // Every namespace's reads reach a budget of 1: one group per namespace in every reconcile.
+  EXPECT_EQ(oneNamespace.releases, run(/*passGroup=*/1).releases);
+  EXPECT_LE(oneNamespace.mostUnpacked, 2 * kReplicas);
+  // A budget of 3 steps a pod: only reads of more than that close a group.
+  EXPECT_GT(firstPassOnly.releases, 0);
+  EXPECT_LT(firstPassOnly.releases, oneNamespace.releases);
 }
 
 }  // namespace

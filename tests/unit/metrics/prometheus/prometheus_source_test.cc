@@ -155,58 +155,94 @@ TEST(PrometheusSource, ConvertsContainerSeries) {
   EXPECT_DOUBLE_EQ((*r)[0].points[1].value, 0.5);
 }
 
-TEST(PrometheusSource, RangesBeyondPrometheusResolutionAreReadInPartsOnTheStepGrid) {
+TEST(PrometheusSource, RangePartsStayOnTheStepGridAndWithinPrometheusResolution) {
   const Time start = kEnd - std::chrono::hours(168);
   const Duration step = seconds(30);  // a week: 20,160 steps
-  const auto parts = rangeQueriesOf(Range{start, kEnd, step});
-  ASSERT_EQ(parts.size(), 2u);
-  EXPECT_EQ(parts[0].start, start);
-  EXPECT_EQ(parts[0].end, start + kMaxStepsPerRangeQuery * step);
-  EXPECT_EQ(parts[1].start, start + (kMaxStepsPerRangeQuery + 1) * step);
-  EXPECT_EQ(parts[1].end, kEnd);
-  for (const Range& part : parts) {
-    EXPECT_EQ(part.step, step);
-    EXPECT_LE((part.end - part.start) / step, kMaxStepsPerRangeQuery);
-  }
-  // At the bound one query; one step more, a second part of one point.
-  EXPECT_EQ(rangeQueriesOf(Range{start, start + kMaxStepsPerRangeQuery * step, step}).size(), 1u);
-  const auto over = rangeQueriesOf(Range{start, start + (kMaxStepsPerRangeQuery + 1) * step, step});
-  ASSERT_EQ(over.size(), 2u);
-  EXPECT_EQ(over[1].start, over[1].end);
-  EXPECT_EQ(rangeQueriesOf(kRange).size(), 1u);
+  const Range week{start, kEnd, step};
+  const Range first = rangePart(week, start, 1'000'000);
+  EXPECT_EQ(first.start, start);
+  EXPECT_EQ(first.end, start + kMaxStepsPerRangeQuery * step);
+  EXPECT_EQ(first.step, step);
+  const Range second = rangePart(week, first.end + step, 1'000'000);
+  EXPECT_EQ(second.end, kEnd);
+  EXPECT_EQ(rangePart(week, start, 10).end, start + 9 * step);
+  EXPECT_EQ(rangePart(week, start, 0).end, start);  // at least one point
+  EXPECT_EQ(rangePart(kRange, kRange.start, 1'000'000).end, kRange.end);
 }
 
-TEST(PrometheusSource, JoinsEachSeriesAcrossTheParts) {
-  // Each part answers a point at its start and its end for web-1; web-2 only in the second part.
-  auto fake = std::make_unique<FakeTransport>([](const HttpRequest& r) -> Result<HttpResponse> {
-    auto form = formFields(r.body);
-    const std::string at = "[" + form["start"] + ",\"1\"],[" + form["end"] + ",\"2\"]";
-    std::string result =
-        R"({"metric":{"namespace":"shop","pod":"web-1","container":"app"},"values":[)" + at + "]}";
-    if (std::stod(form["start"]) > 1'700'000'000 - 168 * 3600) {  // not the first part
-      result += R"(,{"metric":{"namespace":"shop","pod":"web-2","container":"app"},"values":[)" +
-                at + "]}";
-    }
-    return jsonResponse(200, envelope("matrix", result));
-  });
-  FakeTransport* transport = fake.get();
+// Answers every range query with `series` series of cAdvisor-like labels, a point at each of
+// the part's steps; records the parts asked.
+struct PartsFixture {
+  explicit PartsFixture(std::size_t maxSamples) {
+    auto fake =
+        std::make_unique<FakeTransport>([this](const HttpRequest& r) -> Result<HttpResponse> {
+          auto form = formFields(r.body);
+          const auto from = static_cast<std::int64_t>(std::stod(form["start"]));
+          const auto to = static_cast<std::int64_t>(std::stod(form["end"]));
+          const auto every = static_cast<std::int64_t>(std::stod(form["step"]));
+          parts.push_back(Range{Time(seconds(from)), Time(seconds(to)), seconds(every)});
+          std::string result;
+          for (std::size_t i = 0; i < series; ++i) {
+            result += std::string(result.empty() ? "" : ",") +
+                      R"({"metric":{"namespace":"shop","pod":"web-)" + std::to_string(i) +
+                      R"(","container":"app"},"values":[)";
+            for (std::int64_t t = from; t <= to; t += every) {
+              result += (t == from ? "" : ",") +
+                        ("[" + std::to_string(t) + ",\"" + std::to_string(t % 1000) + "\"]");
+            }
+            result += "]}";
+          }
+          return jsonResponse(200, envelope("matrix", result));
+        });
+    PrometheusOptions options;
+    options.maxSamplesPerQuery = maxSamples;
+    source = std::make_unique<PrometheusSource>(options, std::move(fake), clock);
+  }
+  std::size_t series = 10;
+  std::vector<Range> parts;
   SimulatedClock clock{kEnd};
-  PrometheusSource source(PrometheusOptions{}, std::move(fake), clock);
-  const Range week{kEnd - std::chrono::hours(168), kEnd, seconds(30)};
-  auto r = source.memoryWorkingSet(Scope{{"shop"}}, week);
-  ASSERT_TRUE(r.has_value()) << r.error().message;
-  ASSERT_EQ(transport->requests.size(), 2u);
-  ASSERT_EQ(r->size(), 2u);
-  const auto parts = rangeQueriesOf(week);
-  EXPECT_EQ((*r)[0].id.pod, "web-1");
-  ASSERT_EQ((*r)[0].points.size(), 4u);
-  EXPECT_EQ((*r)[0].points[0].time, parts[0].start);
-  EXPECT_EQ((*r)[0].points[1].time, parts[0].end);
-  EXPECT_EQ((*r)[0].points[2].time, parts[1].start);
-  EXPECT_EQ((*r)[0].points[3].time, parts[1].end);
-  EXPECT_EQ((*r)[1].id.pod, "web-2");
-  ASSERT_EQ((*r)[1].points.size(), 2u);
-  EXPECT_EQ((*r)[1].points[0].time, parts[1].start);
+  std::unique_ptr<PrometheusSource> source;
+};
+
+TEST(PrometheusSource, ALongRangeIsReadInPartsSizedByTheSeriesOfTheLastAnswer) {
+  const Range day{kEnd - std::chrono::hours(24), kEnd, minutes(1)};  // 1,441 points
+  PartsFixture whole(/*maxSamples=*/0);
+  auto expected = whole.source->cpuUsage(Scope{{"shop"}}, day);
+  ASSERT_TRUE(expected.has_value()) << expected.error().message;
+  ASSERT_EQ(whole.parts.size(), 1u);
+
+  PartsFixture parts(/*maxSamples=*/3'000);
+  auto read = parts.source->cpuUsage(Scope{{"shop"}}, day);
+  ASSERT_TRUE(read.has_value()) << read.error().message;
+  // The same series and points as one query.
+  ASSERT_EQ(read->size(), expected->size());
+  for (std::size_t i = 0; i < read->size(); ++i) {
+    EXPECT_EQ((*read)[i].id, (*expected)[i].id);
+    ASSERT_EQ((*read)[i].points.size(), 1441u);
+    for (std::size_t n = 0; n < 1441; ++n) {
+      ASSERT_EQ((*read)[i].points[n].time, (*expected)[i].points[n].time);
+      ASSERT_EQ((*read)[i].points[n].value, (*expected)[i].points[n].value);
+    }
+  }
+  // Before any answer 1,000 series are assumed: a first part of 60 points (the least); then
+  // 10 series: 300 points a part, consecutive on the step grid.
+  ASSERT_EQ(parts.parts.size(), 6u);  // 60 + 300 × 4 + 181
+  EXPECT_EQ(parts.parts[0].start, day.start);
+  EXPECT_EQ(parts.parts[0].end, day.start + minutes(59));
+  for (std::size_t i = 1; i < parts.parts.size(); ++i) {
+    EXPECT_EQ(parts.parts[i].start, parts.parts[i - 1].end + minutes(1));
+    if (i + 1 < parts.parts.size()) {
+      EXPECT_EQ(parts.parts[i].end - parts.parts[i].start, minutes(299));
+    }
+  }
+  EXPECT_EQ(parts.parts.back().end, day.end);
+  // The next read of the same kind starts at 300 points; a short range is one query.
+  parts.parts.clear();
+  ASSERT_TRUE(parts.source->cpuUsage(Scope{{"shop"}}, kRange).has_value());
+  EXPECT_EQ(parts.parts.size(), 1u);
+  parts.parts.clear();
+  ASSERT_TRUE(parts.source->cpuUsage(Scope{{"shop"}}, day).has_value());
+  EXPECT_EQ(parts.parts.size(), 5u);  // 300 × 4 + 241
 }
 
 TEST(PrometheusSource, EmptyResultIsAnEmptyVector) {
