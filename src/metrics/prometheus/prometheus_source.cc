@@ -93,7 +93,7 @@ Result<std::vector<PromSeries>> PrometheusSource::run(std::string_view queryType
   std::vector<PromSeries> all;
   for (const auto& q : promql::queryScopesOf(scope)) {
     const std::string query = text(q);
-    // Sends the query (over `part`, or instant at `at`); its series, for a series.
+    // Sends the query over `part` (or as an instant query at `at`); the answer's series.
     const auto send = [&](const std::optional<Range>& part) -> Result<std::vector<PromSeries>> {
       const Time started = options_.onQuery ? clock_.now() : Time{};
       auto response = part ? client_.queryRange(query, *part) : client_.query(query, at);
