@@ -92,7 +92,10 @@ Duration ElectionDriver::step() {
               {{"lease", o.name}, {"error", "no renewal within the renew deadline"}});
   }
   wasLeader_ = isLeader;
-  return o.retryPeriod;
+  if (const auto until = elector_.heldByAnotherUntil(); until && *until > now) {
+    nextStep_ = std::min(*nextStep_, *until);
+  }
+  return *nextStep_ - now;
 }
 
 void ElectionDriver::release() {
@@ -209,7 +212,10 @@ void runThreaded(OperatorLoop& loop, ElectionDriver& driver, Clock& clock, const
       }
     }
   });
-  while (!wait(loop.step())) {
+  while (true) {
+    Duration d = loop.step();
+    if (loop.ready() && !driver.leader()) d = std::min(d, kStopSlice);
+    if (wait(d)) break;
   }
   log.info("shutting down", {{"passes", std::to_string(loop.passes())}});
   stop.store(true);

@@ -52,7 +52,9 @@ class ElectionDriver {
                  metrics::Registry& registry);
 
   // An election step when one is due (the first call, then every retryPeriod); returns how long
-  // until the next is due. step() and release() must be called from one thread.
+  // until the next is due. A standby whose observed lease expires before the next retry steps
+  // again at that expiry instead, so a dead leader's lease is taken over as it expires rather
+  // than up to a retry period later. step() and release() must be called from one thread.
   Duration step();
   // Thread-safe: whether the last renewal succeeded less than renewDeadline before now.
   bool leader() const;
@@ -122,6 +124,8 @@ class OperatorLoop {
   Duration step();
 
   std::uint64_t passes() const { return passes_; }
+  // Whether the readiness check has succeeded.
+  bool ready() const { return health_.ready(); }
 
  private:
   void runPass();
@@ -150,8 +154,10 @@ using Wait = std::function<bool(Duration d)>;
 void runInline(OperatorLoop& loop, ElectionDriver* driver, const Wait& wait, Logger& log);
 
 // loop.step() and wait on the calling thread; driver.step() on a thread of its own that sleeps
-// through `clock` (a SystemClock) and stops within ~100 ms of shutdown. When wait returns true:
-// the election thread is stopped and joined, then the lease released.
+// through `clock` (a SystemClock) and stops within ~100 ms of shutdown. While a ready replica
+// stands by, the calling thread looks at its leadership every ~100 ms, so that a takeover is
+// reconciled at once rather than up to a tick later. When wait returns true: the election thread
+// is stopped and joined, then the lease released.
 void runThreaded(OperatorLoop& loop, ElectionDriver& driver, Clock& clock, const Wait& wait,
                  Logger& log);
 

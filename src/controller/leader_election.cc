@@ -68,7 +68,15 @@ std::int32_t LeaderElector::durationSeconds() const { return wholeSeconds(option
 bool LeaderElector::expired(const api::LeaseSpec& spec, Time now) const {
   if (spec.holderIdentity.empty()) return true;
   if (!spec.renewTime || !spec.leaseDurationSeconds) return true;
-  return *spec.renewTime + std::chrono::seconds(*spec.leaseDurationSeconds) < now;
+  return *spec.renewTime + std::chrono::seconds(*spec.leaseDurationSeconds) <= now;
+}
+
+std::optional<Time> LeaderElector::heldByAnotherUntil() const {
+  if (!observed_) return std::nullopt;
+  const api::LeaseSpec& spec = observed_->spec;
+  if (spec.holderIdentity.empty() || spec.holderIdentity == options_.identity) return std::nullopt;
+  if (!spec.renewTime || !spec.leaseDurationSeconds) return std::nullopt;
+  return *spec.renewTime + std::chrono::seconds(*spec.leaseDurationSeconds);
 }
 
 ElectionStep LeaderElector::tryAcquireOrRenew() {

@@ -7,7 +7,7 @@
 // Clock, so tests drive several electors on one sim::Cluster with one SimulatedClock.
 //
 // Expiry is judged from the record itself: a lease is free when its holderIdentity is empty, or
-// when renewTime + leaseDurationSeconds is before now (a lease without renewTime or duration is
+// once now has reached renewTime + leaseDurationSeconds (a lease without renewTime or duration is
 // free). Replicas' clocks must therefore agree to well within leaseDuration - renewDeadline.
 #pragma once
 
@@ -94,6 +94,10 @@ class LeaderElector {
   const LeaderElectionOptions& options() const { return options_; }
   // The lease as last read or written; nullopt before the first successful read.
   const std::optional<api::Lease>& observed() const { return observed_; }
+  // When the lease last read expires while another replica holds it (renewTime +
+  // leaseDurationSeconds): the first instant a step may take it over, unless it is renewed
+  // meanwhile. nullopt when we hold it, when it is free, or before the first read.
+  std::optional<Time> heldByAnotherUntil() const;
 
  private:
   ElectionStep create(Time now);
