@@ -56,6 +56,37 @@ LEASE_DURATION_S = 15
 HANDOVER_POLICIES = 48
 
 
+M64 = (1 << 64) - 1
+
+
+def shard_of_namespace(namespace, total):
+    """controller::shardOfNamespace (src/controller/shard.cc): FNV-1a 64 of the name, SplitMix64's
+    finaliser, then jump consistent hashing into [0, total)."""
+    h = 14695981039346656037
+    for c in namespace.encode():
+        h = ((h ^ c) * 1099511628211) & M64
+    h = ((h ^ (h >> 30)) * 0xbf58476d1ce4e5b9) & M64
+    h = ((h ^ (h >> 27)) * 0x94d049bb133111eb) & M64
+    key, b, j = h ^ (h >> 31), -1, 0
+    while j < total:
+        b = j
+        key = (key * 2862933555777941757 + 1) & M64
+        j = int(float(b + 1) * (float(1 << 31) / float((key >> 33) + 1)))
+    return b
+
+
+def unowned_shard(namespaces, least):
+    """(shard, total shards) with total >= least such that the shard owns none of `namespaces`
+    and is not shard 0 (which also owns the cluster-scoped work)."""
+    total = least
+    while True:
+        owned = {shard_of_namespace(ns, total) for ns in namespaces}
+        for shard in range(1, total):
+            if shard not in owned:
+                return shard, total
+        total += 1
+
+
 def log(message):
     print(f"scale: {message}", flush=True)
 
@@ -324,6 +355,7 @@ class Run:
         self.figures = {"processes": shards}
         self.deadline = None
         self.standbys = []
+        self.steady_from = None
 
     def controller_argv(self, shard, replica, port):
         argv = [self.args.binary, "controller", "--kubeconfig", self.kubeconfig,
@@ -381,6 +413,10 @@ class Run:
             followers.append(LogFollower(path))
         log(f"[{self.name}] {self.shards} controller process(es) started: "
             + " ".join(str(p.pid) for p in processes))
+        unowned = None
+        if self.shards > 1:
+            unowned = self._start_unowned()
+            samplers.append(unowned[1])
         f = self.figures
         try:
             self._measure(processes, samplers, followers, started_wall, requests_before)
@@ -396,6 +432,11 @@ class Run:
             log(f"[{self.name}] interrupted")
         finally:
             f["load_average_1m"] = os.getloadavg()[0]
+            if unowned:
+                process, sampler = unowned
+                f["unowned_peak_rss_kib"] = max(sampler.hwm, kib(process.pid, "VmHWM") or 0)
+                f["unowned_steady_rss_kib"] = sampler.mean_since(self.steady_from or 0)
+                process.stop()
             f["peak_rss_per_process_kib"] = [max(s.hwm, kib(p.pid, "VmHWM") or 0)
                                              for s, p in zip(samplers, processes)]
             f["peak_rss_kib"] = max(f["peak_rss_per_process_kib"])
@@ -410,6 +451,30 @@ class Run:
             for s in samplers:
                 s.stop()
         return f
+
+    def _start_unowned(self):
+        """A controller of a shard that owns none of the cluster's namespaces: what it holds is
+        the part of every process that sharding does not divide (the binary and its libraries,
+        the node cache, the watches, which still receive every namespace's objects)."""
+        namespaces = [n["metadata"]["name"]
+                      for n in self.kube.get("/api/v1/namespaces").get("items") or []]
+        shard, total = unowned_shard(namespaces, self.shards + 1)
+        port = free_port()
+        argv = self.controller_argv(shard, "none", port)
+        # Its own shard numbering, and no Lease: it would never act anyway.
+        cut = argv.index("--shard")
+        argv[cut:cut + 4] = ["--shard", str(shard), "--total-shards", str(total)]
+        if "--leader-election-namespace" in argv:
+            i = argv.index("--leader-election-namespace")
+            del argv[i:i + 6]
+            argv.append("--leader-elect=false")
+        process = Process(argv, os.path.join(self.work, f"controller-{self.name}-unowned.log"))
+        sampler = RssSampler(process.pid)
+        sampler.start()
+        self.figures["unowned_shard"] = f"--shard {shard} --total-shards {total}"
+        log(f"[{self.name}] a controller owning none of the {len(namespaces)} namespaces "
+            f"(--shard {shard} --total-shards {total}) started: {process.pid}")
+        return process, sampler
 
     def _check_alive(self, processes):
         for p in processes:
@@ -482,6 +547,7 @@ class Run:
         args = self.args
         f = self.figures
         steady_from = time.monotonic()
+        self.steady_from = steady_from
         steady_from_wall = time.time()
         cpu_steady = [cpu_seconds(p.pid) or 0 for p in processes]
         requests_steady = self.kube.requests_total()
@@ -519,7 +585,8 @@ class Run:
         for key in ("queries", "seconds", "bytes"):
             f[f"prometheus_{key}_per_steady_pass"] = (
                 queries_end[key] - queries_steady[key]) / (count * self.shards)
-        f["steady_rss_per_process_kib"] = [s.mean_since(steady_from) for s in samplers]
+        f["steady_rss_per_process_kib"] = [s.mean_since(steady_from)
+                                           for s in samplers[:len(processes)]]
         f["steady_rss_kib"] = max(v or 0 for v in f["steady_rss_per_process_kib"])
 
     def _handover(self, processes, followers):
@@ -781,6 +848,22 @@ def print_figures(runs, args):
                 ", ".join(fmt_mib(v) for v in f.get("steady_rss_per_process_kib", [])) +
                 "; steady pass " + ", ".join(
                     fmt_s(v) for v in f.get("steady_pass_per_process_s", [])))
+        if "unowned_peak_rss_kib" in f:
+            fixed_peak, fixed_steady = f["unowned_peak_rss_kib"], f["unowned_steady_rss_kib"]
+            print(f"  a controller owning no namespace ({f['unowned_shard']}), the part of a "
+                  f"process that sharding does not divide: peak {fmt_mib(fixed_peak)}, steady "
+                  f"{fmt_mib(fixed_steady)}")
+            whole = dict(runs).get(args.shards_with) or base
+            parts = []
+            for what, key, fixed in (("peak", "peak_rss_per_process_kib", fixed_peak),
+                                     ("steady", "steady_rss_per_process_kib", fixed_steady)):
+                single = whole.get(key[:-len("_per_process_kib")] + "_kib")
+                if fixed and single and single > fixed:
+                    parts.append(f"{what} " + ", ".join(
+                        f"{(v - fixed) / (single - fixed):.2f}" for v in f.get(key, []) if v))
+            if parts:
+                print(f"  each shard above that part, as a share of one replica above it "
+                      f"([{args.shards_with or base_name}]): " + "; ".join(parts))
         kinds = sorted((f.get("requests_per_minute_by_kind") or {}).items(),
                        key=lambda kv: -kv[1])
         if kinds:
