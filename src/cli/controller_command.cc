@@ -68,6 +68,10 @@ struct ControllerFlags {
   bool prometheusSharedReads = true;
   // Usage reads of one pass sent to Prometheus at the same time (docs/prometheus.md).
   int prometheusParallelQueries = 2;
+  // The size of one usage read's parts, and of a pass group's reads (docs/prometheus.md,
+  // docs/controller.md).
+  std::size_t prometheusMaxSamplesPerQuery = metrics::PrometheusOptions{}.maxSamplesPerQuery;
+  std::size_t passGroupSamples = controller::ControllerOptions{}.passGroupSamples;
   // Hidden: false sends every read to the API server, as LISTs per pass (the scale run's LIST
   // baseline, docs/scale.md).
   bool informerCache = true;
@@ -329,6 +333,7 @@ int runController(const ControllerFlags& f) {
   metrics::Registry registry;
   metrics::PrometheusQueryMetrics queryMetrics(registry);
   prometheus.onQuery = queryMetrics.observer();
+  prometheus.maxSamplesPerQuery = f.prometheusMaxSamplesPerQuery;
 
   const Wait wait = shutdownSignals();  // before any thread starts
 
@@ -380,6 +385,7 @@ int runController(const ControllerFlags& f) {
   controllerOptions.oomRecovery = f.oomRecovery;
   controllerOptions.sharedUsageReads = f.prometheusSharedReads;
   controllerOptions.parallelUsageReads = static_cast<std::size_t>(f.prometheusParallelQueries);
+  controllerOptions.passGroupSamples = f.passGroupSamples;
   controllerOptions.metricsSources = &policySources;
   controllerOptions.sloQueries = &sloQueries;
   controllerOptions.shard = settings->shard;
@@ -644,6 +650,17 @@ void addControllerCommand(CLI::App& app, int& exitCode) {
                   "read on a connection of its own (1 to 16; docs/prometheus.md)")
       ->check(CLI::Range(1, 16))
       ->capture_default_str();
+  cmd->add_option("--prometheus-max-samples-per-query", f->prometheusMaxSamplesPerQuery,
+                  "A usage read over a long range is sent in parts of about this many samples "
+                  "(series x points), so that one answer's body and parse stay small; 0: parts "
+                  "only where Prometheus requires them (11,000 steps; docs/prometheus.md)")
+      ->capture_default_str();
+  cmd->add_option("--pass-group-samples", f->passGroupSamples,
+                  "A pass works through its policies in groups; a group also closes once its "
+                  "namespaces' usage reads come to this many samples a metric (pods x steps), "
+                  "which bounds the history a first pass holds at once (docs/controller.md)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--prometheus-shared-reads", f->prometheusSharedReads,
                   "The policies of one namespace share one usage read per pass (false: each "
                   "reads on its own; docs/controller.md)")
