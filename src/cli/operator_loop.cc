@@ -92,10 +92,7 @@ Duration ElectionDriver::step() {
               {{"lease", o.name}, {"error", "no renewal within the renew deadline"}});
   }
   wasLeader_ = isLeader;
-  if (const auto until = elector_.heldByAnotherUntil(); until && *until > now) {
-    nextStep_ = std::min(*nextStep_, *until);
-  }
-  return *nextStep_ - now;
+  return o.retryPeriod;
 }
 
 void ElectionDriver::release() {

@@ -71,14 +71,6 @@ bool LeaderElector::expired(const api::LeaseSpec& spec, Time now) const {
   return *spec.renewTime + std::chrono::seconds(*spec.leaseDurationSeconds) <= now;
 }
 
-std::optional<Time> LeaderElector::heldByAnotherUntil() const {
-  if (!observed_) return std::nullopt;
-  const api::LeaseSpec& spec = observed_->spec;
-  if (spec.holderIdentity.empty() || spec.holderIdentity == options_.identity) return std::nullopt;
-  if (!spec.renewTime || !spec.leaseDurationSeconds) return std::nullopt;
-  return *spec.renewTime + std::chrono::seconds(*spec.leaseDurationSeconds);
-}
-
 ElectionStep LeaderElector::tryAcquireOrRenew() {
   const Time now = clock_.now();
   auto lease = api_.getLease(options_.namespace_, options_.name);

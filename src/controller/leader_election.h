@@ -94,10 +94,6 @@ class LeaderElector {
   const LeaderElectionOptions& options() const { return options_; }
   // The lease as last read or written; nullopt before the first successful read.
   const std::optional<api::Lease>& observed() const { return observed_; }
-  // When the lease last read expires while another replica holds it (renewTime +
-  // leaseDurationSeconds): the first instant a step may take it over, unless it is renewed
-  // meanwhile. nullopt when we hold it, when it is free, or before the first read.
-  std::optional<Time> heldByAnotherUntil() const;
 
  private:
   ElectionStep create(Time now);
