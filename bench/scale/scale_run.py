@@ -357,7 +357,10 @@ class Run:
         self.standbys = []
         self.steady_from = None
 
-    def controller_argv(self, shard, replica, port):
+    def controller_argv(self, shard, replica, port, total=None):
+        """The controller's arguments as replica `replica` of `shard` out of `total` shards (the
+        run's own number by default); replica None runs without a Lease."""
+        total = self.shards if total is None else total
         argv = [self.args.binary, "controller", "--kubeconfig", self.kubeconfig,
                 "--prometheus-url", self.prometheus_url,
                 "--metrics-address", f"127.0.0.1:{port}",
@@ -367,14 +370,14 @@ class Run:
         if self.args.metrics == "sim":  # the simulator's query API, over its HTTPS and token
             argv += ["--prometheus-ca-file", os.path.join(self.work, "ca.pem"),
                      "--prometheus-bearer-token-file", os.path.join(self.work, "token")]
-        if self.handover:  # each shard elects its leader on its own Lease (docs/sharding.md)
+        if self.handover and replica:  # each shard elects on its own Lease (docs/sharding.md)
             argv += ["--leader-election-namespace", LEASE_NAMESPACE,
                      "--lease-duration", f"{LEASE_DURATION_S}s",
                      "--identity", f"shard-{shard}-{replica}"]
         else:
             argv.append("--leader-elect=false")
-        if self.shards > 1:
-            argv += ["--shard", str(shard), "--total-shards", str(self.shards)]
+        if total > 1:
+            argv += ["--shard", str(shard), "--total-shards", str(total)]
         return argv + self.extra
 
     def query_totals(self):
@@ -416,7 +419,6 @@ class Run:
         unowned = None
         if self.shards > 1:
             unowned = self._start_unowned()
-            samplers.append(unowned[1])
         f = self.figures
         try:
             self._measure(processes, samplers, followers, started_wall, requests_before)
@@ -437,6 +439,7 @@ class Run:
                 f["unowned_peak_rss_kib"] = max(sampler.hwm, kib(process.pid, "VmHWM") or 0)
                 f["unowned_steady_rss_kib"] = sampler.mean_since(self.steady_from or 0)
                 process.stop()
+                sampler.stop()
             f["peak_rss_per_process_kib"] = [max(s.hwm, kib(p.pid, "VmHWM") or 0)
                                              for s, p in zip(samplers, processes)]
             f["peak_rss_kib"] = max(f["peak_rss_per_process_kib"])
@@ -460,15 +463,8 @@ class Run:
                       for n in self.kube.get("/api/v1/namespaces").get("items") or []]
         shard, total = unowned_shard(namespaces, self.shards + 1)
         port = free_port()
-        argv = self.controller_argv(shard, "none", port)
         # Its own shard numbering, and no Lease: it would never act anyway.
-        cut = argv.index("--shard")
-        argv[cut:cut + 4] = ["--shard", str(shard), "--total-shards", str(total)]
-        if "--leader-election-namespace" in argv:
-            i = argv.index("--leader-election-namespace")
-            del argv[i:i + 6]
-            argv.append("--leader-elect=false")
-        process = Process(argv, os.path.join(self.work, f"controller-{self.name}-unowned.log"))
+        process = Process(self.controller_argv(shard, None, port, total), os.path.join(self.work, f"controller-{self.name}-unowned.log"))
         sampler = RssSampler(process.pid)
         sampler.start()
         self.figures["unowned_shard"] = f"--shard {shard} --total-shards {total}"
@@ -585,8 +581,7 @@ class Run:
         for key in ("queries", "seconds", "bytes"):
             f[f"prometheus_{key}_per_steady_pass"] = (
                 queries_end[key] - queries_steady[key]) / (count * self.shards)
-        f["steady_rss_per_process_kib"] = [s.mean_since(steady_from)
-                                           for s in samplers[:len(processes)]]
+        f["steady_rss_per_process_kib"] = [s.mean_since(steady_from) for s in samplers]
         f["steady_rss_kib"] = max(v or 0 for v in f["steady_rss_per_process_kib"])
 
     def _handover(self, processes, followers):
