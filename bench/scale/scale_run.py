@@ -435,9 +435,17 @@ class Run:
         finally:
             f["load_average_1m"] = os.getloadavg()[0]
             if unowned:
-                process, sampler = unowned
-                f["unowned_peak_rss_kib"] = max(sampler.hwm, kib(process.pid, "VmHWM") or 0)
-                f["unowned_steady_rss_kib"] = sampler.mean_since(self.steady_from or 0)
+                process, sampler, follower = unowned
+                # Its passes must have found no policy: otherwise this script's port of
+                # shardOfNamespace disagrees with the controller's, and the figure is not the
+                # undivided part.
+                owned = max((int(r["policies"]) for r in follower.passes()), default=0)
+                if owned:
+                    f["unowned_error"] = (f"the controller meant to own no namespace reconciled "
+                                          f"{owned} policies")
+                else:
+                    f["unowned_peak_rss_kib"] = max(sampler.hwm, kib(process.pid, "VmHWM") or 0)
+                    f["unowned_steady_rss_kib"] = sampler.mean_since(self.steady_from or 0)
                 process.stop()
                 sampler.stop()
             f["peak_rss_per_process_kib"] = [max(s.hwm, kib(p.pid, "VmHWM") or 0)
@@ -464,13 +472,14 @@ class Run:
         shard, total = unowned_shard(namespaces, self.shards + 1)
         port = free_port()
         # Its own shard numbering, and no Lease: it would never act anyway.
-        process = Process(self.controller_argv(shard, None, port, total), os.path.join(self.work, f"controller-{self.name}-unowned.log"))
+        path = os.path.join(self.work, f"controller-{self.name}-unowned.log")
+        process = Process(self.controller_argv(shard, None, port, total), path)
         sampler = RssSampler(process.pid)
         sampler.start()
         self.figures["unowned_shard"] = f"--shard {shard} --total-shards {total}"
         log(f"[{self.name}] a controller owning none of the {len(namespaces)} namespaces "
             f"(--shard {shard} --total-shards {total}) started: {process.pid}")
-        return process, sampler
+        return process, sampler, LogFollower(path)
 
     def _check_alive(self, processes):
         for p in processes:
@@ -843,6 +852,8 @@ def print_figures(runs, args):
                 ", ".join(fmt_mib(v) for v in f.get("steady_rss_per_process_kib", [])) +
                 "; steady pass " + ", ".join(
                     fmt_s(v) for v in f.get("steady_pass_per_process_s", [])))
+        if f.get("unowned_error"):
+            print(f"  no undivided part measured: {f['unowned_error']}")
         if "unowned_peak_rss_kib" in f:
             fixed_peak, fixed_steady = f["unowned_peak_rss_kib"], f["unowned_steady_rss_kib"]
             print(f"  a controller owning no namespace ({f['unowned_shard']}), the part of a "
