@@ -92,7 +92,10 @@ Duration ElectionDriver::step() {
               {{"lease", o.name}, {"error", "no renewal within the renew deadline"}});
   }
   wasLeader_ = isLeader;
-  return o.retryPeriod;
+  if (const auto until = elector_.heldByAnotherUntil(); until && *until > now) {
+    nextStep_ = std::min(*nextStep_, *until);
+  }
+  return *nextStep_ - now;
 }
 
 void ElectionDriver::release() {

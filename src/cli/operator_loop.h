@@ -52,7 +52,9 @@ class ElectionDriver {
                  metrics::Registry& registry);
 
   // An election step when one is due (the first call, then every retryPeriod); returns how long
-  // until the next is due. step() and release() must be called from one thread.
+  // until the next is due. A standby whose observed lease expires before the next retry steps
+  // again at that expiry instead, so a dead leader's lease is taken over as it expires rather
+  // than up to a retry period later. step() and release() must be called from one thread.
   Duration step();
   // Thread-safe: whether the last renewal succeeded less than renewDeadline before now.
   bool leader() const;

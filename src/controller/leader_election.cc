@@ -71,6 +71,14 @@ bool LeaderElector::expired(const api::LeaseSpec& spec, Time now) const {
   return *spec.renewTime + std::chrono::seconds(*spec.leaseDurationSeconds) <= now;
 }
 
+std::optional<Time> LeaderElector::heldByAnotherUntil() const {
+  if (!observed_) return std::nullopt;
+  const api::LeaseSpec& spec = observed_->spec;
+  if (spec.holderIdentity.empty() || spec.holderIdentity == options_.identity) return std::nullopt;
+  if (!spec.renewTime || !spec.leaseDurationSeconds) return std::nullopt;
+  return *spec.renewTime + std::chrono::seconds(*spec.leaseDurationSeconds);
+}
+
 ElectionStep LeaderElector::tryAcquireOrRenew() {
   const Time now = clock_.now();
   auto lease = api_.getLease(options_.namespace_, options_.name);
@@ -86,13 +94,14 @@ ElectionStep LeaderElector::tryAcquireOrRenew() {
 }
 
 ElectionStep LeaderElector::create(Time now) {
+  const Time sent = clock_.now();
   api::Lease lease;
   lease.metadata.namespace_ = options_.namespace_;
   lease.metadata.name = options_.name;
   lease.spec.holderIdentity = options_.identity;
   lease.spec.leaseDurationSeconds = durationSeconds();
-  lease.spec.acquireTime = now;
-  lease.spec.renewTime = now;
+  lease.spec.acquireTime = sent;
+  lease.spec.renewTime = sent;
   lease.spec.leaseTransitions = 0;
   auto stored = api_.createLease(lease);
   if (!stored) {
@@ -106,10 +115,11 @@ ElectionStep LeaderElector::create(Time now) {
 
 ElectionStep LeaderElector::renew(const api::Lease& lease, Time now, bool retryOnConflict) {
   const bool wasLeader = isLeader();
+  const Time sent = clock_.now();
   api::Lease next = lease;
-  next.spec.renewTime = now;
+  next.spec.renewTime = sent;
   next.spec.leaseDurationSeconds = durationSeconds();
-  if (!next.spec.acquireTime) next.spec.acquireTime = now;
+  if (!next.spec.acquireTime) next.spec.acquireTime = sent;
   auto stored = api_.updateLease(next);
   if (!stored) {
     if (stored.error().code != ErrorCode::kConflict) return failed(stored.error(), now);
@@ -129,11 +139,12 @@ ElectionStep LeaderElector::renew(const api::Lease& lease, Time now, bool retryO
 }
 
 ElectionStep LeaderElector::takeOver(const api::Lease& lease, Time now) {
+  const Time sent = clock_.now();
   api::Lease next = lease;
   next.spec.holderIdentity = options_.identity;
   next.spec.leaseDurationSeconds = durationSeconds();
-  next.spec.acquireTime = now;
-  next.spec.renewTime = now;
+  next.spec.acquireTime = sent;
+  next.spec.renewTime = sent;
   next.spec.leaseTransitions = lease.spec.leaseTransitions.value_or(0) + 1;
   auto stored = api_.updateLease(next);
   if (!stored) {

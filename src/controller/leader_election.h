@@ -64,18 +64,25 @@ class LeaderElector {
   // `options` must pass validate() (asserted).
   LeaderElector(api::ClusterApi& api, Clock& clock, LeaderElectionOptions options);
 
-  // One attempt, at clock.now():
+  // One attempt, at clock.now() (the step's start: expiry is judged against it):
   // - no lease: create it holding it (leaseTransitions 0); kConflict (another replica created
   //   it first) means standby;
-  // - held by us: renew (renewTime = now) with the read resourceVersion as precondition; on a
+  // - held by us: renew (renewTime = the time the update is sent) with the read resourceVersion
+  //   as precondition; on a
   //   kConflict the lease is read again once: held by another now → kLost, still ours →
   //   renewed with the new resourceVersion;
   // - free (empty holder) or expired: take it over with the resourceVersion precondition
-  //   (acquireTime = renewTime = now, leaseTransitions + 1); kConflict → standby (another
-  //   replica won);
+  //   (acquireTime = renewTime = the time the update is sent, leaseTransitions + 1);
+  //   kConflict → standby (another replica won);
   // - held by another, live: standby (kLost when we believed we were leader).
   // Any other error is kFailed; a leader stays leader on kFailed until renewDeadline has passed
   // since its last successful renewal, then the step reports kLost.
+  //
+  // The Lease's times are stamped when each write is sent, not at the step's start: a step whose
+  // read the API slowed (429 with Retry-After, retried resets) would otherwise land a renewTime
+  // seconds old, and a standby stepping at the expiry it reads could take the Lease while the
+  // renewal is on its way. The leader's own deadline still counts from the step's start, which
+  // is no later than the renewTime it wrote, so it stops acting before a standby may start.
   ElectionStep tryAcquireOrRenew();
 
   // Whether we hold the lease: the last renewal succeeded less than renewDeadline ago (checked
@@ -94,6 +101,10 @@ class LeaderElector {
   const LeaderElectionOptions& options() const { return options_; }
   // The lease as last read or written; nullopt before the first successful read.
   const std::optional<api::Lease>& observed() const { return observed_; }
+  // When the lease last read expires while another replica holds it (renewTime +
+  // leaseDurationSeconds): the first instant a step may take it over, unless it is renewed
+  // meanwhile. nullopt when we hold it, when it is free, or before the first read.
+  std::optional<Time> heldByAnotherUntil() const;
 
  private:
   ElectionStep create(Time now);

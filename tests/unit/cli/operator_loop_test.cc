@@ -51,6 +51,11 @@ struct Replica {
     driver.step();
     loop.step();
   }
+  // One iteration, as runInline does it; returns how long until the next is due.
+  Duration iterate() {
+    const Duration election = driver.step();
+    return std::min(election, loop.step());
+  }
 
   metrics::Registry registry;
   OperatorHealth health;
@@ -131,6 +136,41 @@ TEST_F(OperatorLoopTest, OnlyTheLeaderReconcilesAndAStandbyTakesOver) {
   EXPECT_NE(out_.str().find("standing by lease=attune-system/attune-leader holder=a"),
             std::string::npos)
       << out_.str();
+}
+
+TEST_F(OperatorLoopTest, AStandbyStepsAtTheObservedExpiryAndTakesOverWithinTheLeaseDuration) {
+  // The leader dies at every offset of its 2 s retry period; the standby, waiting as long as its
+  // driver asks (as runInline does), takes the lease at the instant it expires: never more than
+  // the lease duration after the death.
+  for (const auto offset : {std::chrono::milliseconds(0), std::chrono::milliseconds(700),
+                            std::chrono::milliseconds(1999)}) {
+    SCOPED_TRACE(offset.count());
+    SimulatedClock clock{startTime()};
+    sim::ClusterState state{clock};
+    sim::Cluster cluster{state};
+    Replica a("a", cluster, clock, log_);
+    Replica b("b", cluster, clock, log_);
+    Time bNext = clock.now();
+    Time aNext = clock.now();
+    const Time death = clock.now() + minutes(1) + offset;
+    while (clock.now() < death) {  // both run; each steps when its driver said it would
+      if (clock.now() >= aNext) aNext = clock.now() + a.iterate();
+      if (clock.now() >= bNext) bNext = clock.now() + b.iterate();
+      clock.advance(std::min({aNext, bNext, death}) - clock.now());
+    }
+    const Time lastRenewal = *cluster.getLease("attune-system", "attune-leader")->spec.renewTime;
+    ASSERT_LE(lastRenewal, death);
+    while (!b.driver.leader() && clock.now() < death + minutes(1)) {
+      clock.advance(bNext - clock.now());
+      bNext = clock.now() + b.iterate();
+    }
+    const api::Lease taken = *cluster.getLease("attune-system", "attune-leader");
+    EXPECT_EQ(taken.spec.holderIdentity, "b");
+    EXPECT_EQ(*taken.spec.acquireTime, lastRenewal + seconds(15));
+    EXPECT_LE(*taken.spec.acquireTime - death, seconds(15));
+    ASSERT_EQ(b.passTimes.size(), 1u);  // and reconciled in that same iteration
+    EXPECT_EQ(b.passTimes[0], *taken.spec.acquireTime);
+  }
 }
 
 TEST_F(OperatorLoopTest, ShutdownReleasesTheLeaseForAnImmediateTakeover) {

@@ -27,10 +27,12 @@ class LeaseHookApi final : public api::ForwardingClusterApi {
   explicit LeaseHookApi(api::ClusterApi& inner) : ForwardingClusterApi(inner) {}
 
   bool unavailable = false;
+  std::function<void()> beforeGetLease;  // runs once, e.g. to make the read take time
   std::function<void()> beforeUpdateLease;
 
   Result<api::Lease> getLease(std::string_view ns, std::string_view name) override {
     if (unavailable) return down();
+    if (beforeGetLease) std::exchange(beforeGetLease, nullptr)();
     return inner().getLease(ns, name);
   }
   Result<api::Lease> createLease(const api::Lease& lease) override {
@@ -136,18 +138,58 @@ TEST_F(LeaderElectionTest, StandbyTakesOverWithinTheLeaseDurationAfterTheLeaderS
 TEST_F(LeaderElectionTest, ALeaseIsFreeFromTheInstantItExpires) {
   LeaderElector a(cluster_, clock_, optionsFor("a"));
   LeaderElector b(cluster_, clock_, optionsFor("b"));
+  EXPECT_FALSE(b.heldByAnotherUntil().has_value());  // nothing read yet
   ASSERT_EQ(a.tryAcquireOrRenew().outcome, ElectionOutcome::kAcquired);
   const Time renewed = clock_.now();
+  EXPECT_FALSE(a.heldByAnotherUntil().has_value());  // a holds it
   clock_.advance(seconds(1));
   ASSERT_EQ(b.tryAcquireOrRenew().outcome, ElectionOutcome::kStandby);
+  ASSERT_TRUE(b.heldByAnotherUntil().has_value());
+  EXPECT_EQ(*b.heldByAnotherUntil(), renewed + seconds(15));
   // A millisecond before the expiry the lease is still a's; at the expiry it is free.
   clock_.advance(seconds(14) - std::chrono::milliseconds(1));
   EXPECT_EQ(b.tryAcquireOrRenew().outcome, ElectionOutcome::kStandby);
   clock_.advance(std::chrono::milliseconds(1));
   EXPECT_EQ(b.tryAcquireOrRenew().outcome, ElectionOutcome::kAcquired);
   EXPECT_EQ(lease().spec.acquireTime, renewed + seconds(15));
-  // a's next step sees b's lease.
+  EXPECT_FALSE(b.heldByAnotherUntil().has_value());  // b holds it now
+  // a's next step sees b's lease, live until b's renewal plus the lease duration.
   EXPECT_EQ(a.tryAcquireOrRenew().outcome, ElectionOutcome::kLost);
+  EXPECT_EQ(*a.heldByAnotherUntil(), renewed + seconds(30));
+}
+
+TEST_F(LeaderElectionTest, WritesAreStampedWhenSentNotWhenTheStepStarted) {
+  // A read the API slows (a 429 and its Retry-After) must not land a renewal already seconds
+  // old: a standby stepping at the expiry it read would take the Lease from a live leader.
+  LeaseHookApi api(cluster_);
+  LeaderElector a(api, clock_, optionsFor("a"));
+  LeaderElector b(api, clock_, optionsFor("b"));
+  ASSERT_EQ(a.tryAcquireOrRenew().outcome, ElectionOutcome::kAcquired);
+  const Time acquired = clock_.now();
+  EXPECT_EQ(lease().spec.renewTime, acquired);
+  clock_.advance(seconds(2));
+  const Time stepStart = clock_.now();
+  api.beforeGetLease = [&] { clock_.advance(seconds(3)); };
+  ASSERT_EQ(a.tryAcquireOrRenew().outcome, ElectionOutcome::kRenewed);
+  EXPECT_EQ(lease().spec.renewTime, stepStart + seconds(3));
+  // The leader's deadline counts from the step's start, before the renewTime it wrote: it stops
+  // acting 10 s after stepStart, 8 s before the Lease it wrote expires.
+  ASSERT_TRUE(a.lastRenewal().has_value());
+  EXPECT_EQ(*a.lastRenewal(), stepStart);
+  clock_.advance(stepStart + seconds(10) - std::chrono::milliseconds(1) - clock_.now());
+  EXPECT_TRUE(a.isLeader());
+  clock_.advance(std::chrono::milliseconds(1));
+  EXPECT_FALSE(a.isLeader());
+  // b steps at the expiry of the renewal as written; its slowed read stamps the takeover when
+  // the update is sent.
+  ASSERT_EQ(b.tryAcquireOrRenew().outcome, ElectionOutcome::kStandby);
+  ASSERT_TRUE(b.heldByAnotherUntil().has_value());
+  EXPECT_EQ(*b.heldByAnotherUntil(), stepStart + seconds(3) + seconds(15));
+  clock_.advance(*b.heldByAnotherUntil() - clock_.now());
+  api.beforeGetLease = [&] { clock_.advance(seconds(1)); };
+  ASSERT_EQ(b.tryAcquireOrRenew().outcome, ElectionOutcome::kAcquired);
+  EXPECT_EQ(lease().spec.acquireTime, stepStart + seconds(19));
+  EXPECT_EQ(lease().spec.renewTime, stepStart + seconds(19));
 }
 
 TEST_F(LeaderElectionTest, ReleaseHandsTheLeaseOverAtOnce) {
