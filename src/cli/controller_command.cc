@@ -305,7 +305,7 @@ std::vector<std::string> namespacesOf(const std::vector<std::string>& watch) {
 }
 
 int runController(const ControllerFlags& f) {
-  limitMallocArenas();
+  configureMalloc();
   SystemClock clock;
   Redactor redactor;
   auto log = makeLogger(f.process, clock, redactor);

@@ -24,7 +24,7 @@ struct HpaGuardFlags {
 };
 
 int runHpaGuard(const HpaGuardFlags& f) {
-  limitMallocArenas();
+  configureMalloc();
   SystemClock clock;
   Redactor redactor;
   auto log = makeLogger(f.process, clock, redactor);

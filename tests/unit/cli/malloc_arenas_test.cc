@@ -1,7 +1,8 @@
-// limitMallocArenas: with it, threads that start allocating share at most kMallocArenas glibc
-// arenas instead of taking one each. ctest runs each test in a process of its own, so the
-// arenas counted here are this test's. releaseFreeMemory: freed chunks below a live one leave
-// the resident set.
+// configureMalloc: with it, threads that start allocating share at most kMallocArenas glibc
+// arenas instead of taking one each, and blocks of kMmapThreshold bytes or more are mapped on
+// their own however large a block freed before was. ctest runs each test in a process of its
+// own, so the arenas and mappings counted here are this test's. releaseFreeMemory: freed chunks
+// below a live one leave the resident set.
 #include <malloc.h>
 
 #include <gtest/gtest.h>
@@ -42,7 +43,7 @@ TEST(MallocArenasTest, ThreadsAllocatingAtOnceShareTheLimitedArenas) {
   if (std::getenv("MALLOC_ARENA_MAX") != nullptr || std::getenv("GLIBC_TUNABLES") != nullptr) {
     GTEST_SKIP() << "the environment sets glibc's malloc tunables";
   }
-  limitMallocArenas();
+  configureMalloc();
   constexpr int kThreads = 8;
   std::barrier ready(kThreads);
   std::vector<std::thread> threads;
@@ -56,6 +57,35 @@ TEST(MallocArenasTest, ThreadsAllocatingAtOnceShareTheLimitedArenas) {
   }
   for (auto& t : threads) t.join();
   EXPECT_LE(arenas(), kMallocArenas);
+}
+
+TEST(MallocArenasTest, BlocksFromTheThresholdUpAreMappedEvenAfterALargerOneWasFreed) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer replaces glibc's malloc";
+#endif
+  if (std::getenv("MALLOC_MMAP_THRESHOLD_") != nullptr ||
+      std::getenv("GLIBC_TUNABLES") != nullptr) {
+    GTEST_SKIP() << "the environment sets glibc's malloc tunables";
+  }
+  configureMalloc();
+  // glibc's dynamic threshold would rise to 8 MiB when this block is freed, and carve the next
+  // blocks below that from the heap.
+  void* large = std::malloc(8 << 20);
+  ASSERT_NE(large, nullptr);
+  std::free(large);
+  const std::size_t mappedBefore = mallinfo2().hblks;
+  void* atThreshold = std::malloc(kMmapThreshold);
+  void* oneMiB = std::malloc(1 << 20);
+  ASSERT_NE(atThreshold, nullptr);
+  ASSERT_NE(oneMiB, nullptr);
+  EXPECT_EQ(mallinfo2().hblks, mappedBefore + 2);
+  void* below = std::malloc(kMmapThreshold / 2);  // from the heap
+  ASSERT_NE(below, nullptr);
+  EXPECT_EQ(mallinfo2().hblks, mappedBefore + 2);
+  std::free(below);
+  std::free(oneMiB);
+  std::free(atThreshold);
+  EXPECT_EQ(mallinfo2().hblks, mappedBefore);  // unmapped when freed
 }
 
 // This process's resident size in bytes (/proc/self/statm's second field, in pages).
