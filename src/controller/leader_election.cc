@@ -65,18 +65,20 @@ bool LeaderElector::isLeader() const {
 
 std::int32_t LeaderElector::durationSeconds() const { return wholeSeconds(options_.leaseDuration); }
 
-bool LeaderElector::expired(const api::LeaseSpec& spec, Time now) const {
-  if (spec.holderIdentity.empty()) return true;
-  if (!spec.renewTime || !spec.leaseDurationSeconds) return true;
-  return *spec.renewTime + std::chrono::seconds(*spec.leaseDurationSeconds) <= now;
+std::optional<Time> LeaderElector::expiresAt(const api::LeaseSpec& spec) {
+  if (spec.holderIdentity.empty()) return std::nullopt;
+  if (!spec.renewTime || !spec.leaseDurationSeconds) return std::nullopt;
+  return *spec.renewTime + std::chrono::seconds(*spec.leaseDurationSeconds);
+}
+
+bool LeaderElector::expired(const api::LeaseSpec& spec, Time now) {
+  const std::optional<Time> at = expiresAt(spec);
+  return !at || *at <= now;
 }
 
 std::optional<Time> LeaderElector::heldByAnotherUntil() const {
-  if (!observed_) return std::nullopt;
-  const api::LeaseSpec& spec = observed_->spec;
-  if (spec.holderIdentity.empty() || spec.holderIdentity == options_.identity) return std::nullopt;
-  if (!spec.renewTime || !spec.leaseDurationSeconds) return std::nullopt;
-  return *spec.renewTime + std::chrono::seconds(*spec.leaseDurationSeconds);
+  if (!observed_ || observed_->spec.holderIdentity == options_.identity) return std::nullopt;
+  return expiresAt(observed_->spec);
 }
 
 ElectionStep LeaderElector::tryAcquireOrRenew() {

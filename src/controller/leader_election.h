@@ -68,9 +68,8 @@ class LeaderElector {
   // - no lease: create it holding it (leaseTransitions 0); kConflict (another replica created
   //   it first) means standby;
   // - held by us: renew (renewTime = the time the update is sent) with the read resourceVersion
-  //   as precondition; on a
-  //   kConflict the lease is read again once: held by another now → kLost, still ours →
-  //   renewed with the new resourceVersion;
+  //   as precondition; on a kConflict the lease is read again once: held by another now →
+  //   kLost, still ours → renewed with the new resourceVersion;
   // - free (empty holder) or expired: take it over with the resourceVersion precondition
   //   (acquireTime = renewTime = the time the update is sent, leaseTransitions + 1);
   //   kConflict → standby (another replica won);
@@ -113,7 +112,10 @@ class LeaderElector {
   ElectionStep standby(const std::string& holder);
   ElectionStep failed(Error error, Time now);
   void becameLeader(const api::Lease& stored, Time now);
-  bool expired(const api::LeaseSpec& spec, Time now) const;
+  // renewTime + leaseDurationSeconds; nullopt when the lease is free (no holder) or lacks either
+  // field, which counts as expired.
+  static std::optional<Time> expiresAt(const api::LeaseSpec& spec);
+  static bool expired(const api::LeaseSpec& spec, Time now);
   std::int32_t durationSeconds() const;
 
   api::ClusterApi& api_;
