@@ -123,7 +123,9 @@ Result<std::vector<PromSeries>> PrometheusSource::run(std::string_view queryType
     for (;;) {
       auto series = send(part);
       if (!series) return std::unexpected(series.error());
-      seriesSeen_.insert_or_assign(std::string(queryType), series->size());
+      // An empty answer (a part before the history begins) says nothing of how many series the
+      // next part holds: the estimate stays that of the last answer with series.
+      if (!series->empty()) seriesSeen_.insert_or_assign(std::string(queryType), series->size());
       for (PromSeries& s : *series) {
         if (whole) {
           all.push_back(std::move(s));
@@ -131,9 +133,11 @@ Result<std::vector<PromSeries>> PrometheusSource::run(std::string_view queryType
         }
         const auto [it, added] = seen.try_emplace(s.labels, all.size());
         if (added) {
+          // Sized for a point at every step from its first one to the range's end (the decoder
+          // drops series without points).
           all.push_back(PromSeries{std::move(s.labels), {}});
           all.back().points.reserve(
-              static_cast<std::size_t>((range->end - part.start) / part.step) + 1);
+              static_cast<std::size_t>((range->end - s.points.front().time) / part.step) + 1);
         }
         std::vector<Point>& points = all[it->second].points;
         points.insert(points.end(), s.points.begin(), s.points.end());

@@ -36,8 +36,9 @@ struct PrometheusOptions {
   // A range query is read in parts of about this many samples at most (series × points): the
   // body, the parse and the decoded points of one answer grow with it, and a day of history of
   // a namespace of 500 pods is 720,500 samples a metric. The series of a part are judged from
-  // the last answer of the same kind of query (1,000 before the first), and a part has at
-  // least 60 points. 0: parts only at Prometheus' own bound (kMaxStepsPerRangeQuery).
+  // the last answer of the same kind of query that had series (1,000 before the first; an
+  // empty answer leaves the estimate as it was), and a part has at least 60 points. 0: parts
+  // only at Prometheus' own bound (kMaxStepsPerRangeQuery).
   std::size_t maxSamplesPerQuery = 250'000;
 };
 
@@ -120,7 +121,7 @@ class PrometheusSource final : public MetricsSource {
   HttpTransportPtr transport_;
   PrometheusClient client_;
   Clock& clock_;
-  // The series of the last answer of each kind of range query (by queryType).
+  // The series of the last answer with series of each kind of range query (by queryType).
   std::map<std::string, std::size_t, std::less<>> seriesSeen_;
 };
 

@@ -181,13 +181,16 @@ struct PartsFixture {
           const auto to = static_cast<std::int64_t>(std::stod(form["end"]));
           const auto every = static_cast<std::int64_t>(std::stod(form["step"]));
           parts.push_back(Range{Time(seconds(from)), Time(seconds(to)), seconds(every)});
+          // Prometheus leaves out series without a point in the part.
+          const std::int64_t first =
+              std::max(from, from + (dataFrom - from + every - 1) / every * every);
           std::string result;
-          for (std::size_t i = 0; i < series; ++i) {
+          for (std::size_t i = 0; i < series && first <= to; ++i) {
             result += std::string(result.empty() ? "" : ",") +
                       R"({"metric":{"namespace":"shop","pod":"web-)" + std::to_string(i) +
                       R"(","container":"app"},"values":[)";
-            for (std::int64_t t = from; t <= to; t += every) {
-              result += (t == from ? "" : ",") +
+            for (std::int64_t t = first; t <= to; t += every) {
+              result += (t == first ? "" : ",") +
                         ("[" + std::to_string(t) + ",\"" + std::to_string(t % 1000) + "\"]");
             }
             result += "]}";
@@ -199,6 +202,7 @@ struct PartsFixture {
     source = std::make_unique<PrometheusSource>(options, std::move(fake), clock);
   }
   std::size_t series = 10;
+  std::int64_t dataFrom = 0;  // seconds: the first time with points (the history's start)
   std::vector<Range> parts;
   SimulatedClock clock{kEnd};
   std::unique_ptr<PrometheusSource> source;
@@ -243,6 +247,35 @@ TEST(PrometheusSource, ALongRangeIsReadInPartsSizedByTheSeriesOfTheLastAnswer) {
   parts.parts.clear();
   ASSERT_TRUE(parts.source->cpuUsage(Scope{{"shop"}}, day).has_value());
   EXPECT_EQ(parts.parts.size(), 5u);  // 300 × 4 + 241
+}
+
+TEST(PrometheusSource, PartsBeforeTheHistoryBeginsKeepTheEstimateAndPointsAreSizedToTheirData) {
+  // A week's window at 5m (2,017 steps) over a history of its last day (289 points).
+  const Range week{kEnd - std::chrono::hours(168), kEnd, minutes(5)};
+  PartsFixture f(/*maxSamples=*/3'000);
+  f.dataFrom =
+      std::chrono::duration_cast<seconds>((kEnd - std::chrono::hours(24)).time_since_epoch())
+          .count();
+  // A first read had 10 series: 300 points a part.
+  ASSERT_TRUE(f.source->cpuUsage(Scope{{"shop"}}, kRange).has_value());
+  f.parts.clear();
+  auto read = f.source->cpuUsage(Scope{{"shop"}}, week);
+  ASSERT_TRUE(read.has_value()) << read.error().message;
+  // Empty answers over the six days without history leave parts at 300 points: 2,017 steps
+  // are 7 parts, none longer.
+  ASSERT_EQ(f.parts.size(), 7u);
+  for (std::size_t i = 0; i + 1 < f.parts.size(); ++i) {
+    EXPECT_EQ(f.parts[i].end - f.parts[i].start, minutes(5 * 299)) << "part " << i;
+  }
+  EXPECT_EQ(f.parts.back().end, week.end);
+  ASSERT_EQ(read->size(), 10u);
+  for (const ContainerSeries& s : *read) {
+    ASSERT_EQ(s.points.size(), 289u);
+    EXPECT_EQ(s.points.front().time, kEnd - std::chrono::hours(24));
+    EXPECT_EQ(s.points.back().time, kEnd);
+    // Sized from the series' first point, not from the start of the part it came in.
+    EXPECT_EQ(s.points.capacity(), s.points.size());
+  }
 }
 
 TEST(PrometheusSource, EmptyResultIsAnEmptyVector) {
