@@ -119,6 +119,7 @@ struct CurlHttpClient::Transfer {
   HttpResponse response;
   HeaderList headers;
   const LineHandler* onLine = nullptr;  // set for streaming requests
+  const BodyHandler* onBody = nullptr;  // set for received bodies
   std::string pending;                  // unfinished line of a streamed body
   bool stoppedByHandler = false;
   std::array<char, CURL_ERROR_SIZE> errorBuffer{};
@@ -126,7 +127,7 @@ struct CurlHttpClient::Transfer {
   static size_t write(char* data, size_t size, size_t count, void* user) {
     auto& t = *static_cast<Transfer*>(user);
     const size_t n = size * count;
-    if (t.onLine == nullptr) {
+    if (t.onLine == nullptr && t.onBody == nullptr) {
       t.response.body.append(data, n);
       return n;
     }
@@ -135,6 +136,11 @@ struct CurlHttpClient::Transfer {
     if (status < 200 || status >= 300) {
       t.response.body.append(data, n);
       return n;
+    }
+    if (t.onBody != nullptr) {
+      if ((*t.onBody)(std::string_view(data, n))) return n;
+      t.stoppedByHandler = true;
+      return 0;  // aborts the transfer (CURLE_WRITE_ERROR)
     }
     t.pending.append(data, n);
     if (!deliverLines(t.pending, *t.onLine)) {
@@ -176,6 +182,15 @@ Result<HttpResponse> HttpTransport::stream(const HttpRequest& request, const Lin
   response->body.clear();
   if (!body.ends_with('\n')) body += '\n';
   deliverLines(body, [&](std::string_view line) { return !stop.stop_requested() && onLine(line); });
+  return response;
+}
+
+Result<HttpResponse> HttpTransport::receive(const HttpRequest& request, const BodyHandler& onBody) {
+  auto response = send(request);
+  if (!response || response->status < 200 || response->status >= 300) return response;
+  const std::string body = std::move(response->body);
+  response->body.clear();
+  if (!body.empty()) onBody(body);
   return response;
 }
 
@@ -331,11 +346,22 @@ Error CurlHttpClient::transportError(const HttpRequest& request, int code, const
 
 Result<HttpResponse> CurlHttpClient::send(const HttpRequest& request) {
   Transfer transfer;
+  return perform(request, transfer);
+}
+
+Result<HttpResponse> CurlHttpClient::receive(const HttpRequest& request,
+                                             const BodyHandler& onBody) {
+  Transfer transfer;
+  transfer.onBody = &onBody;
+  return perform(request, transfer);
+}
+
+Result<HttpResponse> CurlHttpClient::perform(const HttpRequest& request, Transfer& transfer) {
   if (auto ok = prepare(request, transfer, false); !ok) return std::unexpected(ok.error());
   auto* curl = static_cast<CURL*>(curl_);
   const CURLcode code = curl_easy_perform(curl);
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, nullptr);  // the buffer goes out of scope
-  if (code != CURLE_OK) {
+  if (code != CURLE_OK && !(code == CURLE_WRITE_ERROR && transfer.stoppedByHandler)) {
     return std::unexpected(transportError(request, code, transfer.errorBuffer.data(),
                                           request.timeout.value_or(options_.timeout)));
   }

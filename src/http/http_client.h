@@ -49,6 +49,10 @@ struct HttpResponse {
 // lines are skipped. Returning false ends the stream.
 using LineHandler = std::function<bool(std::string_view line)>;
 
+// Called with the bytes of a 2xx body as they arrive, in order. Returning false ends the
+// transfer (nothing more is wanted).
+using BodyHandler = std::function<bool(std::string_view bytes)>;
+
 // Sends one request and waits for the whole response. A response with any HTTP status is a
 // value; only a failure to get a response (refused connection, timeout, TLS failure) is an
 // Error, with code kUnavailable and the reason in the message. Not thread-safe: one transport
@@ -67,6 +71,13 @@ class HttpTransport {
   // implementation calls send() and splits the body (for fakes); it cannot be stopped early.
   virtual Result<HttpResponse> stream(const HttpRequest& request, const LineHandler& onLine,
                                       std::stop_token stop);
+
+  // send(), except that a 2xx body is passed to `onBody` as it arrives (the returned body is
+  // empty) so that it need not be held whole; any other status' body is returned whole and
+  // `onBody` is not called. `onBody` returning false ends the transfer, a success. Timeouts and
+  // errors as for send(). The default implementation calls send() and passes the body at once
+  // (for fakes).
+  virtual Result<HttpResponse> receive(const HttpRequest& request, const BodyHandler& onBody);
 };
 using HttpTransportPtr = std::unique_ptr<HttpTransport>;
 
@@ -116,6 +127,7 @@ class CurlHttpClient final : public HttpTransport {
   Result<HttpResponse> send(const HttpRequest& request) override;
   Result<HttpResponse> stream(const HttpRequest& request, const LineHandler& onLine,
                               std::stop_token stop) override;
+  Result<HttpResponse> receive(const HttpRequest& request, const BodyHandler& onBody) override;
 
  private:
   struct Transfer;
@@ -123,6 +135,9 @@ class CurlHttpClient final : public HttpTransport {
   Result<std::string> bearerToken();
   // Sets every option of one request on the easy handle; `transfer` must outlive the perform.
   Result<void> prepare(const HttpRequest& request, Transfer& transfer, bool streaming);
+  // Sends one request on the easy handle (the client's timeout unless the request has one),
+  // its callbacks writing into `transfer`.
+  Result<HttpResponse> perform(const HttpRequest& request, Transfer& transfer);
   // The Error for a failed perform.
   Error transportError(const HttpRequest& request, int code, const char* errorBuffer,
                        Duration timeout) const;

@@ -27,18 +27,22 @@ std::optional<Duration> retryAfter(const HttpResponse& response) {
   return std::chrono::seconds(seconds);
 }
 
-// What went wrong with a response that is not a success, from its body when it is a Prometheus
-// error envelope, else from the start of the body.
-std::string describeFailure(long status, std::string& body) {
+// What went wrong with a response that is not a success, from its decoded body when it is a
+// Prometheus error envelope, else from the start of the body.
+std::string describeFailure(long status, const Result<QueryResponse>& decoded,
+                            std::string_view head) {
   std::string what = "HTTP " + std::to_string(status);
-  auto decoded = decodeQueryResponse(body);
   if (decoded && !decoded->success && !decoded->error.empty()) {
     return what + ", " + decoded->errorType + ": " + decoded->error;
   }
   if (!decoded && status / 100 == 2) return what + ", " + decoded.error().message;
   constexpr size_t kMaxBody = 200;
-  if (!body.empty()) what += ": " + body.substr(0, kMaxBody);
+  if (!head.empty()) what += ": " + std::string(head.substr(0, kMaxBody));
   return what;
+}
+
+std::string describeFailure(long status, std::string& body) {
+  return describeFailure(status, decodeQueryResponse(body), body);
 }
 
 // Milliseconds as decimal seconds: 1700000000250 → "1700000000.250".
@@ -108,7 +112,10 @@ Result<QueryResponse> PrometheusClient::post(
   ExponentialBackoff backoff(options_.backoff);
   for (int attempt = 0;; ++attempt) {
     const bool lastAttempt = attempt >= std::max(options_.retries, 0);
-    auto response = transport_.send(request);
+    // A 2xx body is decoded as it arrives (QueryResponseStream), not held whole.
+    QueryResponseStream stream(scalars);
+    auto response = transport_.receive(
+        request, [&stream](std::string_view bytes) { return stream.feed(bytes); });
     std::optional<Duration> serverWait;
     if (!response) {
       if (lastAttempt) return queryError(response.error().code, promql, response.error().message);
@@ -118,16 +125,14 @@ Result<QueryResponse> PrometheusClient::post(
       return queryError(codeForStatus(response->status), promql,
                         describeFailure(response->status, response->body));
     } else {
-      const std::size_t bytes = response->body.size();
-      auto decoded = decodeQueryResponse(response->body, scalars);
+      auto decoded = stream.finish();
       if (!decoded || !decoded->success) {
         return queryError(ErrorCode::kInvalidArgument, promql,
-                          describeFailure(response->status, response->body));
+                          describeFailure(response->status, decoded, stream.head()));
       }
       if (options_.onWarning) {
         for (const auto& warning : decoded->warnings) options_.onWarning(promql, warning);
       }
-      decoded->bytes = bytes;
       return decoded;
     }
     Duration wait = backoff.failure(clock_.now());

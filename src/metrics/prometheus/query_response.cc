@@ -2,8 +2,10 @@
 
 #include <simdjson.h>
 
+#include <array>
 #include <charconv>
 #include <cmath>
+#include <iterator>
 
 namespace attune::metrics {
 namespace {
@@ -75,9 +77,7 @@ Status readLabels(od::value& v, Labels& labels) {
   return {};
 }
 
-Status readSeries(od::value& v, PromSeries& series) {
-  od::object object;
-  if (auto code = v.get_object().get(object)) return malformed("result item", code);
+Status readSeriesFields(od::object& object, PromSeries& series) {
   for (auto field : object) {
     std::string_view key;
     if (auto code = field.unescaped_key().get(key)) return malformed("result item key", code);
@@ -105,6 +105,12 @@ Status readSeries(od::value& v, PromSeries& series) {
     if (!status) return status;
   }
   return {};
+}
+
+Status readSeries(od::value& v, PromSeries& series) {
+  od::object object;
+  if (auto code = v.get_object().get(object)) return malformed("result item", code);
+  return readSeriesFields(object, series);
 }
 
 Status readData(od::value& v, QueryResponse& out, ScalarResults scalars) {
@@ -173,7 +179,15 @@ Result<std::optional<double>> parseSampleValue(std::string_view text) {
   return std::optional<double>(value);
 }
 
-Result<QueryResponse> decodeQueryResponse(std::string& body, ScalarResults scalars) {
+namespace {
+
+// A decoded envelope, before the checks of finishResponse().
+struct Envelope {
+  QueryResponse response;
+  bool hasStatus = false;
+};
+
+Result<Envelope> readEnvelope(std::string& body, ScalarResults scalars) {
   const size_t size = body.size();
   body.resize(size + simdjson::SIMDJSON_PADDING);  // zero bytes the parser may read past the end
   od::parser parser;
@@ -183,8 +197,8 @@ Result<QueryResponse> decodeQueryResponse(std::string& body, ScalarResults scala
     body.resize(size);
     return malformed("not JSON", code);
   }
-  QueryResponse out;
-  bool hasStatus = false;
+  Envelope envelope;
+  QueryResponse& out = envelope.response;
   od::object root;
   Status status;
   if (auto rootCode = doc.get_object().get(root)) {
@@ -201,7 +215,7 @@ Result<QueryResponse> decodeQueryResponse(std::string& body, ScalarResults scala
         std::string text;
         status = readString(value, text, "status");
         out.success = text == "success";
-        hasStatus = true;
+        envelope.hasStatus = true;
       } else if (key == "errorType") {
         status = readString(value, out.errorType, "errorType");
       } else if (key == "error") {
@@ -216,7 +230,13 @@ Result<QueryResponse> decodeQueryResponse(std::string& body, ScalarResults scala
   }
   body.resize(size);
   if (!status) return std::unexpected(status.error());
-  if (!hasStatus) return malformed("no status");
+  return envelope;
+}
+
+// The checks every decoded response passes, whole or streamed.
+Result<QueryResponse> finishResponse(Envelope envelope) {
+  QueryResponse& out = envelope.response;
+  if (!envelope.hasStatus) return malformed("no status");
   if (out.success && out.resultType.empty()) return malformed("success without data.resultType");
   // A response that is not a success carries no result, whatever its data says.
   if (!out.success) {
@@ -232,6 +252,225 @@ Result<QueryResponse> decodeQueryResponse(std::string& body, ScalarResults scala
       }
     }
   }
+  return std::move(out);
+}
+
+}  // namespace
+
+Result<QueryResponse> decodeQueryResponse(std::string& body, ScalarResults scalars) {
+  auto envelope = readEnvelope(body, scalars);
+  if (!envelope) return std::unexpected(envelope.error());
+  return finishResponse(std::move(*envelope));
+}
+
+// The position of a streamed body in its JSON, as much as QueryResponseStream needs: the
+// containers of the first two levels and their keys, data.resultType, and whether the bytes are
+// inside data.result, where series are cut out one by one.
+struct QueryResponseStream::Scanner {
+  enum class Capture { kNone, kKey, kResultType };
+  static constexpr std::size_t kMaxCaptured = 16;  // longer strings match no name looked for
+
+  od::parser parser;  // decodes one series at a time
+  int depth = 0;      // containers open
+  bool inString = false;
+  bool escaped = false;
+  bool broken = false;      // more closers than openers: no series is cut out from then on
+  bool keptResult = false;  // a data.result was left in the skeleton
+  Capture capture = Capture::kNone;
+  std::string captured;
+  std::array<bool, 3> object{};    // [d]: the container at depth d (1, 2) is an object
+  std::array<bool, 3> keyNext{};   // [d]: the next string at depth d is a key
+  std::array<std::string, 3> key;  // [d]: the last key read at depth d
+  bool inData = false;             // the container at depth 2 is the root's "data" object
+  std::string resultType;          // its "resultType" so far
+  bool inResult = false;           // in data.result, series by series (depth >= 3)
+  bool separated = true;           // in data.result: a series may start here
+  bool afterComma = false;         // in data.result: the last separator was a comma
+
+  // A byte outside data.result's series (kept in the skeleton).
+  void skeletonByte(char c) {
+    if (inString) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        inString = false;
+        endCapture();
+        return;
+      }
+      if (capture != Capture::kNone && captured.size() <= kMaxCaptured) captured += c;
+      return;
+    }
+    switch (c) {
+      case '"':
+        inString = true;
+        captured.clear();
+        capture = Capture::kNone;
+        if (depth == 1 || depth == 2) {
+          const auto at = static_cast<std::size_t>(depth);
+          if (object[at] && keyNext[at]) {
+            capture = Capture::kKey;
+            keyNext[at] = false;
+          } else if (depth == 2 && inData && key[2] == "resultType") {
+            capture = Capture::kResultType;
+          }
+        }
+        return;
+      case ',':
+        if ((depth == 1 || depth == 2) && object[static_cast<std::size_t>(depth)]) {
+          keyNext[static_cast<std::size_t>(depth)] = true;
+        }
+        return;
+      case '{':
+      case '[':
+        open(c);
+        return;
+      case '}':
+      case ']':
+        if (--depth < 0) broken = true;
+        return;
+      default:
+        return;
+    }
+  }
+
+  void open(char c) {
+    const int d = ++depth;
+    if (d == 1 || d == 2) {
+      const auto at = static_cast<std::size_t>(d);
+      object[at] = c == '{';
+      keyNext[at] = c == '{';
+      key[at].clear();
+    }
+    if (d == 2) {
+      inData = c == '{' && object[1] && key[1] == "data";
+      if (inData) resultType.clear();
+    }
+    if (d == 3 && inData && key[2] == "result") {
+      // Series come out in body order: once a result stays in the skeleton (decoded at the
+      // end), no later one is cut out.
+      if (c == '[' && !broken && !keptResult &&
+          (resultType == "matrix" || resultType == "vector")) {
+        inResult = true;
+        separated = true;
+        afterComma = false;
+      } else {
+        keptResult = true;
+      }
+    }
+  }
+
+  void endCapture() {
+    if (captured.size() > kMaxCaptured) captured.clear();
+    if (capture == Capture::kKey) key[static_cast<std::size_t>(depth)] = captured;
+    if (capture == Capture::kResultType) resultType = captured;
+    capture = Capture::kNone;
+  }
+};
+
+QueryResponseStream::QueryResponseStream(ScalarResults scalars)
+    : scalars_(scalars), scanner_(std::make_unique<Scanner>()) {}
+
+QueryResponseStream::~QueryResponseStream() = default;
+
+bool QueryResponseStream::feed(std::string_view bytes) {
+  if (error_) return false;
+  constexpr std::size_t kHead = 200;
+  if (head_.size() < kHead) head_.append(bytes.substr(0, kHead - head_.size()));
+  bytes_ += bytes.size();
+  Scanner& s = *scanner_;
+  std::size_t i = 0;
+  while (i < bytes.size()) {
+    if (!s.inResult) {
+      const char c = bytes[i++];
+      skeleton_ += c;
+      s.skeletonByte(c);
+      continue;
+    }
+    if (s.depth == 3) {  // between two series of data.result
+      const char c = bytes[i++];
+      if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
+      if (c == ',' && !s.separated) {
+        s.separated = s.afterComma = true;
+      } else if (c == ']' && !s.afterComma) {
+        s.inResult = false;
+        s.depth = 2;
+        skeleton_ += ']';
+      } else if (c == '{' && s.separated) {
+        element_.assign(1, '{');
+        s.depth = 4;
+        s.separated = s.afterComma = false;
+      } else if (c == ',' || c == ']' || c == '{') {
+        error_ = malformed("not JSON", simdjson::TAPE_ERROR).error();
+      } else {
+        error_ = malformed("result item", simdjson::INCORRECT_TYPE).error();
+      }
+      if (error_) return false;
+      continue;
+    }
+    // In a series: the run of bytes up to the next one that changes the scanner's state.
+    const std::size_t from = i;
+    bool ended = false;
+    for (; i < bytes.size() && !ended; ++i) {
+      const char c = bytes[i];
+      if (s.inString) {
+        if (s.escaped) {
+          s.escaped = false;
+        } else if (c == '\\') {
+          s.escaped = true;
+        } else if (c == '"') {
+          s.inString = false;
+        }
+      } else if (c == '"') {
+        s.inString = true;
+      } else if (c == '{' || c == '[') {
+        ++s.depth;
+      } else if (c == '}' || c == ']') {
+        ended = --s.depth == 3;
+      }
+    }
+    element_.append(bytes.substr(from, i - from));
+    if (ended && !decodeElement()) return false;
+  }
+  return true;
+}
+
+bool QueryResponseStream::decodeElement() {
+  const std::size_t size = element_.size();
+  element_.resize(size + simdjson::SIMDJSON_PADDING);
+  od::document doc;
+  od::object object;
+  PromSeries series;
+  Status status;
+  if (auto code = scanner_->parser.iterate(element_.data(), size, element_.size()).get(doc)) {
+    status = malformed("not JSON", code);
+  } else if (auto objectCode = doc.get_object().get(object)) {
+    status = malformed("result item", objectCode);
+  } else {
+    status = readSeriesFields(object, series);
+  }
+  element_.clear();
+  if (!status) {
+    error_ = status.error();
+    return false;
+  }
+  if (!series.points.empty()) series_.push_back(std::move(series));
+  return true;
+}
+
+Result<QueryResponse> QueryResponseStream::finish() {
+  if (error_) return std::unexpected(*error_);
+  if (scanner_->inResult) return malformed("not JSON", simdjson::INCOMPLETE_ARRAY_OR_OBJECT);
+  auto envelope = readEnvelope(skeleton_, scalars_);
+  if (!envelope) return std::unexpected(envelope.error());
+  // The series cut out came first: data.result's place in the body, before any other.
+  std::vector<PromSeries>& rest = envelope->response.series;
+  rest.insert(rest.begin(), std::make_move_iterator(series_.begin()),
+              std::make_move_iterator(series_.end()));
+  series_.clear();
+  auto out = finishResponse(std::move(*envelope));
+  if (out) out->bytes = bytes_;
   return out;
 }
 

@@ -121,6 +121,50 @@ TEST(CurlHttpClient, StreamStopsWhenAskedFromAnotherThread) {
   EXPECT_TRUE(result.has_value()) << result.error().toString();
 }
 
+TEST(CurlHttpClient, ReceivePassesA2xxBodyAsItArrivesAndReturnsOthersWhole) {
+  std::string big(1 << 20, 'x');  // more than one write of libcurl's
+  big[12345] = 'y';
+  LocalHttpServer ok(answer(200, big));
+  CurlHttpClient client({});
+  std::string received;
+  std::size_t calls = 0;
+  auto r = client.receive({.url = ok.address() + "/q"}, [&](std::string_view bytes) {
+    received.append(bytes);
+    return ++calls, true;
+  });
+  ASSERT_TRUE(r.has_value()) << r.error().toString();
+  EXPECT_EQ(r->status, 200);
+  EXPECT_TRUE(r->body.empty());
+  EXPECT_EQ(received, big);
+  EXPECT_GT(calls, 1u);
+
+  LocalHttpServer failing(answer(503, "busy"));
+  calls = 0;
+  r = client.receive({.url = failing.address() + "/q"},
+                     [&](std::string_view) { return ++calls, true; });
+  ASSERT_TRUE(r.has_value()) << r.error().toString();
+  EXPECT_EQ(r->status, 503);
+  EXPECT_EQ(r->body, "busy");
+  EXPECT_EQ(calls, 0u);
+}
+
+TEST(CurlHttpClient, ReceiveEndsWhenTheHandlerReturnsFalse) {
+  LocalHttpServer server(answer(200, std::string(1 << 20, 'x')));
+  CurlHttpClient client({});
+  std::size_t calls = 0;
+  auto r = client.receive({.url = server.address() + "/q"},
+                          [&](std::string_view) { return ++calls, false; });
+  ASSERT_TRUE(r.has_value()) << r.error().toString();
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(calls, 1u);
+  // The handle serves the next request.
+  std::string received;
+  r = client.receive({.url = server.address() + "/q"},
+                     [&](std::string_view bytes) { return received.append(bytes), true; });
+  ASSERT_TRUE(r.has_value()) << r.error().toString();
+  EXPECT_EQ(received.size(), std::size_t{1} << 20);
+}
+
 TEST(CurlHttpClient, RefusedConnectionIsUnavailable) {
   int port = 0;
   { port = LocalHttpServer(answer(200, "")).port(); }  // closed again: nothing listens

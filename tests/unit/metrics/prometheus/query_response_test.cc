@@ -1,6 +1,7 @@
 #include "metrics/prometheus/query_response.h"
 
 #include <gtest/gtest.h>
+#include <simdjson.h>
 
 namespace attune::metrics {
 namespace {
@@ -171,6 +172,174 @@ TEST(QueryResponse, ASampleTimeBeyondTheRangeOfTimeIsMalformed) {
       "result":[{"metric":{},"value":[-9223372035,"1"]}]}})");
   ASSERT_EQ(r.series.size(), 1u);
   EXPECT_EQ(r.series[0].points[0].time, at(-9223372035.0));
+}
+
+// `body` fed to a QueryResponseStream in pieces cut at `cuts` (ascending offsets).
+Result<QueryResponse> streamed(std::string_view body, const std::vector<std::size_t>& cuts,
+                               ScalarResults scalars) {
+  QueryResponseStream stream(scalars);
+  std::size_t from = 0;
+  for (std::size_t cut : cuts) {
+    stream.feed(body.substr(from, cut - from));
+    from = cut;
+  }
+  stream.feed(body.substr(from));
+  auto out = stream.finish();
+  // A failed decode stops taking bytes; one that did not took them all.
+  if (out) {
+    EXPECT_EQ(stream.head(), body.substr(0, 200));
+  }
+  return out;
+}
+
+bool validJson(const std::string& body) {
+  simdjson::dom::parser parser;
+  return parser.parse(body).error() == simdjson::SUCCESS;
+}
+
+// The stream's result equals decodeQueryResponse's for the whole body: the same value, or an
+// error both ways. Except that the stream rejects a body whose brackets do not balance, which
+// the whole decode (simdjson On Demand, reading only what it looks for) may accept.
+void expectSameAsWhole(const std::string& body, const std::vector<std::size_t>& cuts,
+                       ScalarResults scalars) {
+  std::string copy = body;
+  const auto whole = decodeQueryResponse(copy, scalars);
+  const auto parts = streamed(body, cuts, scalars);
+  const std::string where = "cut at " + ::testing::PrintToString(cuts) + " of " + body;
+  if (whole && !parts && !validJson(body)) {
+    EXPECT_EQ(parts.error().code, ErrorCode::kInvalidArgument) << where;
+    return;
+  }
+  ASSERT_EQ(parts.has_value(), whole.has_value())
+      << where << "\n  whole: " << (whole ? std::string("ok") : whole.error().message)
+      << "\n  streamed: " << (parts ? std::string("ok") : parts.error().message);
+  if (!whole) {
+    EXPECT_EQ(parts.error().code, ErrorCode::kInvalidArgument) << where;
+    return;
+  }
+  EXPECT_EQ(parts->success, whole->success) << where;
+  EXPECT_EQ(parts->resultType, whole->resultType) << where;
+  EXPECT_EQ(parts->error, whole->error) << where;
+  EXPECT_EQ(parts->errorType, whole->errorType) << where;
+  EXPECT_EQ(parts->warnings, whole->warnings) << where;
+  EXPECT_EQ(parts->bytes, body.size()) << where;
+  ASSERT_EQ(parts->series.size(), whole->series.size()) << where;
+  for (std::size_t i = 0; i < whole->series.size(); ++i) {
+    EXPECT_EQ(parts->series[i].labels, whole->series[i].labels) << where;
+    ASSERT_EQ(parts->series[i].points.size(), whole->series[i].points.size()) << where;
+    for (std::size_t p = 0; p < whole->series[i].points.size(); ++p) {
+      EXPECT_EQ(parts->series[i].points[p].time, whole->series[i].points[p].time) << where;
+      EXPECT_EQ(parts->series[i].points[p].value, whole->series[i].points[p].value) << where;
+    }
+  }
+}
+
+TEST(QueryResponseStream, DecodesInAnyPiecesWhatTheWholeBodyDecodesTo) {
+  const std::vector<std::string> bodies = {
+      // A matrix, with labels holding brackets, braces, commas and escaped quotes.
+      R"({"status":"success","data":{"resultType":"matrix","result":[
+          {"metric":{"namespace":"shop","pod":"web-1","container":"a]}\"[{,"},
+           "values":[[1700000000,"1"],[1700000060,"NaN"],[1700000120,"2.5"]]} ,
+          {"metric":{"pod":"b"},"values":[[1,"NaN"]]},
+          {"values":[[5,"7"]],"metric":{"pod":"c\\"}}
+        ]},"warnings":["slow"]})",
+      // A vector; an empty one; one whose resultType comes after its result.
+      R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1,"2"]}]}})",
+      R"({"status":"success","data":{"resultType":"vector","result":[ ]}})",
+      R"({"data":{"result":[{"values":[[1,"1"],[2,"2"]],"metric":{}}],"resultType":"matrix"},
+          "status":"success"})",
+      // Status after data, and a failure with data.
+      R"({"data":{"resultType":"matrix","result":[{"metric":{},"values":[[1,"3"]]}]},"status":"success"})",
+      R"({"status":"error","errorType":"bad_data","error":"x","data":{"resultType":"vector",
+          "result":[{"metric":{},"value":[1,"2"]}]}})",
+      // A scalar (accepted or not); a vector series with two samples.
+      R"({"status":"success","data":{"resultType":"scalar","result":[1700000000.5,"2.5"]}})",
+      R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1,"1"],
+          "values":[[2,"2"]]}]}})",
+      // Keys that only look like the ones followed: nested, escaped, or not at the top.
+      R"({"status":"success","x":{"data":{"resultType":"matrix","result":[1]}},
+          "data":{"resultType":"matrix","r\u0065sult":[2],"result":[]}})",
+      R"({"status":"success","data":{"resultType":"m\u0061trix","result":[{"metric":{},"values":[[1,"1"]]}]}})",
+      // "data" twice, the first one's result before its resultType: the series stay in order.
+      R"({"status":"success","data":{"result":[{"metric":{"p":"x"},"values":[[1,"1"]]}],
+          "resultType":"matrix"},"data":{"resultType":"matrix","result":[{"metric":{"p":"y"},
+          "values":[[1,"1"]]}]}})",
+      // Malformed: a series that is not an object, a bad sample, missing or extra commas,
+      // a truncated body, unbalanced brackets, an unterminated string.
+      R"({"status":"success","data":{"resultType":"matrix","result":[1,2]}})",
+      R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[[1,"abc"]]}]}})",
+      R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[]} {"metric":{},"values":[]}]}})",
+      R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[]},]}})",
+      R"({"status":"success","data":{"resultType":"matrix","result":[,{"metric":{},"values":[]}]}})",
+      R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[[1,"1"]]})",
+      R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{}]}]}})",
+      R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{"a":"b}]}})",
+      R"({"status":"success","data":{"resultType":"matrix","result":[]}}})",
+      // Found by fuzzing: brackets that do not balance inside a series, which the whole decode
+      // accepts (it skips what it does not read) and the stream rejects.
+      R"~({"status":"succtor","data":{"resultType":"vector","result":[
+      {"mektType":"vector","result":[
+      {"mekric":"{-naespace":"shop","":"a\"b`},"vapod"8"web-3","ric":"{-naespace":"shop","":"a\"b`},"vapod"8"web-3","container":"app"}]}]}})~",
+      "<html>502</html>",
+      "",
+  };
+  for (const std::string& body : bodies) {
+    for (ScalarResults scalars : {ScalarResults::kRejected, ScalarResults::kAccepted}) {
+      expectSameAsWhole(body, {}, scalars);
+      for (std::size_t cut = 1; cut < body.size(); ++cut) {
+        expectSameAsWhole(body, {cut}, scalars);
+      }
+      std::vector<std::size_t> everyByte;
+      for (std::size_t cut = 1; cut < body.size(); ++cut) everyByte.push_back(cut);
+      expectSameAsWhole(body, everyByte, scalars);
+    }
+  }
+}
+
+TEST(QueryResponseStream, HoldsOneSeriesTextNotTheBody) {
+  // 2,000 series of 100 samples, fed in pieces of 16 KiB (libcurl's writes).
+  std::string body = R"({"status":"success","data":{"resultType":"matrix","result":[)";
+  std::size_t longestSeries = 0;
+  for (int i = 0; i < 2000; ++i) {
+    std::string series = std::string(i == 0 ? "" : ",") + R"({"metric":{"pod":"web-)" +
+                         std::to_string(i) + R"("},"values":[)";
+    for (int t = 0; t < 100; ++t) {
+      series += (t == 0 ? "[" : ",[") + std::to_string(1'700'000'000 + 60 * t) + ",\"0." +
+                std::to_string(i * t) + "\"]";
+    }
+    series += "]}";
+    longestSeries = std::max(longestSeries, series.size());
+    body += series;
+  }
+  body += "]}}";
+  ASSERT_GT(body.size(), 4'000'000u);
+  QueryResponseStream stream;
+  std::size_t held = 0;
+  constexpr std::size_t kPiece = 16 * 1024;
+  for (std::size_t from = 0; from < body.size(); from += kPiece) {
+    ASSERT_TRUE(stream.feed(std::string_view(body).substr(from, kPiece)));
+    held = std::max(held, stream.textHeld());
+  }
+  // The envelope and one series (rounded up by the strings' growth and simdjson's padding).
+  EXPECT_LT(held, 4 * longestSeries);
+  auto r = stream.finish();
+  ASSERT_TRUE(r.has_value()) << r.error().message;
+  ASSERT_EQ(r->series.size(), 2000u);
+  EXPECT_EQ(r->series[1999].label("pod"), "web-1999");
+  ASSERT_EQ(r->series[1999].points.size(), 100u);
+  EXPECT_EQ(r->series[1999].points[99].value, std::stod("0." + std::to_string(1999 * 99)));
+  EXPECT_EQ(r->bytes, body.size());
+}
+
+TEST(QueryResponseStream, AFailedSeriesEndsTheDecode) {
+  QueryResponseStream stream;
+  EXPECT_TRUE(stream.feed(R"({"status":"success","data":{"resultType":"matrix","result":[)"));
+  EXPECT_FALSE(stream.feed(R"({"metric":{},"values":[[1,"abc"]]},)"));
+  EXPECT_FALSE(stream.feed(R"({"metric":{},"values":[[1,"1"]]}]}})"));
+  auto r = stream.finish();
+  ASSERT_FALSE(r.has_value());
+  EXPECT_NE(r.error().message.find("\"abc\" is not a number"), std::string::npos)
+      << r.error().message;
 }
 
 TEST(SampleValue, ParsesNumbersAndDropsNonFinite) {
