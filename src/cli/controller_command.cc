@@ -652,7 +652,7 @@ void addControllerCommand(CLI::App& app, int& exitCode) {
       ->capture_default_str();
   cmd->add_option("--prometheus-max-samples-per-query", f->prometheusMaxSamplesPerQuery,
                   "A usage read over a long range is sent in parts of about this many samples "
-                  "(series x points), so that one answer's body and parse stay small; 0: parts "
+                  "(series x points), so that one answer's decoded points stay small; 0: parts "
                   "only where Prometheus requires them (11,000 steps; docs/prometheus.md)")
       ->capture_default_str();
   cmd->add_option("--pass-group-samples", f->passGroupSamples,
