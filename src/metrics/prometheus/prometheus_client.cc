@@ -42,7 +42,9 @@ std::string describeFailure(long status, const Result<QueryResponse>& decoded,
 }
 
 std::string describeFailure(long status, std::string& body) {
-  return describeFailure(status, decodeQueryResponse(body), body);
+  // Decoded first: the decode pads the body, which may move it.
+  const auto decoded = decodeQueryResponse(body);
+  return describeFailure(status, decoded, body);
 }
 
 // Milliseconds as decimal seconds: 1700000000250 → "1700000000.250".
