@@ -15,7 +15,8 @@ namespace attune::metrics::testing {
 // tests/unit/metrics/trace/data in the source tree.
 std::filesystem::path dataDir();
 
-// An empty directory for the current test (under GoogleTest's TempDir, named after the test).
+// An empty directory for the current test (under GoogleTest's TempDir, named after the test),
+// removed when the process exits if every test passed.
 std::filesystem::path freshDir();
 
 // Writes `contents` to dir/name and returns the path.
