@@ -232,7 +232,18 @@ void Controller::notePodChanges(Time now) {
 
 Result<void> Controller::reconcileAll() { return reconcile(/*everything=*/true); }
 
-Result<void> Controller::reconcileDue() { return reconcile(/*everything=*/false); }
+Result<void> Controller::reconcileDue() {
+  auto done = reconcile(/*everything=*/false);
+  if (options_.heartbeatsPerCall == 0) return done;
+  // After this call's passes, the heartbeats held by them and by the passes before.
+  const HeldHeartbeats::Written written =
+      held_.write(api_, options_.heartbeatsPerCall, clock_, options_.heartbeatSlice);
+  operatorMetrics_.heartbeatWrites.inc({"written"},
+                                       static_cast<double>(written.sent - written.dropped));
+  operatorMetrics_.heartbeatWrites.inc({"dropped"}, static_cast<double>(written.dropped));
+  operatorMetrics_.heartbeatsHeld.set({}, static_cast<double>(held_.size()));
+  return done;
+}
 
 Result<void> Controller::reconcile(bool everything) {
   reconciledLastCall_ = 0;
@@ -471,18 +482,19 @@ std::unique_ptr<PreparedPass> Controller::preparePass(
     state = std::move(*fresh);
     known.effectiveSpec = policy.spec;
   }
-  prepared->pass =
-      std::make_unique<PolicyPass>(PolicyPass::Context{.api = api_,
-                                                       .metrics = metricsOf(stored),
-                                                       .clock = clock_,
-                                                       .options = options_,
-                                                       .operatorMetrics = operatorMetrics_,
-                                                       .events = events_,
-                                                       .observer = observer_,
-                                                       .policies = listed,
-                                                       .sharedReads = reads,
-                                                       .heartbeats = &heartbeats_},
-                                   snapshot, stored, policy, *state);
+  prepared->pass = std::make_unique<PolicyPass>(
+      PolicyPass::Context{.api = api_,
+                          .metrics = metricsOf(stored),
+                          .clock = clock_,
+                          .options = options_,
+                          .operatorMetrics = operatorMetrics_,
+                          .events = events_,
+                          .observer = observer_,
+                          .policies = listed,
+                          .sharedReads = reads,
+                          .heartbeats = &heartbeats_,
+                          .held = options_.heartbeatsPerCall > 0 ? &held_ : nullptr},
+      snapshot, stored, policy, *state);
   return prepared;
 }
 

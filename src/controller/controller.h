@@ -63,6 +63,12 @@ struct ControllerOptions {
   // resyncPeriod / statusHeartbeat); the others wait for the next passes, which spreads policies
   // written together over the passes.
   Duration statusHeartbeat = std::chrono::minutes(5);
+  // Above zero, a pass holds the heartbeat writes it decides (HeldHeartbeats) and each
+  // reconcileDue() call writes held ones after its own passes: at most this many, none started
+  // after heartbeatSlice, so that a pass (and a changed pod behind it) never waits on thousands
+  // of them. 0: the pass writes them itself.
+  std::size_t heartbeatsPerCall = 0;
+  Duration heartbeatSlice = std::chrono::milliseconds(100);
   // OOM recovery (rollout/oom_recovery.h): OOM-killed pods of targets whose memory the policy
   // manages are evicted for recreation, their memory at the kill recorded on the workload. Off
   // unless the pod admission webhook sizes the replacements (evicting would otherwise recreate
@@ -164,6 +170,9 @@ class Controller {
   // When the soonest queued policy is due (nullopt before the first call or with no policy):
   // drivers call reconcileDue() then.
   std::optional<Time> nextDue() const { return queue_.nextDue(); }
+  // Heartbeat writes held for the reconcileDue() calls to make (ControllerOptions::
+  // heartbeatsPerCall).
+  std::size_t heldHeartbeats() const { return held_.size(); }
   // Policies the last reconcileDue() or reconcileAll() reconciled.
   std::size_t reconciledLastCall() const { return reconciledLastCall_; }
   // The policies this controller reconciles (watched and owned), as of the last call.
@@ -251,6 +260,7 @@ class Controller {
   std::map<std::string, Known, std::less<>> policies_;  // by "namespace/name"
   // The heartbeat writes the current reconcile may still make (HeartbeatBudget).
   HeartbeatBudget heartbeats_;
+  HeldHeartbeats held_;  // with ControllerOptions::heartbeatsPerCall
   // The policies as last read; kept between calls so that an unchanged cache is seen as such
   // (and nothing is copied or compared).
   ListedPolicies listed_;

@@ -73,7 +73,16 @@ OperatorMetrics::OperatorMetrics(metrics::Registry& registry)
       startupBoosts(registry.counter(
           "attune_startup_boost_total",
           "Startup boosts applied, expired (CPU returned to the steady recommendation) or failed.",
-          {"namespace", "workload", "action"})) {}
+          {"namespace", "workload", "action"})),
+      heartbeatWrites(registry.counter(
+          "attune_status_heartbeat_writes_total",
+          "Status heartbeats written between passes (ControllerOptions::heartbeatsPerCall), by "
+          "result: written, or dropped (refused as overtaken, or failed; the next pass decides "
+          "again).",
+          {"result"})),
+      heartbeatsHeld(registry.gauge("attune_status_heartbeats_held",
+                                    "Status heartbeats decided by passes and not yet written.",
+                                    {})) {}
 
 void OperatorMetrics::setWorkloadSavings(const std::string& ns, const std::string& workload,
                                          double cpuCores, double memoryBytes) {

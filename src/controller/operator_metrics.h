@@ -17,6 +17,8 @@
 //   attune_resize_skipped_total{namespace,workload,reason}
 //   attune_hpa_retunes_total{namespace,hpa,result}
 //   attune_admission_webhook_bypassed_pods_total{namespace,workload}
+//   attune_status_heartbeat_writes_total{result}   result: written, dropped
+//   attune_status_heartbeats_held
 // and the HPA guard's:
 //   attune_hpa_guard_min_replicas{namespace,hpa}
 //   attune_hpa_guard_changes_total{namespace,hpa}
@@ -70,6 +72,9 @@ struct OperatorMetrics {
   metrics::MetricFamily& admissionBypasses;
   // attune_startup_boost_total{namespace,workload,action}: applied, expired, failed.
   metrics::MetricFamily& startupBoosts;
+  // Status heartbeats written between passes (written, dropped), and those held meanwhile.
+  metrics::MetricFamily& heartbeatWrites;
+  metrics::MetricFamily& heartbeatsHeld;
 
  private:
   // (namespace, workload) -> (cores, bytes) behind the namespace sums.

@@ -181,7 +181,7 @@ PassResult PolicyPass::finish(const rollout::NodeOptimisation* nodes) {
   // whatever it holds: the stored heartbeat may be another replica's.
   writeStatus(ctx_.api, stored_, status_,
               state_.passes == 1 ? Duration::zero() : ctx_.options.statusHeartbeat,
-              state_.passes == 1 ? nullptr : ctx_.heartbeats);
+              state_.passes == 1 ? nullptr : ctx_.heartbeats, ctx_.held);
   return {.requeueAfter = plan.requeueAfter};
 }
 

@@ -92,6 +92,8 @@ class PolicyPass {
     // The heartbeat writes this pass shares with the other policies of its reconcile
     // (writeStatus); nullptr: no limit.
     HeartbeatBudget* heartbeats = nullptr;
+    // Where the heartbeat writes this pass decides are held (writeStatus); nullptr: written.
+    HeldHeartbeats* held = nullptr;
   };
 
   // `stored` is the policy as read; `policy` the same with defaults (and overrides) applied.

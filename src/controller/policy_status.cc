@@ -422,25 +422,74 @@ HeartbeatBudget HeartbeatBudget::perReconcile(std::size_t policies, Duration res
   return {.left = std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(2 * share)))};
 }
 
+namespace {
+
+std::string heldKey(const api::ObjectMeta& meta) { return meta.namespace_ + "/" + meta.name; }
+
+}  // namespace
+
+void HeldHeartbeats::hold(api::AttunePolicy update) {
+  std::string key = heldKey(update.metadata);
+  auto [it, added] = held_.try_emplace(key, std::move(update));
+  if (!added) {
+    it->second = std::move(update);
+  } else {
+    order_.push_back(std::move(key));
+  }
+}
+
+void HeldHeartbeats::drop(const api::ObjectMeta& meta) {
+  if (held_.empty()) return;
+  held_.erase(heldKey(meta));
+}
+
+HeldHeartbeats::Written HeldHeartbeats::write(api::ClusterApi& api, std::size_t limit, Clock& clock,
+                                              Duration slice) {
+  Written written;
+  const Time start = clock.now();
+  while (!order_.empty() && written.sent < limit && clock.now() - start < slice) {
+    auto it = held_.find(order_.front());
+    order_.pop_front();
+    if (it == held_.end()) continue;  // dropped, or written since it was queued again
+    const api::AttunePolicy update = std::move(it->second);
+    held_.erase(it);
+    ++written.sent;
+    if (!api.updateAttunePolicyStatus(update)) ++written.dropped;
+  }
+  // Keys whose heartbeat was dropped are skipped above; with nothing held, none is left.
+  if (held_.empty()) order_.clear();
+  return written;
+}
+
 void writeStatus(api::ClusterApi& api, const api::AttunePolicy& stored,
-                 api::AttunePolicyStatus& status, Duration heartbeat, HeartbeatBudget* budget) {
+                 api::AttunePolicyStatus& status, Duration heartbeat, HeartbeatBudget* budget,
+                 HeldHeartbeats* held) {
   const std::optional<Time>& storedTime = stored.status.lastReconcileTime;
+  bool progressOnly = false;
   if (storedTime && status.lastReconcileTime && sameShape(status, stored.status)) {
     const bool due = *status.lastReconcileTime - *storedTime >= heartbeat;
     StatusProgress ours = progressOf(status);
     setProgress(status, progressOf(stored.status));
+    progressOnly = status == stored.status;
     // Nothing new but progress: it waits for the heartbeat, and for a later pass when this one
     // has spent its heartbeat writes.
-    if (status == stored.status && (!due || (budget != nullptr && !budget->take()))) return;
+    if (progressOnly && (!due || (budget != nullptr && !budget->take()))) return;
     setProgress(status, std::move(ours));
   }
   if (status == stored.status) return;
   // The stored policy with the new status (the old one is not copied to be replaced).
-  const api::AttunePolicy update{.metadata = stored.metadata,
-                                 .spec = stored.spec,
-                                 .status = status,
-                                 .preserved = stored.preserved,
-                                 .sources = stored.sources};
+  api::AttunePolicy update{.metadata = stored.metadata,
+                           .spec = stored.spec,
+                           .status = status,
+                           .preserved = stored.preserved,
+                           .sources = stored.sources};
+  if (held != nullptr) {
+    if (progressOnly) {
+      held->hold(std::move(update));
+      return;
+    }
+    held->drop(stored.metadata);
+  }
   auto written = api.updateAttunePolicyStatus(update);
   if (!written && written.error().code == ErrorCode::kConflict) {
     // Someone else wrote the policy since it was read: the status is ours alone, so write it

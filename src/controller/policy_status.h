@@ -4,14 +4,19 @@
 #pragma once
 
 #include <cstddef>
+#include <deque>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/cluster_api.h"
 #include "api/policy/attune_policy.h"
 #include "controller/operator_metrics.h"
 #include "controller/workload_recommendations.h"
+#include "core/clock.h"
 #include "core/time.h"
 #include "rollout/plan.h"
 
@@ -90,14 +95,44 @@ struct HeartbeatBudget {
   }
 };
 
+// Heartbeat writes held by the passes that decided them, to be written between passes
+// (ControllerOptions::heartbeatsPerCall): a heartbeat carries nothing a decision depends on, so
+// a pass need not wait on thousands of them, and they reach the API server spread over the
+// idle time instead of in bursts. One is held per policy (a later one replaces it, keeping its
+// place); each is written conditionally on the resourceVersion it was decided from, so one
+// that anything else overtook (a pass's own write, a spec change, another replica) is refused
+// by the API server and dropped: the policy's next pass decides again.
+class HeldHeartbeats {
+ public:
+  struct Written {
+    std::size_t sent = 0;     // write requests made
+    std::size_t dropped = 0;  // of those, refused (conflict, policy gone) or failed
+  };
+
+  // Holds `update` (the stored policy with its new status) for the policy it names.
+  void hold(api::AttunePolicy update);
+  // Forgets what is held for the policy `meta` names: its pass writes the status itself.
+  void drop(const api::ObjectMeta& meta);
+  // Writes held heartbeats, oldest first: at most `limit`, and none started once `slice` has
+  // passed on `clock` since the call began.
+  Written write(api::ClusterApi& api, std::size_t limit, Clock& clock, Duration slice);
+  std::size_t size() const { return held_.size(); }
+
+ private:
+  std::deque<std::string> order_;  // the keys held, oldest first (a dropped key may linger)
+  std::map<std::string, api::AttunePolicy, std::less<>> held_;  // by "namespace/name"
+};
+
 // Writes `status` when it differs from the stored one; on a conflict, over the latest version
 // (the status is the controller's alone). A status that differs only in its progress (the
 // reconcile time; the recommendations' sample counts, newest sample time, confidence, rationale
 // and lastUpdated; status.workloads.dataPointsCollected) is written when the stored
 // lastReconcileTime is `heartbeat` old or more and `budget` (nullptr: no limit) grants the write;
-// otherwise it takes the stored progress back and nothing is written.
+// otherwise it takes the stored progress back and nothing is written. With `held`, such a
+// heartbeat is held there instead of written, and a write of anything else drops the policy's
+// held one.
 void writeStatus(api::ClusterApi& api, const api::AttunePolicy& stored,
                  api::AttunePolicyStatus& status, Duration heartbeat,
-                 HeartbeatBudget* budget = nullptr);
+                 HeartbeatBudget* budget = nullptr, HeldHeartbeats* held = nullptr);
 
 }  // namespace attune::controller

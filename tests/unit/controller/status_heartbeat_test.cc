@@ -162,6 +162,112 @@ TEST(StatusHeartbeatTest, SteadyPoliciesSpreadTheirWritesOverTheHeartbeat) {
       << ::testing::PrintToString(perMinute);
 }
 
+// The scenario of SteadyPoliciesSpreadTheirWritesOverTheHeartbeat, its recommendations
+// settled: `policies` steady Recommend policies, status writes counted.
+struct SteadyPolicies {
+  int writes = 0;
+  std::unique_ptr<ScenarioHarness> h;
+};
+void settle(SteadyPolicies& run, int policies, HarnessOptions options) {
+  options.controller.statusHeartbeat = 5min;
+  options.wrapApi = [&run](api::ClusterApi& cluster) -> std::unique_ptr<api::ClusterApi> {
+    return std::make_unique<StatusWrites>(cluster, run.writes);
+  };
+  std::string workloads;
+  std::string yaml;
+  for (int i = 0; i < policies; ++i) {
+    const std::string name = "web-" + std::to_string(i);
+    workloads += workloadYaml({.name = name});
+    yaml += policyYaml({.name = name, .target = name, .updateStrategy = "{type: Recommend}"});
+  }
+  run.h = std::make_unique<ScenarioHarness>(
+      scenarioYaml(workloads, yaml, {}, "{name: node, count: 2, cpu: \"16\", memory: 64Gi}"),
+      options);
+  if (run.h->usable()) run.h->runMinutes(60);
+}
+
+// Held between passes (ControllerOptions::heartbeatsPerCall), the heartbeats reach the API
+// server as often as when the passes write them: the harness calls reconcileDue() every tick,
+// and each call writes what its passes held.
+TEST(StatusHeartbeatTest, HeldHeartbeatsAreWrittenAsOftenAsThePassesWouldWriteThem) {
+  HarnessOptions options;
+  options.controller.heartbeatsPerCall = 100;
+  SteadyPolicies run;
+  settle(run, 20, options);
+  ASSERT_TRUE(run.h->usable());
+  run.writes = 0;
+  run.h->runMinutes(20);
+  EXPECT_GE(run.writes, 76);
+  EXPECT_LE(run.writes, 84);
+  EXPECT_EQ(run.h->controller().heldHeartbeats(), 0U);
+  EXPECT_EQ(run.h->metric("attune_status_heartbeats_held"), 0.0);
+}
+
+// A full pass holds its heartbeats and writes none; the calls after it write them, at most
+// heartbeatsPerCall each, oldest first, and report them. (Three a call is fewer than the passes
+// hold, so some wait from the passes before.)
+TEST(StatusHeartbeatTest, APassHoldsItsHeartbeatsAndTheCallsAfterItWriteThem) {
+  HarnessOptions options;
+  options.controller.heartbeatsPerCall = 3;
+  SteadyPolicies run;
+  settle(run, 20, options);
+  ASSERT_TRUE(run.h->usable());
+  const auto written = [&] {
+    return run.h->metric("attune_status_heartbeat_writes_total{result=\"written\"}").value_or(0);
+  };
+  const double writtenBefore = written();
+  EXPECT_GT(writtenBefore, 0.0);
+  // Ten minutes without a pass: every policy's heartbeat is due, and the budget of one
+  // reconcile (20 x 1 minute / 5 minutes, twice: 8) grants 8 of them.
+  ASSERT_TRUE(run.h->sim().runFor(10min).has_value());
+  run.writes = 0;
+  ASSERT_TRUE(run.h->controller().reconcileAll().has_value());
+  EXPECT_EQ(run.writes, 0);
+  const std::size_t held = run.h->controller().heldHeartbeats();
+  EXPECT_GE(held, 8U);
+  EXPECT_LE(held, 20U);
+  for (std::size_t left = held; left > 0; left -= std::min<std::size_t>(left, 3)) {
+    const int writesBefore = run.writes;
+    ASSERT_TRUE(run.h->controller().reconcileDue().has_value());
+    EXPECT_EQ(run.writes - writesBefore, static_cast<int>(std::min<std::size_t>(left, 3)));
+    EXPECT_EQ(run.h->controller().heldHeartbeats(), left - std::min<std::size_t>(left, 3));
+  }
+  EXPECT_EQ(run.writes, static_cast<int>(held));
+  EXPECT_EQ(written() - writtenBefore, static_cast<double>(held));
+  EXPECT_EQ(run.h->metric("attune_status_heartbeats_held"), 0.0);
+  // The eight the full pass granted carry its time.
+  int current = 0;
+  for (int i = 0; i < 20; ++i) {
+    const api::AttunePolicy p = run.h->policy("apps", "web-" + std::to_string(i));
+    if (p.status.lastReconcileTime == run.h->now()) ++current;
+  }
+  EXPECT_EQ(current, 8);
+}
+
+// A held heartbeat is written only over the version it was decided from: once anything else has
+// written the policy (here another writer's status), the API server refuses it and it is
+// dropped, leaving that write in place.
+TEST(StatusHeartbeatTest, AHeldHeartbeatOvertakenByAnotherWriteIsDropped) {
+  HarnessOptions options;
+  options.controller.heartbeatsPerCall = 100;
+  SteadyPolicies run;
+  settle(run, 1, options);
+  ASSERT_TRUE(run.h->usable());
+  ASSERT_TRUE(run.h->sim().runFor(10min).has_value());
+  ASSERT_TRUE(run.h->controller().reconcileAll().has_value());
+  ASSERT_EQ(run.h->controller().heldHeartbeats(), 1U);
+  api::AttunePolicy other = run.h->policy("apps", "web-0");
+  const Time otherTime = run.h->now() - 1min;
+  other.status.lastReconcileTime = otherTime;
+  ASSERT_TRUE(run.h->sim().api().updateAttunePolicyStatus(other).has_value());
+  run.writes = 0;
+  ASSERT_TRUE(run.h->controller().reconcileDue().has_value());
+  EXPECT_EQ(run.writes, 1);
+  EXPECT_EQ(run.h->controller().heldHeartbeats(), 0U);
+  EXPECT_EQ(run.h->metric("attune_status_heartbeat_writes_total{result=\"dropped\"}"), 1.0);
+  EXPECT_EQ(run.h->policy("apps", "web-0").status.lastReconcileTime, otherTime);
+}
+
 // A controller that starts confirms every policy it evaluates: its first pass writes the status
 // even when the stored heartbeat, another replica's, is recent.
 TEST(StatusHeartbeatTest, AReconcileMayWriteTwiceItsShareOfHeartbeats) {
