@@ -41,12 +41,6 @@ std::string describeFailure(long status, const Result<QueryResponse>& decoded,
   return what;
 }
 
-std::string describeFailure(long status, std::string& body) {
-  // Decoded first: the decode pads the body, which may move it.
-  const auto decoded = decodeQueryResponse(body);
-  return describeFailure(status, decoded, body);
-}
-
 // Milliseconds as decimal seconds: 1700000000250 → "1700000000.250".
 std::string formatSeconds(std::chrono::milliseconds ms) {
   const long long total = ms.count();
@@ -124,8 +118,10 @@ Result<QueryResponse> PrometheusClient::post(
     } else if (retryable(response->status) && !lastAttempt) {
       serverWait = retryAfter(*response);
     } else if (response->status / 100 != 2) {
+      // Decoded before it is quoted: the decode pads the body, which may move it.
+      const auto decoded = decodeQueryResponse(response->body);
       return queryError(codeForStatus(response->status), promql,
-                        describeFailure(response->status, response->body));
+                        describeFailure(response->status, decoded, response->body));
     } else {
       auto decoded = stream.finish();
       if (!decoded || !decoded->success) {

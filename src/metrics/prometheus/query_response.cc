@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <iterator>
+#include <optional>
 
 namespace attune::metrics {
 namespace {
@@ -287,6 +288,13 @@ struct QueryResponseStream::Scanner {
   bool separated = true;           // in data.result: a series may start here
   bool afterComma = false;         // in data.result: the last separator was a comma
 
+  // The depth of the container open now when it is the root (1) or a child of it (2), whose
+  // keys are followed; nullopt deeper or outside.
+  std::optional<std::size_t> followedDepth() const {
+    if (depth == 1 || depth == 2) return static_cast<std::size_t>(depth);
+    return std::nullopt;
+  }
+
   // A byte outside data.result's series (kept in the skeleton).
   void skeletonByte(char c) {
     if (inString) {
@@ -307,20 +315,17 @@ struct QueryResponseStream::Scanner {
         inString = true;
         captured.clear();
         capture = Capture::kNone;
-        if (depth == 1 || depth == 2) {
-          const auto at = static_cast<std::size_t>(depth);
-          if (object[at] && keyNext[at]) {
+        if (const auto at = followedDepth()) {
+          if (object[*at] && keyNext[*at]) {
             capture = Capture::kKey;
-            keyNext[at] = false;
-          } else if (depth == 2 && inData && key[2] == "resultType") {
+            keyNext[*at] = false;
+          } else if (*at == 2 && inData && key[2] == "resultType") {
             capture = Capture::kResultType;
           }
         }
         return;
       case ',':
-        if ((depth == 1 || depth == 2) && object[static_cast<std::size_t>(depth)]) {
-          keyNext[static_cast<std::size_t>(depth)] = true;
-        }
+        if (const auto at = followedDepth(); at && object[*at]) keyNext[*at] = true;
         return;
       case '{':
       case '[':
@@ -337,11 +342,10 @@ struct QueryResponseStream::Scanner {
 
   void open(char c) {
     const int d = ++depth;
-    if (d == 1 || d == 2) {
-      const auto at = static_cast<std::size_t>(d);
-      object[at] = c == '{';
-      keyNext[at] = c == '{';
-      key[at].clear();
+    if (const auto at = followedDepth()) {
+      object[*at] = c == '{';
+      keyNext[*at] = c == '{';
+      key[*at].clear();
     }
     if (d == 2) {
       inData = c == '{' && object[1] && key[1] == "data";
@@ -363,7 +367,7 @@ struct QueryResponseStream::Scanner {
 
   void endCapture() {
     if (captured.size() > kMaxCaptured) captured.clear();
-    if (capture == Capture::kKey) key[static_cast<std::size_t>(depth)] = captured;
+    if (const auto at = followedDepth(); at && capture == Capture::kKey) key[*at] = captured;
     if (capture == Capture::kResultType) resultType = captured;
     capture = Capture::kNone;
   }
@@ -382,10 +386,10 @@ bool QueryResponseStream::feed(std::string_view bytes) {
   Scanner& s = *scanner_;
   std::size_t i = 0;
   while (i < bytes.size()) {
-    if (!s.inResult) {
-      const char c = bytes[i++];
-      skeleton_ += c;
-      s.skeletonByte(c);
+    if (!s.inResult) {  // the run of skeleton bytes up to the start of data.result's series
+      const std::size_t from = i;
+      while (i < bytes.size() && !s.inResult) s.skeletonByte(bytes[i++]);
+      skeleton_.append(bytes.substr(from, i - from));
       continue;
     }
     if (s.depth == 3) {  // between two series of data.result
