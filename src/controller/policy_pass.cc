@@ -178,10 +178,10 @@ PassResult PolicyPass::finish(const rollout::NodeOptimisation* nodes) {
                now_);
   reportPolicyConflict(status_, stored_.status, stored_, yielded_, ctx_.events, now_);
   // The first pass of this controller over the policy (or over its new spec) writes the status
-  // whatever it holds: the stored heartbeat may be another replica's.
-  writeStatus(ctx_.api, stored_, status_,
-              state_.passes == 1 ? Duration::zero() : ctx_.options.statusHeartbeat,
-              state_.passes == 1 ? nullptr : ctx_.heartbeats, ctx_.held);
+  // whatever it holds, before the pass ends: the stored heartbeat may be another replica's.
+  const bool first = state_.passes == 1;
+  writeStatus(ctx_.api, stored_, status_, first ? Duration::zero() : ctx_.options.statusHeartbeat,
+              first ? nullptr : ctx_.heartbeats, first ? nullptr : ctx_.held);
   return {.requeueAfter = plan.requeueAfter};
 }
 

@@ -311,5 +311,26 @@ TEST(StatusHeartbeatTest, ANewControllerWritesInItsFirstPass) {
   EXPECT_GE(*after, restarted);
 }
 
+// Held heartbeats do not apply to a controller's first pass: it writes what it decided before
+// it ends, so that the status confirms the new controller once its first pass is done.
+TEST(StatusHeartbeatTest, AFirstPassWritesItsStatusItselfWhenHeartbeatsAreHeld) {
+  HarnessOptions options;
+  options.controller.heartbeatsPerCall = 100;
+  SteadyPolicies run;
+  settle(run, 3, options);
+  ASSERT_TRUE(run.h->usable());
+  run.h->restartController();
+  ASSERT_TRUE(run.h->sim().runFor(1min).has_value());
+  run.writes = 0;
+  ASSERT_TRUE(run.h->controller().reconcileAll().has_value());
+  EXPECT_EQ(run.writes, 3);
+  EXPECT_EQ(run.h->controller().heldHeartbeats(), 0U);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(run.h->policy("apps", "web-" + std::to_string(i)).status.lastReconcileTime,
+              run.h->now())
+        << i;
+  }
+}
+
 }  // namespace
 }  // namespace attune::controller::testing
