@@ -120,56 +120,16 @@ TEST(StatusHeartbeatTest, AChangeIsWrittenAtOnceWhateverTheHeartbeat) {
   EXPECT_GT(writes, 1);
 }
 
-// Steady policies first written together (by a controller's first pass) do not stay together:
-// a pass makes at most twice its share of heartbeat writes (20 policies x 1 minute / 5 minutes:
-// 8), the others wait for the next passes and keep that spread, so that passes write some of them
-// instead of every fifth pass writing all of them. No more writes than one per heartbeat.
-TEST(StatusHeartbeatTest, SteadyPoliciesSpreadTheirWritesOverTheHeartbeat) {
-  constexpr int kPolicies = 20;
-  int writes = 0;
-  HarnessOptions options;
-  options.controller.statusHeartbeat = 5min;
-  options.wrapApi = [&writes](api::ClusterApi& cluster) -> std::unique_ptr<api::ClusterApi> {
-    return std::make_unique<StatusWrites>(cluster, writes);
-  };
-  std::string workloads;
-  std::string policies;
-  for (int i = 0; i < kPolicies; ++i) {
-    const std::string name = "web-" + std::to_string(i);
-    workloads += workloadYaml({.name = name});
-    policies += policyYaml({.name = name, .target = name, .updateStrategy = "{type: Recommend}"});
-  }
-  ScenarioHarness h(
-      scenarioYaml(workloads, policies, {}, "{name: node, count: 2, cpu: \"16\", memory: 64Gi}"),
-      options);
-  ASSERT_TRUE(h.usable());
-  h.runMinutes(60);  // the recommendations settle
-  std::vector<int> perMinute;
-  for (int minute = 0; minute < 20; ++minute) {
-    writes = 0;
-    h.runMinutes(1);
-    perMinute.push_back(writes);
-  }
-  int total = 0;
-  for (const int w : perMinute) total += w;
-  // 20 policies, each written once per 5 minutes: 80 writes in 20 minutes.
-  EXPECT_GE(total, 76);
-  EXPECT_LE(total, 84);
-  // All in one pass would be 20; spread, at most 8 a pass.
-  EXPECT_LE(*std::max_element(perMinute.begin(), perMinute.end()), 8)
-      << ::testing::PrintToString(perMinute);
-  EXPECT_GE(std::count_if(perMinute.begin(), perMinute.end(), [](int w) { return w > 0; }), 10)
-      << ::testing::PrintToString(perMinute);
-}
-
-// The scenario of SteadyPoliciesSpreadTheirWritesOverTheHeartbeat, its recommendations
-// settled: `policies` steady Recommend policies, status writes counted.
+// `policies` steady Recommend policies under a 5-minute heartbeat, their recommendations settled
+// (the first hour), status writes counted; heartbeats held when `heartbeatsPerCall` is above 0.
 struct SteadyPolicies {
   int writes = 0;
   std::unique_ptr<ScenarioHarness> h;
 };
-void settle(SteadyPolicies& run, int policies, HarnessOptions options) {
+void settle(SteadyPolicies& run, int policies, std::size_t heartbeatsPerCall = 0) {
+  HarnessOptions options;
   options.controller.statusHeartbeat = 5min;
+  options.controller.heartbeatsPerCall = heartbeatsPerCall;
   options.wrapApi = [&run](api::ClusterApi& cluster) -> std::unique_ptr<api::ClusterApi> {
     return std::make_unique<StatusWrites>(cluster, run.writes);
   };
@@ -186,14 +146,39 @@ void settle(SteadyPolicies& run, int policies, HarnessOptions options) {
   if (run.h->usable()) run.h->runMinutes(60);
 }
 
+// Steady policies first written together (by a controller's first pass) do not stay together:
+// a pass makes at most twice its share of heartbeat writes (20 policies x 1 minute / 5 minutes:
+// 8), the others wait for the next passes and keep that spread, so that passes write some of them
+// instead of every fifth pass writing all of them. No more writes than one per heartbeat.
+TEST(StatusHeartbeatTest, SteadyPoliciesSpreadTheirWritesOverTheHeartbeat) {
+  SteadyPolicies run;
+  settle(run, 20);
+  ASSERT_TRUE(run.h->usable());
+  int& writes = run.writes;
+  std::vector<int> perMinute;
+  for (int minute = 0; minute < 20; ++minute) {
+    writes = 0;
+    run.h->runMinutes(1);
+    perMinute.push_back(writes);
+  }
+  int total = 0;
+  for (const int w : perMinute) total += w;
+  // 20 policies, each written once per 5 minutes: 80 writes in 20 minutes.
+  EXPECT_GE(total, 76);
+  EXPECT_LE(total, 84);
+  // All in one pass would be 20; spread, at most 8 a pass.
+  EXPECT_LE(*std::max_element(perMinute.begin(), perMinute.end()), 8)
+      << ::testing::PrintToString(perMinute);
+  EXPECT_GE(std::count_if(perMinute.begin(), perMinute.end(), [](int w) { return w > 0; }), 10)
+      << ::testing::PrintToString(perMinute);
+}
+
 // Held between passes (ControllerOptions::heartbeatsPerCall), the heartbeats reach the API
 // server as often as when the passes write them: the harness calls reconcileDue() every tick,
 // and each call writes what its passes held.
 TEST(StatusHeartbeatTest, HeldHeartbeatsAreWrittenAsOftenAsThePassesWouldWriteThem) {
-  HarnessOptions options;
-  options.controller.heartbeatsPerCall = 100;
   SteadyPolicies run;
-  settle(run, 20, options);
+  settle(run, 20, 100);
   ASSERT_TRUE(run.h->usable());
   run.writes = 0;
   run.h->runMinutes(20);
@@ -207,10 +192,8 @@ TEST(StatusHeartbeatTest, HeldHeartbeatsAreWrittenAsOftenAsThePassesWouldWriteTh
 // heartbeatsPerCall each, oldest first, and report them. (Three a call is fewer than the passes
 // hold, so some wait from the passes before.)
 TEST(StatusHeartbeatTest, APassHoldsItsHeartbeatsAndTheCallsAfterItWriteThem) {
-  HarnessOptions options;
-  options.controller.heartbeatsPerCall = 3;
   SteadyPolicies run;
-  settle(run, 20, options);
+  settle(run, 20, 3);
   ASSERT_TRUE(run.h->usable());
   const auto written = [&] {
     return run.h->metric("attune_status_heartbeat_writes_total{result=\"written\"}").value_or(0);
@@ -248,10 +231,8 @@ TEST(StatusHeartbeatTest, APassHoldsItsHeartbeatsAndTheCallsAfterItWriteThem) {
 // written the policy (here another writer's status), the API server refuses it and it is
 // dropped, leaving that write in place.
 TEST(StatusHeartbeatTest, AHeldHeartbeatOvertakenByAnotherWriteIsDropped) {
-  HarnessOptions options;
-  options.controller.heartbeatsPerCall = 100;
   SteadyPolicies run;
-  settle(run, 1, options);
+  settle(run, 1, 100);
   ASSERT_TRUE(run.h->usable());
   ASSERT_TRUE(run.h->sim().runFor(10min).has_value());
   ASSERT_TRUE(run.h->controller().reconcileAll().has_value());
@@ -314,10 +295,8 @@ TEST(StatusHeartbeatTest, ANewControllerWritesInItsFirstPass) {
 // Held heartbeats do not apply to a controller's first pass: it writes what it decided before
 // it ends, so that the status confirms the new controller once its first pass is done.
 TEST(StatusHeartbeatTest, AFirstPassWritesItsStatusItselfWhenHeartbeatsAreHeld) {
-  HarnessOptions options;
-  options.controller.heartbeatsPerCall = 100;
   SteadyPolicies run;
-  settle(run, 3, options);
+  settle(run, 3, 100);
   ASSERT_TRUE(run.h->usable());
   run.h->restartController();
   ASSERT_TRUE(run.h->sim().runFor(1min).has_value());
