@@ -27,12 +27,13 @@ Result<api::Event> EventRecorder::record(const api::ObjectReference& object, std
   Key key{object.kind,       object.namespace_,   object.name,         object.uid,
           std::string(type), std::string(reason), std::string(message)};
   if (auto it = written_.find(key); it != written_.end()) {
-    api::Event bumped = it->second;
+    api::Event bumped = it->second.event;
     bumped.count += 1;
     bumped.lastTimestamp = now;
     auto stored = api_.updateEvent(bumped);
     if (stored) {
-      it->second = *stored;
+      it->second.event = *stored;
+      touch(it);
       ++countsByReason_[std::string(reason)];
       return stored;
     }
@@ -40,7 +41,8 @@ Result<api::Event> EventRecorder::record(const api::ObjectReference& object, std
         stored.error().code != ErrorCode::kConflict) {
       return stored;
     }
-    written_.erase(it);  // gone or changed elsewhere: start a new one
+    recency_.erase(it->second.recency);  // gone or changed elsewhere: start a new one
+    written_.erase(it);
   }
   api::Event event;
   event.metadata.namespace_ = object.namespace_.empty() ? "default" : object.namespace_;
@@ -57,9 +59,20 @@ Result<api::Event> EventRecorder::record(const api::ObjectReference& object, std
   event.count = 1;
   auto stored = api_.createEvent(event);
   if (!stored) return stored;
-  written_.emplace(std::move(key), *stored);
+  const auto it = written_.emplace(std::move(key), Written{*stored, recency_.end()}).first;
+  recency_.push_front(&it->first);
+  it->second.recency = recency_.begin();
+  touch(it);
   ++countsByReason_[std::string(reason)];
   return stored;
+}
+
+void EventRecorder::touch(std::map<Key, Written>::iterator it) {
+  recency_.splice(recency_.begin(), recency_, it->second.recency);
+  while (written_.size() > remembered_) {
+    written_.erase(*recency_.back());
+    recency_.pop_back();
+  }
 }
 
 }  // namespace attune::controller

@@ -1,8 +1,15 @@
 // Writes the controller's Kubernetes Events, deduplicated as client-go's EventCorrelator does:
 // an event identical to one already written (same object, type, reason and message) bumps that
-// event's count and lastTimestamp instead of creating another.
+// event's count and lastTimestamp instead of creating another. Like the correlator's LRU cache,
+// the recorder remembers a bounded number of written events (kRememberedEvents by default): the
+// least recently written is forgotten first, and an event identical to a forgotten one is
+// created anew (as after an API server's event TTL). So a long-running controller's memory does
+// not grow with every distinct message it ever wrote (a Resized message carries its values).
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
+#include <list>
 #include <map>
 #include <string>
 #include <tuple>
@@ -30,10 +37,15 @@ inline constexpr std::string_view kSafetyViolationReason = "SafetyViolation";
 inline constexpr std::string_view kEvictionFailedReason = "EvictionFailed";
 inline constexpr std::string_view kHpaRetuneFailedReason = "HPARetuneFailed";
 
+// client-go's maxLruCacheEntries.
+inline constexpr std::size_t kRememberedEvents = 4096;
+
 class EventRecorder {
  public:
-  // `api` and `clock` must outlive the recorder. Not thread-safe.
-  EventRecorder(api::ClusterApi& api, Clock& clock) : api_(api), clock_(clock) {}
+  // `api` and `clock` must outlive the recorder. Not thread-safe. `remembered` (at least 1)
+  // bounds the written events kept for bumping.
+  EventRecorder(api::ClusterApi& api, Clock& clock, std::size_t remembered = kRememberedEvents)
+      : api_(api), clock_(clock), remembered_(std::max<std::size_t>(remembered, 1)) {}
 
   // Records an event about `object` (its kind, namespace, name and uid are used). The event
   // lives in the object's namespace ("default" for cluster-scoped objects). When the stored
@@ -45,6 +57,9 @@ class EventRecorder {
   // what each replica did can be told apart); empty: none.
   void setReportingInstance(std::string instance) { reportingInstance_ = std::move(instance); }
 
+  // Written events remembered for bumping (at most the bound given at construction).
+  std::size_t remembered() const { return written_.size(); }
+
   // Events written (created or bumped) so far, by reason.
   const std::map<std::string, std::int64_t, std::less<>>& countsByReason() const {
     return countsByReason_;
@@ -54,9 +69,18 @@ class EventRecorder {
   using Key = std::tuple<std::string, std::string, std::string, std::string, std::string,
                          std::string, std::string>;
 
+  struct Written {
+    api::Event event;
+    std::list<const Key*>::iterator recency;  // its place in recency_
+  };
+  // Makes `it` the most recently written; forgets the least recent beyond the bound.
+  void touch(std::map<Key, Written>::iterator it);
+
   api::ClusterApi& api_;
   Clock& clock_;
-  std::map<Key, api::Event> written_;
+  std::size_t remembered_;
+  std::map<Key, Written> written_;
+  std::list<const Key*> recency_;  // written_'s keys, the most recently written first
   std::map<std::string, std::int64_t, std::less<>> countsByReason_;
   std::string reportingInstance_;
 };

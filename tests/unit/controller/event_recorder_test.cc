@@ -1,8 +1,14 @@
 // EventRecorder against the in-process API server: identical events are counted on one Event,
-// different ones are separate, and an event deleted behind the recorder's back is recreated.
+// different ones are separate, an event deleted behind the recorder's back is recreated, and
+// only a bounded number of written events is remembered, the least recently written forgotten.
 #include "controller/event_recorder.h"
 
 #include <gtest/gtest.h>
+
+#include <cstdint>
+#include <set>
+#include <string_view>
+#include <vector>
 
 #include "core/clock.h"
 #include "sim/cluster/cluster.h"
@@ -69,6 +75,55 @@ TEST_F(EventRecorderTest, AnEventDeletedElsewhereIsCreatedAgain) {
   ASSERT_EQ(all.size(), 1u);
   EXPECT_EQ(all[0].count, 1);
   EXPECT_NE(all[0].metadata.name, name);
+}
+
+// The events whose message is `message`, by count.
+std::multiset<std::int64_t> countsOf(const std::vector<api::Event>& all, std::string_view message) {
+  std::multiset<std::int64_t> out;
+  for (const auto& e : all) {
+    if (e.message == message) out.insert(e.count);
+  }
+  return out;
+}
+
+TEST_F(EventRecorderTest, OnlyTheBoundIsRememberedAndTheLeastRecentIsForgotten) {
+  EventRecorder bounded(api_, clock_, 3);
+  for (const char* message : {"a", "b", "c", "d", "e"}) {
+    ASSERT_TRUE(bounded.record(pod("web-0"), "Normal", "Resized", message));
+  }
+  EXPECT_EQ(bounded.remembered(), 3u);
+  // "e" is remembered: bumped. "a" was forgotten: a second Event.
+  ASSERT_TRUE(bounded.record(pod("web-0"), "Normal", "Resized", "e"));
+  ASSERT_TRUE(bounded.record(pod("web-0"), "Normal", "Resized", "a"));
+  const auto all = events();
+  EXPECT_EQ(countsOf(all, "e"), (std::multiset<std::int64_t>{2}));
+  EXPECT_EQ(countsOf(all, "a"), (std::multiset<std::int64_t>{1, 1}));
+  EXPECT_EQ(bounded.remembered(), 3u);
+  EXPECT_EQ(bounded.countsByReason().at("Resized"), 7);
+}
+
+TEST_F(EventRecorderTest, ABumpMakesAnEventTheMostRecent) {
+  EventRecorder bounded(api_, clock_, 2);
+  ASSERT_TRUE(bounded.record(pod("web-0"), "Normal", "Resized", "a"));
+  ASSERT_TRUE(bounded.record(pod("web-0"), "Normal", "Resized", "b"));
+  ASSERT_TRUE(bounded.record(pod("web-0"), "Normal", "Resized", "a"));  // bumped: now the newest
+  ASSERT_TRUE(bounded.record(pod("web-0"), "Normal", "Resized", "c"));  // forgets "b", not "a"
+  ASSERT_TRUE(bounded.record(pod("web-0"), "Normal", "Resized", "a"));
+  ASSERT_TRUE(bounded.record(pod("web-0"), "Normal", "Resized", "b"));
+  const auto all = events();
+  EXPECT_EQ(countsOf(all, "a"), (std::multiset<std::int64_t>{3}));
+  EXPECT_EQ(countsOf(all, "b"), (std::multiset<std::int64_t>{1, 1}));
+  EXPECT_EQ(countsOf(all, "c"), (std::multiset<std::int64_t>{1}));
+}
+
+TEST_F(EventRecorderTest, AnEventRecreatedAfterItsDeletionIsRememberedOnce) {
+  EventRecorder bounded(api_, clock_, 2);
+  ASSERT_TRUE(bounded.record(pod("web-0"), "Warning", "Reverted", "oomkill"));
+  ASSERT_TRUE(state_.events.erase("shop", events().front().metadata.name));
+  ASSERT_TRUE(bounded.record(pod("web-0"), "Warning", "Reverted", "oomkill"));
+  EXPECT_EQ(bounded.remembered(), 1u);
+  ASSERT_TRUE(bounded.record(pod("web-0"), "Warning", "Reverted", "oomkill"));
+  EXPECT_EQ(countsOf(events(), "oomkill"), (std::multiset<std::int64_t>{2}));
 }
 
 }  // namespace
