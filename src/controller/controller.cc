@@ -18,6 +18,7 @@
 #include "controller/node_optimiser.h"
 #include "controller/policy_metrics_sources.h"
 #include "controller/policy_pass.h"
+#include "controller/policy_status.h"
 #include "hpa/retune.h"
 
 namespace attune::controller {
@@ -62,8 +63,6 @@ Controller::~Controller() = default;
 namespace {
 
 constexpr Duration kMinimumRequeue = std::chrono::seconds(1);
-
-std::string keyOf(const api::ObjectMeta& meta) { return meta.namespace_ + "/" + meta.name; }
 
 // The part of a pod's state whose change can change a pass's decisions: its phase, readiness,
 // restarts and OOM kills, resize conditions and spec generation (a resize, ours or anyone's).
@@ -161,7 +160,7 @@ void Controller::notePolicies(std::span<const api::AttunePolicy* const> policies
   bool membership = false;  // a policy came or went: the namespace index is rebuilt
   for (const api::AttunePolicy* listed : policies) {
     const api::AttunePolicy& p = *listed;
-    const std::string key = keyOf(p.metadata);
+    const std::string key = namespacedKey(p.metadata);
     present.insert(key);
     auto [it, added] = policies_.try_emplace(key);
     membership = membership || added;
@@ -202,7 +201,7 @@ void Controller::notePodChanges(Time now) {
     resourceVersion = std::move(batch->resourceVersion);
     for (const api::WatchEvent<api::Pod>& event : batch->events) {
       const api::Pod& pod = event.object;
-      const std::string podKey = keyOf(pod.metadata);
+      const std::string podKey = namespacedKey(pod.metadata);
       if (event.type == api::WatchEventType::kDeleted) {
         podStates_.erase(podKey);
       } else if (event.type == api::WatchEventType::kAdded ||
@@ -260,13 +259,13 @@ Result<void> Controller::reconcile(bool everything) {
                                               options_.statusHeartbeat);
   // Changed defaults may change every policy's effective spec.
   if (defaults->digest != defaults_.digest) {
-    for (const api::AttunePolicy* p : policies) queue_.add(keyOf(p->metadata), now);
+    for (const api::AttunePolicy* p : policies) queue_.add(namespacedKey(p->metadata), now);
   }
   defaults_ = std::move(*defaults);
   // A full resync also finds HPAs of policies deleted while no controller ran.
   if (orphanCheck_ || everything) orphanCheck_ = !restoreOrphanedHpas(now);
   if (everything) {
-    for (const api::AttunePolicy* p : policies) queue_.add(keyOf(p->metadata), now);
+    for (const api::AttunePolicy* p : policies) queue_.add(namespacedKey(p->metadata), now);
     // Every policy runs now: the pod watch has nothing to add. It starts again from this pass's
     // snapshot instead of being drained.
     podWatch_.clear();
@@ -292,7 +291,7 @@ Result<void> Controller::reconcile(bool everything) {
   const std::set<std::string_view> dueKeys(due.begin(), due.end());
   std::set<api::TargetKind> kinds;
   for (const api::AttunePolicy* p : policies) {
-    if (dueKeys.contains(keyOf(p->metadata)) && p->spec.targetRef.kind) {
+    if (dueKeys.contains(namespacedKey(p->metadata)) && p->spec.targetRef.kind) {
       kinds.insert(*p->spec.targetRef.kind);
     }
   }
@@ -309,7 +308,7 @@ Result<void> Controller::reconcile(bool everything) {
   // finished.
   std::vector<const api::AttunePolicy*> ordered;
   for (const api::AttunePolicy* listed : policies) {
-    if (dueKeys.contains(keyOf(listed->metadata))) ordered.push_back(listed);
+    if (dueKeys.contains(namespacedKey(listed->metadata))) ordered.push_back(listed);
   }
   usage::SharedUsageReads sharedReads;
   usage::SharedUsageReads* reads = options_.sharedUsageReads ? &sharedReads : nullptr;
@@ -344,7 +343,7 @@ Result<void> Controller::reconcile(bool everything) {
           }
           passes.push_back(std::move(pass));
         } else {
-          queue_.add(keyOf(ordered[next]->metadata), now + options_.resyncPeriod);
+          queue_.add(namespacedKey(ordered[next]->metadata), now + options_.resyncPeriod);
         }
       }
       samplesIn += steps * snapshot->podCount(ns);
@@ -426,7 +425,7 @@ std::unique_ptr<PreparedPass> Controller::preparePass(
     const api::AttunePolicy& stored, const ClusterSnapshot& snapshot,
     std::span<const api::AttunePolicy* const> listed, usage::SharedUsageReads* reads) {
   auto prepared = std::make_unique<PreparedPass>();
-  prepared->key = keyOf(stored.metadata);
+  prepared->key = namespacedKey(stored.metadata);
   prepared->started = options_.durationClock ? options_.durationClock->now() : Time{};
   // The effective policy: the policy's own fields, then its namespace's defaults, the cluster's
   // defaults and the built-in ones.
@@ -449,11 +448,11 @@ std::unique_ptr<PreparedPass> Controller::preparePass(
                       (clusterDefaults ? clusterDefaults->metadata.name : "-") +
                       "): " + (error.field.empty() ? "" : error.field + ": ") + error.message;
       PolicyPass::reportInvalid(api_, stored, error, clock_.now());
-      Known& known = policies_[keyOf(stored.metadata)];
+      Known& known = policies_[namespacedKey(stored.metadata)];
       known.state.reset();
       known.podSelectors.clear();
       if (options_.admissionSizing != nullptr) {
-        options_.admissionSizing->withdraw(keyOf(stored.metadata));
+        options_.admissionSizing->withdraw(namespacedKey(stored.metadata));
       }
       return nullptr;
     }
@@ -464,7 +463,7 @@ std::unique_ptr<PreparedPass> Controller::preparePass(
           ? *options_.strategyOverride
           : std::string(api::toString(policy.spec.strategy.value_or(api::kDefaultStrategy)));
 
-  Known& known = policies_[keyOf(stored.metadata)];
+  Known& known = policies_[namespacedKey(stored.metadata)];
   auto& state = known.state;
   if (!state || state->generation != stored.metadata.generation ||
       state->strategyName != strategyName || !(known.effectiveSpec == policy.spec)) {
@@ -475,7 +474,7 @@ std::unique_ptr<PreparedPass> Controller::preparePass(
       state.reset();
       known.podSelectors.clear();
       if (options_.admissionSizing != nullptr) {
-        options_.admissionSizing->withdraw(keyOf(stored.metadata));
+        options_.admissionSizing->withdraw(namespacedKey(stored.metadata));
       }
       return nullptr;
     }

@@ -217,7 +217,7 @@ void PolicyPass::publishAdmissionSizing(const rollout::Plan* plan) {
       if (wanted > *c.memoryLimit) c.memoryLimit = wanted;
     }
   }
-  const std::string key = stored_.metadata.namespace_ + "/" + stored_.metadata.name;
+  const std::string key = namespacedKey(stored_.metadata);
   AdmissionSizing& board = *ctx_.options.admissionSizing;
   board.publish(key, keepingRecreatedWorkloads(std::move(sizing), board.publishedBy(key), targets_,
                                                recommended_, policy_));

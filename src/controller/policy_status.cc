@@ -422,25 +422,26 @@ HeartbeatBudget HeartbeatBudget::perReconcile(std::size_t policies, Duration res
   return {.left = std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(2 * share)))};
 }
 
-namespace {
+namespace {}  // namespace
 
-std::string heldKey(const api::ObjectMeta& meta) { return meta.namespace_ + "/" + meta.name; }
-
-}  // namespace
+std::string namespacedKey(const api::ObjectMeta& meta) { return meta.namespace_ + "/" + meta.name; }
 
 void HeldHeartbeats::hold(api::AttunePolicy update) {
-  std::string key = heldKey(update.metadata);
-  auto [it, added] = held_.try_emplace(key, std::move(update));
-  if (!added) {
-    it->second = std::move(update);
-  } else {
-    order_.push_back(std::move(key));
+  std::string key = namespacedKey(update.metadata);
+  if (auto it = held_.find(key); it != held_.end()) {
+    it->second.update = std::move(update);
+    return;
   }
+  order_.emplace(next_, key);
+  held_.emplace(std::move(key), Held{next_++, std::move(update)});
 }
 
 void HeldHeartbeats::drop(const api::ObjectMeta& meta) {
   if (held_.empty()) return;
-  held_.erase(heldKey(meta));
+  auto it = held_.find(namespacedKey(meta));
+  if (it == held_.end()) return;
+  order_.erase(it->second.sequence);
+  held_.erase(it);
 }
 
 HeldHeartbeats::Written HeldHeartbeats::write(api::ClusterApi& api, std::size_t limit, Clock& clock,
@@ -448,16 +449,13 @@ HeldHeartbeats::Written HeldHeartbeats::write(api::ClusterApi& api, std::size_t 
   Written written;
   const Time start = clock.now();
   while (!order_.empty() && written.sent < limit && clock.now() - start < slice) {
-    auto it = held_.find(order_.front());
-    order_.pop_front();
-    if (it == held_.end()) continue;  // dropped, or written since it was queued again
-    const api::AttunePolicy update = std::move(it->second);
+    auto it = held_.find(order_.begin()->second);
+    order_.erase(order_.begin());
+    const api::AttunePolicy update = std::move(it->second.update);
     held_.erase(it);
     ++written.sent;
     if (!api.updateAttunePolicyStatus(update)) ++written.dropped;
   }
-  // Keys whose heartbeat was dropped are skipped above; with nothing held, none is left.
-  if (held_.empty()) order_.clear();
   return written;
 }
 

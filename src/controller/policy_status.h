@@ -4,7 +4,7 @@
 #pragma once
 
 #include <cstddef>
-#include <deque>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -21,6 +21,10 @@
 #include "rollout/plan.h"
 
 namespace attune::controller {
+
+// "namespace/name": the key of a namespaced object (a policy in the work queue and in
+// HeldHeartbeats, a pod in the controller's pod states).
+std::string namespacedKey(const api::ObjectMeta& meta);
 
 // status.recommendations and status.savings from `recommended` (neither under Observe), and the
 // recommendation and savings gauges. `replicas` gives the running pods of each advised workload.
@@ -109,7 +113,8 @@ class HeldHeartbeats {
     std::size_t dropped = 0;  // of those, refused (conflict, policy gone) or failed
   };
 
-  // Holds `update` (the stored policy with its new status) for the policy it names.
+  // Holds `update` (the stored policy with its new status) for the policy it names; a policy
+  // held already keeps its place in the order.
   void hold(api::AttunePolicy update);
   // Forgets what is held for the policy `meta` names: its pass writes the status itself.
   void drop(const api::ObjectMeta& meta);
@@ -119,8 +124,13 @@ class HeldHeartbeats {
   std::size_t size() const { return held_.size(); }
 
  private:
-  std::deque<std::string> order_;  // the keys held, oldest first (a dropped key may linger)
-  std::map<std::string, api::AttunePolicy, std::less<>> held_;  // by "namespace/name"
+  struct Held {
+    std::uint64_t sequence = 0;  // when it was first held: its key in order_
+    api::AttunePolicy update;
+  };
+  std::map<std::string, Held, std::less<>> held_;  // by namespacedKey()
+  std::map<std::uint64_t, std::string> order_;     // held_'s keys, oldest first
+  std::uint64_t next_ = 0;
 };
 
 // Writes `status` when it differs from the stored one; on a conflict, over the latest version
