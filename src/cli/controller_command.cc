@@ -6,11 +6,13 @@
 
 #include <condition_variable>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <stop_token>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -338,8 +340,16 @@ int runController(const ControllerFlags& f) {
   const Wait wait = shutdownSignals();  // before any thread starts
 
   // --kube-api-qps / --kube-api-burst: each client below has a token bucket of its own.
+  // Sharded: the namespaces this replica owns (empty: all).
+  std::function<bool(std::string_view)> owned;
+  if (settings->shard.sharded()) {
+    owned = [shard = settings->shard](std::string_view ns) { return shard.owns(ns); };
+  }
   kube::HttpClusterApiOptions directOptions;
   directOptions.rest.rateLimit = settings->kubeApi;
+  // Sharded: the watches pass over the other shards' namespaces before decoding their objects
+  // (the caches would drop them anyway), so a shard does not decode the whole cluster's churn.
+  directOptions.watchNamespaceFilter = owned;
   kube::HttpClusterApi direct(*config, clock, directOptions);
   // The election thread's own client. One retry: the next election step is the retry, and a
   // step must not outlast the renew deadline.
@@ -354,11 +364,7 @@ int runController(const ControllerFlags& f) {
   cacheOptions.listResync = settings->reconcileInterval;
   // Sharded: the caches hold the owned namespaces' objects only (nodes stay whole), so each
   // shard's memory is about 1/M of the cluster's (docs/sharding.md).
-  if (settings->shard.sharded()) {
-    cacheOptions.namespaceFilter = [shard = settings->shard](std::string_view ns) {
-      return shard.owns(ns);
-    };
-  }
+  cacheOptions.namespaceFilter = owned;
   cacheOptions.listEveryRead = !f.informerCache;
   kube::CachedClusterApi api(direct, clock, cacheOptions);
   metrics::PrometheusSource source(prometheus, clock);

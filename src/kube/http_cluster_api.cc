@@ -246,8 +246,8 @@ Result<api::WatchBatch<T>> HttpClusterApi::watchResource(const Resource& resourc
     rest_.limiter().acquire();
     auto opened = std::make_unique<TypedWatch<T>>();
     opened->path = path;
-    opened->stream =
-        std::make_unique<WatchStream<T>>(factory_(), std::move(request), std::move(decode));
+    opened->stream = std::make_unique<WatchStream<T>>(
+        factory_(), std::move(request), std::move(decode), options_.watchNamespaceFilter);
     slot = std::move(opened);
   }
   auto& watch = static_cast<TypedWatch<T>&>(*slot);

@@ -40,6 +40,11 @@ struct HttpClusterApiOptions {
   // timeoutSeconds asked of the server for each watch request; the stream is reopened from the
   // last resourceVersion by the next watchPods call after the server ends it.
   Duration watchTimeout = std::chrono::minutes(5);
+  // Sharded: the namespaces whose objects the caller keeps (the caches' namespaceFilter). Every
+  // watch stream passes over the events of namespaced objects in the other namespaces without
+  // decoding them (WatchStream's `keep`); cluster-scoped objects are decoded as before. Empty:
+  // every event is decoded.
+  std::function<bool(std::string_view)> watchNamespaceFilter;
 };
 
 // Makes a transport; called once for requests and once per watch stream (each on its own

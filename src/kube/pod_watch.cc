@@ -8,6 +8,7 @@
 #include "api/k8s/node.h"
 #include "api/k8s/pdb.h"
 #include "api/k8s/quota.h"
+#include "api/k8s/watch_head.h"
 #include "api/k8s/workloads.h"
 #include "api/policy/attune_defaults.h"
 #include "api/policy/attune_policy.h"
@@ -34,10 +35,11 @@ typename WatchStream<T>::Decode defaultDecode() {
 
 template <typename T>
 WatchStream<T>::WatchStream(http::HttpTransportPtr transport, http::HttpRequest request,
-                            Decode decode)
+                            Decode decode, NamespaceFilter keep)
     : transport_(std::move(transport)),
       request_(std::move(request)),
       decode_(decode ? std::move(decode) : defaultDecode<T>()),
+      keep_(std::move(keep)),
       thread_([this](const std::stop_token& stop) { run(stop); }) {}
 
 template <typename T>
@@ -61,6 +63,19 @@ void WatchStream<T>::run(const std::stop_token& stop) {
 
 template <typename T>
 bool WatchStream<T>::onLine(std::string_view line) {
+  if (keep_) {
+    // A line whose head does not decode is decoded in full below, which reports it.
+    auto head = api::decodeWatchEventHead(line);
+    if (head && !head->namespace_.empty() && !keep_(head->namespace_) &&
+        (head->type == api::WatchEventType::kAdded ||
+         head->type == api::WatchEventType::kModified ||
+         head->type == api::WatchEventType::kDeleted)) {
+      ++skipped_;
+      std::lock_guard lock(mutex_);
+      pending_.resourceVersion = std::move(head->resourceVersion);
+      return true;
+    }
+  }
   auto event = decode_(line);
   if (!event) {
     Error error = event.error();

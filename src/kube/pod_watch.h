@@ -3,7 +3,9 @@
 // kinds) turn a long-lived stream into pull-style batches.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -27,6 +29,9 @@ class WatchStream {
  public:
   // Decodes one line of the stream.
   using Decode = std::function<Result<api::WatchEvent<T>>(std::string_view)>;
+  // Whether the events of objects in a namespace are wanted (a sharded controller's owned
+  // namespaces).
+  using NamespaceFilter = std::function<bool(std::string_view)>;
 
   // What the stream has delivered since the last drain.
   struct Drained {
@@ -41,7 +46,12 @@ class WatchStream {
   // advance the resourceVersion; an ERROR event ends the stream with statusError of its Status
   // (410 → kConflict, field "resourceVersion"); a non-2xx response ends it with statusError; a
   // line that does not decode ends it with that kInvalidArgument error.
-  WatchStream(http::HttpTransportPtr transport, http::HttpRequest request, Decode decode = {});
+  // With `keep`, an ADDED, MODIFIED or DELETED event whose object's namespace is not empty and
+  // not kept is passed over after reading its head alone (api::decodeWatchEventHead): it only
+  // advances the resourceVersion, as a bookmark does, and is counted in skipped(). Every other
+  // line is decoded in full.
+  WatchStream(http::HttpTransportPtr transport, http::HttpRequest request, Decode decode = {},
+              NamespaceFilter keep = {});
   // Stops the stream and joins the reader thread.
   ~WatchStream();
   WatchStream(const WatchStream&) = delete;
@@ -51,6 +61,9 @@ class WatchStream {
   // first waits up to `wait` for an event or the end of the stream (zero: no wait).
   Drained drain(Duration wait);
 
+  // Events passed over by `keep` so far.
+  std::uint64_t skipped() const { return skipped_.load(); }
+
  private:
   void run(const std::stop_token& stop);
   bool onLine(std::string_view line);
@@ -59,6 +72,8 @@ class WatchStream {
   http::HttpTransportPtr transport_;
   http::HttpRequest request_;
   Decode decode_;
+  NamespaceFilter keep_;
+  std::atomic<std::uint64_t> skipped_ = 0;
   std::mutex mutex_;
   std::condition_variable changed_;
   Drained pending_;      // guarded by mutex_

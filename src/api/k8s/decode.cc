@@ -2,6 +2,7 @@
 #include "api/k8s/decode.h"
 
 #include "api/k8s/decoders.h"
+#include "api/k8s/watch_head.h"
 
 namespace attune::api {
 
@@ -74,11 +75,17 @@ Result<List<T>> decodeList(std::string_view json) {
   return out;
 }
 
-static Result<WatchEventType> parseWatchEventType(std::string_view name) {
+// The "type" field of a watch line.
+static Status readWatchEventType(JsonValue& v, WatchEventType& out) {
+  std::string name;
+  if (Status s = readJson(v, name); !s) return s;
   for (WatchEventType type :
        {WatchEventType::kAdded, WatchEventType::kModified, WatchEventType::kDeleted,
         WatchEventType::kBookmark, WatchEventType::kError}) {
-    if (watchEventTypeName(type) == name) return type;
+    if (watchEventTypeName(type) == name) {
+      out = type;
+      return {};
+    }
   }
   return fail(ErrorCode::kInvalidArgument, concat({"unknown watch event type \"", name, "\""}));
 }
@@ -90,33 +97,55 @@ static Status readWatchObject(JsonValue& v, WatchEvent<T>& out) {
   return readJson(v, out.object);
 }
 
-template <typename T>
-Result<WatchEvent<T>> decodeWatchEvent(std::string_view json) {
-  WatchEvent<T> out;
+// Walks one watch line: reads "type" into `type` and calls onObject(object, typeSeen) for the
+// "object" field; fails when the line has no type.
+using ObjectFn = FunctionRef<Status(JsonValue& object, bool typeSeen)>;
+static Status readWatchLine(std::string_view json, WatchEventType& type, ObjectFn onObject) {
   bool typeSeen = false;
-  std::string deferred;  // the raw object when it precedes "type"
   Status st = decodeDocument(json, [&](JsonValue& root) {
     return forEachField(root, [&](std::string_view key, JsonValue& value) -> Status {
       if (key == "type") {
-        std::string name;
-        if (Status s = readJson(value, name); !s) return s;
-        Result<WatchEventType> type = parseWatchEventType(name);
-        if (!type) return std::unexpected(std::move(type.error()));
-        out.type = *type;
         typeSeen = true;
-        return {};
+        return readWatchEventType(value, type);
       }
       if (key != "object") return {};
-      if (!typeSeen) return readRawJson(value, deferred);
-      return readWatchObject(value, out);
+      return onObject(value, typeSeen);
     });
   });
-  if (!st) return std::unexpected(std::move(st.error()));
+  if (!st) return st;
   if (!typeSeen) return fail(ErrorCode::kInvalidArgument, "missing watch event type", "type");
+  return {};
+}
+
+template <typename T>
+Result<WatchEvent<T>> decodeWatchEvent(std::string_view json) {
+  WatchEvent<T> out;
+  std::string deferred;  // the raw object when it precedes "type"
+  Status st = readWatchLine(json, out.type, [&](JsonValue& object, bool typeSeen) -> Status {
+    if (!typeSeen) return readRawJson(object, deferred);
+    return readWatchObject(object, out);
+  });
+  if (!st) return std::unexpected(std::move(st.error()));
   if (!deferred.empty()) {
     st = decodeDocument(deferred, [&out](JsonValue& root) { return readWatchObject(root, out); });
     if (!st) return std::unexpected(st.error().under("object"));
   }
+  return out;
+}
+
+Result<WatchEventHead> decodeWatchEventHead(std::string_view json) {
+  WatchEventHead out;
+  Status st = readWatchLine(json, out.type, [&out](JsonValue& object, bool) -> Status {
+    return forEachField(object, [&out](std::string_view key, JsonValue& value) -> Status {
+      if (key != "metadata") return {};
+      return forEachField(value, [&out](std::string_view field, JsonValue& v) -> Status {
+        if (field == "namespace") return readJson(v, out.namespace_);
+        if (field == "resourceVersion") return readJson(v, out.resourceVersion);
+        return {};
+      });
+    });
+  });
+  if (!st) return std::unexpected(std::move(st.error()));
   return out;
 }
 

@@ -557,6 +557,75 @@ TEST_F(ApiTest, GenericWatchStreamsEachKindFromItsCollection) {
   EXPECT_EQ(requests().back().path(), "/apis/attune.io/v1alpha1/attunepolicies");
 }
 
+std::string podIn(const std::string& ns, int index, const std::string& rv) {
+  auto pod = attune::testing::realisticPod(index);
+  pod["metadata"]["namespace"] = ns;
+  pod["metadata"]["resourceVersion"] = rv;
+  return pod.dump();
+}
+
+TEST_F(ApiTest, AWatchNamespaceFilterPassesOverTheOtherNamespacesEvents) {
+  start(
+      [](const RawRequest& r) {
+        if (r.path().find("/nodes") != std::string::npos) {
+          return Reply{200,
+                       watchLine("ADDED", R"({"kind":"Node","metadata":{"name":"n1",)"
+                                          R"("resourceVersion":"51"}})"),
+                       {}};
+        }
+        // A pod in a namespace not kept carries a malformed field past its metadata: passed
+        // over, it is never decoded.
+        auto broken = nlohmann::json::parse(podIn("b", 2, "13"));
+        broken["spec"]["containers"] = "not a list";
+        return Reply{
+            200,
+            watchLine("ADDED", podIn("a", 0, "11")) + watchLine("MODIFIED", podIn("b", 1, "12")) +
+                watchLine("DELETED", broken.dump()) + watchLine("MODIFIED", podIn("a", 0, "14")) +
+                watchLine("ADDED", podIn("c", 3, "15")),
+            {}};
+      },
+      HttpClusterApiOptions{.watchWait = 20s,
+                            .watchNamespaceFilter = [](std::string_view ns) { return ns == "a"; }});
+  std::string rv = "10";
+  auto pods = watchUntil(*api_, {}, rv, "15");
+  ASSERT_TRUE(pods.has_value()) << pods.error().toString();
+  // Only namespace a's events; the resourceVersion moved past the last event passed over.
+  ASSERT_EQ(pods->size(), 2u);
+  EXPECT_EQ((*pods)[0].object.metadata.resourceVersion, "11");
+  EXPECT_EQ((*pods)[1].type, api::WatchEventType::kModified);
+  EXPECT_EQ((*pods)[1].object.metadata.resourceVersion, "14");
+  EXPECT_EQ(rv, "15");
+
+  // Cluster-scoped objects (no namespace) are decoded whatever the filter says.
+  std::vector<api::WatchEvent<api::Node>> nodes;
+  rv = "50";
+  for (int i = 0; i < 50 && rv != "51"; ++i) {
+    auto batch = api_->watch(api::Watched<api::Node>{}, {}, rv);
+    ASSERT_TRUE(batch.has_value()) << batch.error().toString();
+    std::ranges::move(batch->events, std::back_inserter(nodes));
+    rv = batch->resourceVersion;
+  }
+  ASSERT_EQ(nodes.size(), 1u);
+  EXPECT_EQ(nodes[0].object.metadata.name, "n1");
+}
+
+TEST_F(ApiTest, WithoutAWatchNamespaceFilterAMalformedEventEndsTheStream) {
+  start(
+      [](const RawRequest&) {
+        auto broken = nlohmann::json::parse(podIn("b", 2, "13"));
+        broken["spec"]["containers"] = "not a list";
+        return Reply{
+            200, watchLine("ADDED", podIn("a", 0, "11")) + watchLine("DELETED", broken.dump()), {}};
+      },
+      HttpClusterApiOptions{.watchWait = 20s});
+  std::string rv = "10";
+  auto pods = watchUntil(*api_, {}, rv, "never");
+  ASSERT_FALSE(pods.has_value());
+  EXPECT_EQ(pods.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(pods.error().message.find("watch event does not decode"), std::string::npos);
+  EXPECT_EQ(rv, "11");  // the event before it was delivered
+}
+
 TEST_F(ApiTest, ListPodsPageIsOneRequestAndAnExpiredTokenIsAConflict) {
   start([](const RawRequest& r) {
     if (r.query().find("continue=") == std::string::npos) {
