@@ -70,7 +70,6 @@ bool WatchStream<T>::onLine(std::string_view line) {
         (head->type == api::WatchEventType::kAdded ||
          head->type == api::WatchEventType::kModified ||
          head->type == api::WatchEventType::kDeleted)) {
-      ++skipped_;
       std::lock_guard lock(mutex_);
       pending_.resourceVersion = std::move(head->resourceVersion);
       return true;

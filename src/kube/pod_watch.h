@@ -3,9 +3,7 @@
 // kinds) turn a long-lived stream into pull-style batches.
 #pragma once
 
-#include <atomic>
 #include <condition_variable>
-#include <cstdint>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -48,8 +46,7 @@ class WatchStream {
   // line that does not decode ends it with that kInvalidArgument error.
   // With `keep`, an ADDED, MODIFIED or DELETED event whose object's namespace is not empty and
   // not kept is passed over after reading its head alone (api::decodeWatchEventHead): it only
-  // advances the resourceVersion, as a bookmark does, and is counted in skipped(). Every other
-  // line is decoded in full.
+  // advances the resourceVersion, as a bookmark does. Every other line is decoded in full.
   WatchStream(http::HttpTransportPtr transport, http::HttpRequest request, Decode decode = {},
               NamespaceFilter keep = {});
   // Stops the stream and joins the reader thread.
@@ -61,9 +58,6 @@ class WatchStream {
   // first waits up to `wait` for an event or the end of the stream (zero: no wait).
   Drained drain(Duration wait);
 
-  // Events passed over by `keep` so far.
-  std::uint64_t skipped() const { return skipped_.load(); }
-
  private:
   void run(const std::stop_token& stop);
   bool onLine(std::string_view line);
@@ -73,7 +67,6 @@ class WatchStream {
   http::HttpRequest request_;
   Decode decode_;
   NamespaceFilter keep_;
-  std::atomic<std::uint64_t> skipped_ = 0;
   std::mutex mutex_;
   std::condition_variable changed_;
   Drained pending_;      // guarded by mutex_
