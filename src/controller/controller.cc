@@ -14,12 +14,14 @@
 #include "controller/actuator.h"
 #include "controller/admission_sizing.h"
 #include "controller/cluster_snapshot.h"
+#include "controller/event_recorder.h"
 #include "controller/hpa_retunes.h"
 #include "controller/node_optimiser.h"
 #include "controller/policy_metrics_sources.h"
 #include "controller/policy_pass.h"
 #include "controller/policy_status.h"
 #include "hpa/retune.h"
+#include "rollout/plan.h"
 
 namespace attune::controller {
 
@@ -47,6 +49,16 @@ std::string_view toString(ActionRecord::Kind kind) {
   return "";
 }
 
+bool heldEventReason(std::string_view reason) {
+  for (std::string_view write :
+       {kResizedReason, kResizeFailedReason, kRevertedReason, rollout::kEvictedReason,
+        kEvictionFailedReason, rollout::kHpaRetunedReason, kHpaRetuneFailedReason,
+        rollout::kStartupBoostReason, rollout::kStartupBoostEndedReason}) {
+    if (reason == write) return false;
+  }
+  return true;
+}
+
 Controller::Controller(api::ClusterApi& api, metrics::MetricsSource& metrics, Clock& clock,
                        metrics::Registry& registry, ControllerOptions options)
     : api_(api),
@@ -56,6 +68,7 @@ Controller::Controller(api::ClusterApi& api, metrics::MetricsSource& metrics, Cl
       operatorMetrics_(registry),
       events_(api, clock) {
   events_.setReportingInstance(options_.reportingInstance);
+  if (options_.eventsPerCall > 0) events_.hold(heldEventReason);
 }
 
 Controller::~Controller() = default;
@@ -231,8 +244,17 @@ void Controller::notePodChanges(Time now) {
 
 Result<void> Controller::reconcileAll() { return reconcile(/*everything=*/true); }
 
+void Controller::flushEvents(std::size_t limit, Duration slice) {
+  const EventRecorder::Flushed flushed = events_.flush(limit, slice);
+  operatorMetrics_.heldEventWrites.inc({"written"},
+                                       static_cast<double>(flushed.sent - flushed.failed));
+  operatorMetrics_.heldEventWrites.inc({"failed"}, static_cast<double>(flushed.failed));
+  operatorMetrics_.eventsHeld.set({}, static_cast<double>(events_.held()));
+}
+
 Result<void> Controller::reconcileDue() {
   auto done = reconcile(/*everything=*/false);
+  if (options_.eventsPerCall > 0) flushEvents(options_.eventsPerCall, options_.heartbeatSlice);
   if (options_.heartbeatsPerCall == 0) return done;
   // After this call's passes, the heartbeats held by them and by the passes before.
   const HeldHeartbeats::Written written =

@@ -43,6 +43,12 @@ class AdmissionSizing;
 class MetricsSourceSelector;
 class SloQuerySelector;
 
+// Whether a pass may hold an Event with this reason (ControllerOptions::eventsPerCall): false
+// for the reasons of events about a write the pass made to a pod, workload or HPA (Resized,
+// ResizeFailed, Reverted, Evicted, EvictionFailed, HPARetuned, HPARetuneFailed, StartupBoost,
+// StartupBoostEnded), true for any other.
+bool heldEventReason(std::string_view reason);
+
 struct ControllerOptions {
   // Namespaces whose policies are reconciled; empty = all.
   std::vector<std::string> watchNamespaces;
@@ -69,6 +75,14 @@ struct ControllerOptions {
   // of them. 0: the pass writes them itself.
   std::size_t heartbeatsPerCall = 0;
   Duration heartbeatSlice = std::chrono::milliseconds(100);
+  // Above zero, the passes' Events that report no write of theirs (a skip, a blocked or
+  // conflicting action, a kept violation: heldEventReason) are held (EventRecorder::hold, as
+  // client-go's recorder hands events to a background sender), and each reconcileDue() call
+  // writes held ones after its own passes and before the heartbeats: at most this many, none
+  // started after heartbeatSlice. An Event about a resize, revert, eviction or HPA write is
+  // written with it, so that a replica killed right after leaves the record of what it changed.
+  // 0: each pass writes all its events itself.
+  std::size_t eventsPerCall = 0;
   // OOM recovery (rollout/oom_recovery.h): OOM-killed pods of targets whose memory the policy
   // manages are evicted for recreation, their memory at the kill recorded on the workload. Off
   // unless the pod admission webhook sizes the replacements (evicting would otherwise recreate
@@ -184,6 +198,10 @@ class Controller {
   void setObserver(ActionObserver observer) { observer_ = std::move(observer); }
   const ControllerOptions& options() const { return options_; }
   EventRecorder& events() { return events_; }
+  // Writes held Events (ControllerOptions::eventsPerCall), oldest first: at most `limit`, none
+  // started once `slice` has passed. With every one as the limit, what a replica that shuts
+  // down still owes.
+  void flushEvents(std::size_t limit, Duration slice);
 
  private:
   // What the controller knows of a policy between passes.

@@ -1,5 +1,6 @@
 #include "controller/event_recorder.h"
 
+#include <iterator>
 #include <utility>
 
 namespace attune::controller {
@@ -26,15 +27,60 @@ Result<api::Event> EventRecorder::record(const api::ObjectReference& object, std
   const Time now = clock_.now();
   Key key{object.kind,       object.namespace_,   object.name,         object.uid,
           std::string(type), std::string(reason), std::string(message)};
+  if (!hold_ || !hold_(reason)) return write(std::move(key), object, now, now, 1);
+  if (auto it = queued_.find(key); it != queued_.end()) {
+    it->second.last = now;
+    ++it->second.times;
+  } else {
+    if (queued_.size() >= kHeldEvents) {
+      (void)writeOldest();  // never dropped: the oldest is written now
+    }
+    it = queued_.emplace(std::move(key), Queued{object, now, now, 1, queue_.end()}).first;
+    queue_.push_back(&it->first);
+    it->second.order = std::prev(queue_.end());
+  }
+  api::Event event;
+  event.involvedObject = object;
+  event.type = std::string(type);
+  event.reason = std::string(reason);
+  event.message = std::string(message);
+  event.firstTimestamp = now;
+  event.lastTimestamp = now;
+  event.count = 1;
+  return event;
+}
+
+EventRecorder::Flushed EventRecorder::flush(std::size_t limit, Duration slice) {
+  Flushed flushed;
+  const Time start = clock_.now();
+  while (!queue_.empty() && flushed.sent < limit && clock_.now() - start < slice) {
+    ++flushed.sent;
+    if (!writeOldest()) ++flushed.failed;
+  }
+  return flushed;
+}
+
+Result<api::Event> EventRecorder::writeOldest() {
+  auto it = queued_.find(*queue_.front());
+  queue_.pop_front();
+  Key key = it->first;
+  Queued queued = std::move(it->second);
+  queued_.erase(it);
+  return write(std::move(key), queued.object, queued.first, queued.last, queued.times);
+}
+
+Result<api::Event> EventRecorder::write(Key key, const api::ObjectReference& object, Time first,
+                                        Time last, std::int32_t times) {
+  const std::string& reason = std::get<5>(key);
   if (auto it = written_.find(key); it != written_.end()) {
     api::Event bumped = it->second.event;
-    bumped.count += 1;
-    bumped.lastTimestamp = now;
+    bumped.count += times;
+    bumped.lastTimestamp = last;
     auto stored = api_.updateEvent(bumped);
     if (stored) {
       it->second.event = *stored;
       touch(it);
-      ++countsByReason_[std::string(reason)];
+      countsByReason_[reason] += times;
       return stored;
     }
     if (stored.error().code != ErrorCode::kNotFound &&
@@ -48,22 +94,22 @@ Result<api::Event> EventRecorder::record(const api::ObjectReference& object, std
   event.metadata.namespace_ = object.namespace_.empty() ? "default" : object.namespace_;
   event.metadata.generateName = object.name + ".";
   event.involvedObject = object;
-  event.type = std::string(type);
-  event.reason = std::string(reason);
-  event.message = std::string(message);
+  event.type = std::get<4>(key);
+  event.reason = reason;
+  event.message = std::get<6>(key);
   event.sourceComponent = std::string(kEventComponent);
   event.reportingComponent = std::string(kEventComponent);
   event.reportingInstance = reportingInstance_;
-  event.firstTimestamp = now;
-  event.lastTimestamp = now;
-  event.count = 1;
+  event.firstTimestamp = first;
+  event.lastTimestamp = last;
+  event.count = times;
   auto stored = api_.createEvent(event);
   if (!stored) return stored;
+  countsByReason_[reason] += times;
   const auto it = written_.emplace(std::move(key), Written{*stored, recency_.end()}).first;
   recency_.push_front(&it->first);
   it->second.recency = recency_.begin();
   touch(it);
-  ++countsByReason_[std::string(reason)];
   return stored;
 }
 

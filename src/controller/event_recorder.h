@@ -5,10 +5,18 @@
 // least recently written is forgotten first, and an event identical to a forgotten one is
 // created anew (as after an API server's event TTL). So a long-running controller's memory does
 // not grow with every distinct message it ever wrote (a Resized message carries its values).
+//
+// Held (hold(), for the reasons it is given), record() only queues the event, and flush() writes
+// the queue later, oldest first: like client-go's EventBroadcaster, whose recorder hands events
+// to a background sender, a reconcile pass does not wait on those Events. An event recorded again
+// while queued is one write with the added count. Nothing queued is dropped: beyond kHeldEvents
+// the oldest is written at once.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
+#include <functional>
+#include <limits>
 #include <list>
 #include <map>
 #include <string>
@@ -39,6 +47,8 @@ inline constexpr std::string_view kHpaRetuneFailedReason = "HPARetuneFailed";
 
 // client-go's maxLruCacheEntries.
 inline constexpr std::size_t kRememberedEvents = 4096;
+// Queued events at most while held (more are written as they come).
+inline constexpr std::size_t kHeldEvents = 4096;
 
 class EventRecorder {
  public:
@@ -49,9 +59,25 @@ class EventRecorder {
 
   // Records an event about `object` (its kind, namespace, name and uid are used). The event
   // lives in the object's namespace ("default" for cluster-scoped objects). When the stored
-  // duplicate is gone or has changed under us, a new event is created.
+  // duplicate is gone or has changed under us, a new event is created. Held, the event is
+  // queued and returned as it will be written (no name yet); a write it forces (the queue
+  // full) may fail.
   Result<api::Event> record(const api::ObjectReference& object, std::string_view type,
                             std::string_view reason, std::string_view message);
+
+  // Holds the events recorded from now on whose reason `held` accepts for flush(), and writes
+  // the others as they are recorded; empty: none is held (what is queued stays queued).
+  void hold(std::function<bool(std::string_view reason)> held) { hold_ = std::move(held); }
+  struct Flushed {
+    std::size_t sent = 0;    // write requests made
+    std::size_t failed = 0;  // of those, failed (the event is not retried)
+  };
+  // Writes queued events, oldest first: at most `limit`, and none started once `slice` has
+  // passed on the clock since the call began.
+  Flushed flush(std::size_t limit = std::numeric_limits<std::size_t>::max(),
+                Duration slice = Duration::max());
+  // Events queued and not yet written.
+  std::size_t held() const { return queued_.size(); }
 
   // The reportingInstance of the events created from now on (the replica's identity, so that
   // what each replica did can be told apart); empty: none.
@@ -73,14 +99,31 @@ class EventRecorder {
     api::Event event;
     std::list<const Key*>::iterator recency;  // its place in recency_
   };
+  // An event recorded `times` times while queued, first at `first` and last at `last`.
+  struct Queued {
+    api::ObjectReference object;
+    Time first;
+    Time last;
+    std::int32_t times = 1;
+    std::list<const Key*>::iterator order;  // its place in queue_
+  };
   // Makes `it` the most recently written; forgets the least recent beyond the bound.
   void touch(std::map<Key, Written>::iterator it);
+  // Writes the event `key` names, recorded `times` times between `first` and `last`: a bump of
+  // the remembered one, else a new event.
+  Result<api::Event> write(Key key, const api::ObjectReference& object, Time first, Time last,
+                           std::int32_t times);
+  // Writes and forgets the oldest queued event.
+  Result<api::Event> writeOldest();
 
   api::ClusterApi& api_;
   Clock& clock_;
   std::size_t remembered_;
   std::map<Key, Written> written_;
   std::list<const Key*> recency_;  // written_'s keys, the most recently written first
+  std::function<bool(std::string_view reason)> hold_;
+  std::map<Key, Queued> queued_;
+  std::list<const Key*> queue_;  // queued_'s keys, the oldest first
   std::map<std::string, std::int64_t, std::less<>> countsByReason_;
   std::string reportingInstance_;
 };

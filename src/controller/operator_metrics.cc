@@ -82,7 +82,14 @@ OperatorMetrics::OperatorMetrics(metrics::Registry& registry)
           {"result"})),
       heartbeatsHeld(registry.gauge("attune_status_heartbeats_held",
                                     "Status heartbeats decided by passes and not yet written.",
-                                    {})) {}
+                                    {})),
+      heldEventWrites(registry.counter(
+          "attune_held_event_writes_total",
+          "Kubernetes Events written between passes (ControllerOptions::eventsPerCall), by "
+          "result: written, or failed (not retried).",
+          {"result"})),
+      eventsHeld(registry.gauge("attune_events_held",
+                                "Kubernetes Events recorded by passes and not yet written.", {})) {}
 
 void OperatorMetrics::setWorkloadSavings(const std::string& ns, const std::string& workload,
                                          double cpuCores, double memoryBytes) {

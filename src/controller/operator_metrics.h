@@ -75,6 +75,9 @@ struct OperatorMetrics {
   // Status heartbeats written between passes (written, dropped), and those held meanwhile.
   metrics::MetricFamily& heartbeatWrites;
   metrics::MetricFamily& heartbeatsHeld;
+  // Events written between passes (written, failed), and those held meanwhile.
+  metrics::MetricFamily& heldEventWrites;
+  metrics::MetricFamily& eventsHeld;
 
  private:
   // (namespace, workload) -> (cores, bytes) behind the namespace sums.

@@ -423,11 +423,13 @@ TEST_F(CruiseKubeEndToEnd, WebhooksOomRecoveryAndNodeLoadTaintsAgainstARealClust
                "attune_admission_webhook_bypassed_pods_total{namespace=\"apps\","
                "workload=\"web\"} 1") != std::string::npos;
   })) << controllerMetrics();
-  bool reported = false;
-  for (const json& e : events("AdmissionWebhookBypassed")) {
-    if (e.value("message", "").find(bypassed) != std::string::npos) reported = true;
-  }
-  EXPECT_TRUE(reported) << c_->kubectl("get events -n apps").out;
+  // The Event is written by the poll after the pass that counted the pod.
+  EXPECT_TRUE(c_->waitFor(10s, [&] {
+    for (const json& e : events("AdmissionWebhookBypassed")) {
+      if (e.value("message", "").find(bypassed) != std::string::npos) return true;
+    }
+    return false;
+  })) << c_->kubectl("get events -n apps").out;
 }
 
 }  // namespace

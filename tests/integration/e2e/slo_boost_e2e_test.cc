@@ -218,21 +218,20 @@ TEST_F(SloBoostEndToEnd, AGuardrailBreachRevertsAndAStartupBoostComesAndGoes) {
   EXPECT_EQ(at(*webAfter, {"metadata", "name"}), webPod) << "in place";
   EXPECT_TRUE(c_->waitFor(20s, [&] { return containerResources(*onlyPod("web")) == webOriginal; }))
       << containerResources(*onlyPod("web")).dump();
-  bool reverted = false;
-  for (const json& e : events("Reverted")) {
-    if (e.value("message", "").find("SLO guardrail memory-ceiling breached") != std::string::npos) {
-      reverted = true;
-    }
-  }
-  EXPECT_TRUE(reverted) << logs();
-  bool skipped = false;
-  for (const json& e : events("SLOGuardrailSkipped")) {
-    if (e.value("message", "").find("SLO guardrail no-data not evaluated for pod " + webPod) !=
-        std::string::npos) {
-      skipped = true;
-    }
-  }
-  EXPECT_TRUE(skipped) << "an empty result fails open and is reported";
+  // An event with `reason` whose message contains `text` has been written (a skip's Event by the
+  // poll after the pass that recorded it).
+  const auto eventSays = [&](const std::string& reason, const std::string& text) {
+    return c_->waitFor(10s, [&] {
+      for (const json& e : events(reason)) {
+        if (e.value("message", "").find(text) != std::string::npos) return true;
+      }
+      return false;
+    });
+  };
+  EXPECT_TRUE(eventSays("Reverted", "SLO guardrail memory-ceiling breached")) << logs();
+  EXPECT_TRUE(
+      eventSays("SLOGuardrailSkipped", "SLO guardrail no-data not evaluated for pod " + webPod))
+      << "an empty result fails open and is reported";
 
   // The boost ends 40 s after it began: the same pod, back below the boosted CPU.
   ASSERT_TRUE(c_->waitFor(90s, [&] {

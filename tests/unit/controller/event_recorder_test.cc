@@ -1,12 +1,15 @@
 // EventRecorder against the in-process API server: identical events are counted on one Event,
 // different ones are separate, an event deleted behind the recorder's back is recreated, and
 // only a bounded number of written events is remembered, the least recently written forgotten.
+// Held, events are queued until flush() writes them, oldest first, one write per distinct event
+// with its count, and none is dropped when the queue is full.
 #include "controller/event_recorder.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <set>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -36,6 +39,7 @@ class EventRecorderTest : public ::testing::Test {
                                 .fieldPath = {}};
   }
   std::vector<api::Event> events() { return api_.listEvents({}).value().items; }
+  static bool everything(std::string_view /*reason*/) { return true; }
 };
 
 TEST_F(EventRecorderTest, IdenticalEventsBumpOneEvent) {
@@ -124,6 +128,104 @@ TEST_F(EventRecorderTest, AnEventRecreatedAfterItsDeletionIsRememberedOnce) {
   EXPECT_EQ(bounded.remembered(), 1u);
   ASSERT_TRUE(bounded.record(pod("web-0"), "Warning", "Reverted", "oomkill"));
   EXPECT_EQ(countsOf(events(), "oomkill"), (std::multiset<std::int64_t>{2}));
+}
+
+TEST_F(EventRecorderTest, HeldEventsAreWrittenByFlushOldestFirst) {
+  recorder_.hold(everything);
+  const Time recorded = clock_.now();
+  for (const char* name : {"web-0", "web-1", "web-2"}) {
+    auto queued = recorder_.record(pod(name), "Normal", "Resized", "cpu 500m -> 250m");
+    ASSERT_TRUE(queued) << queued.error().toString();
+    EXPECT_EQ(queued->involvedObject.name, name);
+    EXPECT_TRUE(queued->metadata.name.empty());
+  }
+  EXPECT_TRUE(events().empty());
+  EXPECT_EQ(recorder_.held(), 3U);
+  EXPECT_TRUE(recorder_.countsByReason().empty());
+
+  clock_.advance(1min);
+  const EventRecorder::Flushed first = recorder_.flush(2);
+  EXPECT_EQ(first.sent, 2U);
+  EXPECT_EQ(first.failed, 0U);
+  auto all = events();
+  ASSERT_EQ(all.size(), 2U);
+  std::set<std::string> written;
+  for (const auto& e : all) {
+    written.insert(e.involvedObject.name);
+    EXPECT_EQ(e.firstTimestamp, recorded);  // when recorded, not when written
+    EXPECT_EQ(e.lastTimestamp, recorded);
+  }
+  EXPECT_EQ(written, (std::set<std::string>{"web-0", "web-1"}));
+  EXPECT_EQ(recorder_.held(), 1U);
+  EXPECT_EQ(recorder_.flush().sent, 1U);
+  EXPECT_EQ(events().size(), 3U);
+  EXPECT_EQ(recorder_.held(), 0U);
+  EXPECT_EQ(recorder_.flush().sent, 0U);
+  EXPECT_EQ(recorder_.countsByReason().at("Resized"), 3);
+}
+
+TEST_F(EventRecorderTest, AnEventRecordedAgainWhileHeldIsOneWriteWithItsCount) {
+  recorder_.hold(everything);
+  const Time first = clock_.now();
+  ASSERT_TRUE(recorder_.record(pod("web-0"), "Warning", "ResizeSkipped", "Cooldown"));
+  clock_.advance(1min);
+  ASSERT_TRUE(recorder_.record(pod("web-0"), "Warning", "ResizeSkipped", "Cooldown"));
+  EXPECT_EQ(recorder_.held(), 1U);
+  EXPECT_EQ(recorder_.flush().sent, 1U);
+  auto all = events();
+  ASSERT_EQ(all.size(), 1U);
+  EXPECT_EQ(all[0].count, 2);
+  EXPECT_EQ(all[0].firstTimestamp, first);
+  EXPECT_EQ(all[0].lastTimestamp, first + 1min);
+  // Written once, it is bumped by the next flush, like an event written at once.
+  clock_.advance(1min);
+  ASSERT_TRUE(recorder_.record(pod("web-0"), "Warning", "ResizeSkipped", "Cooldown"));
+  EXPECT_EQ(recorder_.flush().sent, 1U);
+  all = events();
+  ASSERT_EQ(all.size(), 1U);
+  EXPECT_EQ(all[0].count, 3);
+  EXPECT_EQ(all[0].lastTimestamp, first + 2min);
+  EXPECT_EQ(recorder_.countsByReason().at("ResizeSkipped"), 3);
+}
+
+TEST_F(EventRecorderTest, AFullQueueWritesItsOldestInsteadOfDroppingAnything) {
+  recorder_.hold(everything);
+  for (std::size_t i = 0; i <= kHeldEvents; ++i) {
+    ASSERT_TRUE(recorder_.record(pod("web-0"), "Normal", "Resized", std::to_string(i)));
+  }
+  EXPECT_EQ(recorder_.held(), kHeldEvents);
+  auto all = events();
+  ASSERT_EQ(all.size(), 1U);
+  EXPECT_EQ(all[0].message, "0");
+  EXPECT_EQ(recorder_.flush().sent, kHeldEvents);
+  EXPECT_EQ(events().size(), kHeldEvents + 1);
+}
+
+TEST_F(EventRecorderTest, OnlyTheReasonsGivenAreHeld) {
+  recorder_.hold([](std::string_view reason) { return reason == "ResizeSkipped"; });
+  ASSERT_TRUE(recorder_.record(pod("web-0"), "Warning", "ResizeSkipped", "Cooldown"));
+  ASSERT_TRUE(recorder_.record(pod("web-0"), "Normal", "Resized", "cpu 500m -> 250m"));
+  auto all = events();
+  ASSERT_EQ(all.size(), 1U);
+  EXPECT_EQ(all[0].reason, "Resized");
+  EXPECT_EQ(recorder_.held(), 1U);
+  EXPECT_EQ(recorder_.flush().sent, 1U);
+  EXPECT_EQ(events().size(), 2U);
+}
+
+TEST_F(EventRecorderTest, FlushStartsNoWriteOnceItsSliceHasPassed) {
+  recorder_.hold(everything);
+  ASSERT_TRUE(recorder_.record(pod("web-0"), "Normal", "Resized", "a"));
+  EXPECT_EQ(recorder_.flush(10, Duration::zero()).sent, 0U);
+  EXPECT_EQ(recorder_.held(), 1U);
+  // No longer held: recorded events are written at once; the queued one waits for a flush.
+  recorder_.hold({});
+  ASSERT_TRUE(recorder_.record(pod("web-1"), "Normal", "Resized", "b"));
+  auto all = events();
+  ASSERT_EQ(all.size(), 1U);
+  EXPECT_EQ(all[0].message, "b");
+  EXPECT_EQ(recorder_.flush().sent, 1U);
+  EXPECT_EQ(events().size(), 2U);
 }
 
 }  // namespace
