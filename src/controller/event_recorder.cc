@@ -61,12 +61,10 @@ EventRecorder::Flushed EventRecorder::flush(std::size_t limit, Duration slice) {
 }
 
 Result<api::Event> EventRecorder::writeOldest() {
-  auto it = queued_.find(*queue_.front());
+  auto node = queued_.extract(*queue_.front());
   queue_.pop_front();
-  Key key = it->first;
-  Queued queued = std::move(it->second);
-  queued_.erase(it);
-  return write(std::move(key), queued.object, queued.first, queued.last, queued.times);
+  const Queued& queued = node.mapped();
+  return write(std::move(node.key()), queued.object, queued.first, queued.last, queued.times);
 }
 
 Result<api::Event> EventRecorder::write(Key key, const api::ObjectReference& object, Time first,

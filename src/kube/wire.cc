@@ -7,6 +7,7 @@
 #include "api/k8s/encode.h"
 #include "api/policy/attune_defaults.h"
 #include "api/policy/policy_codec.h"
+#include "api/policy/policy_json.h"
 #include "api/policy/policy_yaml.h"
 
 #include <type_traits>
@@ -57,6 +58,9 @@ Result<api::AttunePolicy> decodePolicyObject(nlohmann::json object) {
   }
   if (!object.contains("apiVersion")) object["apiVersion"] = std::string(api::kPolicyApiVersion);
   if (!object.contains("kind")) object["kind"] = std::string(api::kPolicyKind);
+  // The usual object holds only modelled fields: read at once. Anything else goes through the
+  // policy decoder, which reports it or preserves it.
+  if (auto policy = api::decodePolicyJson(object)) return std::move(*policy);
   api::DecodedPolicy decoded = api::decodePolicyNode(yamlOf(object));
   if (!decoded.errors.empty()) {
     Error e = decoded.errors[0].error;

@@ -168,14 +168,14 @@ namespace {
 // encodePolicyJson escapes it, so the JSON decodes back.
 constexpr std::size_t kMaxMapKeyLength = 317;
 
+}  // namespace
+
 bool isMapKey(std::string_view key) {
   return key.size() <= kMaxMapKeyLength && std::none_of(key.begin(), key.end(), [](char c) {
            const auto u = static_cast<unsigned char>(c);
            return u < 0x20 || u == 0x7f;
          });
 }
-
-}  // namespace
 
 void PolicyReader::stringMap(const YAML::Node& node, const std::string& path, StringMap& out) {
   if (!node.IsMap()) {

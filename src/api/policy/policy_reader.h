@@ -47,4 +47,8 @@ class PolicyReader : public YamlReader {
   std::size_t nodeBudget_;  // nodes a document may still spend on preserved values
 };
 
+// Whether `key` may be a key of a string map (labels, annotations): at most 317 characters (the
+// longest label or annotation key), without control characters.
+bool isMapKey(std::string_view key);
+
 }  // namespace attune::api::internal

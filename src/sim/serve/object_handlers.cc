@@ -10,6 +10,7 @@
 #include "api/k8s/encode_objects.h"
 #include "api/policy/attune_defaults.h"
 #include "api/policy/policy_codec.h"
+#include "api/policy/policy_json.h"
 #include "sim/serve/hpa_handlers.h"
 #include "sim/serve/scale_handlers.h"
 
@@ -143,6 +144,9 @@ Result<api::AttunePolicy> decodePolicy(std::string_view json) {
   auto parsed = parseBody(json);
   if (!parsed) return std::unexpected(parsed.error());
   dropUnknownMetadata(*parsed);
+  // The usual body holds only modelled fields and is read at once; the policy decoder reports
+  // what else is there, or preserves it.
+  if (auto policy = api::decodePolicyJson(*parsed)) return std::move(*policy);
   auto decoded = api::decodePolicies(dump(*parsed));
   if (decoded.size() != 1 || !decoded[0].policy) {
     return fail(ErrorCode::kInvalidArgument, "the body is not one AttunePolicy");

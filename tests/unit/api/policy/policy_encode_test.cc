@@ -34,18 +34,7 @@ TEST(PolicyEncodeTest, DefaultedPolicyRoundTrips) {
 }
 
 TEST(PolicyEncodeTest, PolicyBuiltInCodeRoundTrips) {
-  AttunePolicy p;
-  p.metadata.name = "built";
-  p.spec.targetRef = {TargetKind::kJob, "nightly", LabelSelector{{{"a", "b"}}, {}}};
-  p.status.resizeHistory.push_back(
-      {.timestamp = Time(std::chrono::seconds(1'700'000'000)) + std::chrono::microseconds(5),
-       .container = "app",
-       .resource = ResizedResource::kCpuAndMemory,
-       .result = ResizeResult::kSkipped,
-       .reason = "quota"});
-  p.status.recommendations.push_back(
-      {.workload = "w", .containers = {{.name = "app", .confidence = 1.0}}});
-  expectRoundTrip(p);
+  expectRoundTrip(testing::builtInCodePolicy());
 }
 
 TEST(PolicyEncodeTest, YamlHasStableOrderAndCanonicalValues) {

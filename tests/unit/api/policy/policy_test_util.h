@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -141,6 +142,23 @@ inline AttunePolicy defaultedMinimalPolicy() {
   AttunePolicy policy = doc.policy.value_or(AttunePolicy{});
   applyDefaults(policy);
   return policy;
+}
+
+// A policy built in code, not decoded: a Job target with a selector, a history entry whose time
+// has microseconds, a recommendation with a confidence.
+inline AttunePolicy builtInCodePolicy() {
+  AttunePolicy p;
+  p.metadata.name = "built";
+  p.spec.targetRef = {TargetKind::kJob, "nightly", LabelSelector{{{"a", "b"}}, {}}};
+  p.status.resizeHistory.push_back(
+      {.timestamp = Time(std::chrono::seconds(1'700'000'000)) + std::chrono::microseconds(5),
+       .container = "app",
+       .resource = ResizedResource::kCpuAndMemory,
+       .result = ResizeResult::kSkipped,
+       .reason = "quota"});
+  p.status.recommendations.push_back(
+      {.workload = "w", .containers = {{.name = "app", .confidence = 1.0}}});
+  return p;
 }
 
 // "line N: path: message" per diagnostic, for failure output.
