@@ -342,6 +342,17 @@ class ClusterApi {
   // stale); kNotFound when absent. Never changes metadata.generation; a status equal to the
   // stored one is not a write (same resourceVersion). Returns the stored policy.
   virtual Result<AttunePolicy> updateAttunePolicyStatus(const AttunePolicy& policy) = 0;
+  // Each of `policies` written as updateAttunePolicyStatus writes it, with the results in the same
+  // order. This sends them one after another; kube::HttpClusterApi sends several at once
+  // (HttpClusterApiOptions::parallelWrites), so their order is not kept: one call must not hold
+  // two writes of the same policy.
+  virtual std::vector<Result<AttunePolicy>> updateAttunePolicyStatuses(
+      std::span<const AttunePolicy> policies) {
+    std::vector<Result<AttunePolicy>> results;
+    results.reserve(policies.size());
+    for (const AttunePolicy& policy : policies) results.push_back(updateAttunePolicyStatus(policy));
+    return results;
+  }
 
   // PUT on an autoscaling/v2 HorizontalPodAutoscaler: replaces spec, labels and annotations;
   // .status in the request is ignored (the HPA controller owns it). metadata.resourceVersion

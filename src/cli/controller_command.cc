@@ -350,6 +350,7 @@ int runController(const ControllerFlags& f) {
   // Sharded: the watches pass over the other shards' namespaces before decoding their objects
   // (the caches would drop them anyway), so a shard does not decode the whole cluster's churn.
   directOptions.watchNamespaceFilter = owned;
+  directOptions.parallelWrites = 4;  // the status writes of controllerOptions.statusWriteBatch
   kube::HttpClusterApi direct(*config, clock, directOptions);
   // The election thread's own client. One retry: the next election step is the retry, and a
   // step must not outlast the renew deadline.
@@ -391,6 +392,10 @@ int runController(const ControllerFlags& f) {
   // resizes): a pass does not wait on them, and a poll writes up to 200 of them first, within
   // its own 100 ms. Those of resizes, reverts and evictions are written with them.
   controllerOptions.eventsPerCall = 200;
+  // Status writes go out 32 passes at a time, on 4 connections at once (directOptions'
+  // parallelWrites): a pass after many changes (the one after a first pass's resizes, or one
+  // that crosses a query step) waits on a quarter of the round trips.
+  controllerOptions.statusWriteBatch = 32;
   controller::AdmissionSizing admissionSizing;
   // Sharded, no replica knows every namespace's sizing: the pod webhook sizes nothing
   // (docs/sharding.md), and no pod is reported as having bypassed it.

@@ -391,7 +391,9 @@ Result<void> Controller::reconcile(bool everything) {
                                                 : optimiseNodes(*snapshot, optimised);
     for (std::size_t i = 0; i < prepared; ++i) {
       queue_.add(passes[i]->key, finishPass(*passes[i], nodes, now));
+      if (statusWrites_.size() >= options_.statusWriteBatch) statusWrites_.flush(api_);
     }
+    statusWrites_.flush(api_);
     passes.erase(passes.begin(), passes.begin() + static_cast<std::ptrdiff_t>(prepared));
     prepared = 0;
     if (last) break;
@@ -514,7 +516,8 @@ std::unique_ptr<PreparedPass> Controller::preparePass(
                           .policies = listed,
                           .sharedReads = reads,
                           .heartbeats = &heartbeats_,
-                          .held = options_.heartbeatsPerCall > 0 ? &held_ : nullptr},
+                          .held = options_.heartbeatsPerCall > 0 ? &held_ : nullptr,
+                          .writes = options_.statusWriteBatch > 0 ? &statusWrites_ : nullptr},
       snapshot, stored, policy, *state);
   return prepared;
 }

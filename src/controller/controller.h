@@ -83,6 +83,12 @@ struct ControllerOptions {
   // written with it, so that a replica killed right after leaves the record of what it changed.
   // 0: each pass writes all its events itself.
   std::size_t eventsPerCall = 0;
+  // Above zero, the status writes of the passes are sent together (StatusWrites: several at once
+  // through kube::HttpClusterApi) once this many are pending, and at the end of each group of
+  // passes, instead of each by its pass. The writes a replica killed mid-group had not sent are
+  // lost with it, as a pass's own write would be; its next pass decides the status again. 0:
+  // each pass sends its write.
+  std::size_t statusWriteBatch = 0;
   // OOM recovery (rollout/oom_recovery.h): OOM-killed pods of targets whose memory the policy
   // manages are evicted for recreation, their memory at the kill recorded on the workload. Off
   // unless the pod admission webhook sizes the replacements (evicting would otherwise recreate
@@ -278,7 +284,8 @@ class Controller {
   std::map<std::string, Known, std::less<>> policies_;  // by "namespace/name"
   // The heartbeat writes the current reconcile may still make (HeartbeatBudget).
   HeartbeatBudget heartbeats_;
-  HeldHeartbeats held_;  // with ControllerOptions::heartbeatsPerCall
+  HeldHeartbeats held_;        // with ControllerOptions::heartbeatsPerCall
+  StatusWrites statusWrites_;  // with ControllerOptions::statusWriteBatch
   // The policies as last read; kept between calls so that an unchanged cache is seen as such
   // (and nothing is copied or compared).
   ListedPolicies listed_;

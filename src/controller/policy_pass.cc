@@ -181,7 +181,7 @@ PassResult PolicyPass::finish(const rollout::NodeOptimisation* nodes) {
   // whatever it holds, before the pass ends: the stored heartbeat may be another replica's.
   const bool first = state_.passes == 1;
   writeStatus(ctx_.api, stored_, status_, first ? Duration::zero() : ctx_.options.statusHeartbeat,
-              first ? nullptr : ctx_.heartbeats, first ? nullptr : ctx_.held);
+              first ? nullptr : ctx_.heartbeats, first ? nullptr : ctx_.held, ctx_.writes);
   return {.requeueAfter = plan.requeueAfter};
 }
 

@@ -94,6 +94,9 @@ class PolicyPass {
     HeartbeatBudget* heartbeats = nullptr;
     // Where the heartbeat writes this pass decides are held (writeStatus); nullptr: written.
     HeldHeartbeats* held = nullptr;
+    // Where the status write of this pass is added to be sent with others' (writeStatus);
+    // nullptr: the pass sends it.
+    StatusWrites* writes = nullptr;
   };
 
   // `stored` is the policy as read; `policy` the same with defaults (and overrides) applied.

@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "api/policy/policy_defaults.h"
 #include "core/quantity.h"
@@ -459,9 +460,47 @@ HeldHeartbeats::Written HeldHeartbeats::write(api::ClusterApi& api, std::size_t 
   return written;
 }
 
+namespace {
+
+// After `update` was refused for a conflict: someone else wrote the policy since it was read, and
+// the status is ours alone, so it is written over the latest version.
+void writeOverLatest(api::ClusterApi& api, const api::AttunePolicy& update) {
+  if (auto latest = api.getAttunePolicy(update.metadata.namespace_, update.metadata.name)) {
+    latest->status = update.status;
+    (void)api.updateAttunePolicyStatus(*latest);
+  }
+}
+
+bool conflicted(const Result<api::AttunePolicy>& written) {
+  return !written && written.error().code == ErrorCode::kConflict;
+}
+
+}  // namespace
+
+void StatusWrites::add(api::AttunePolicy update) {
+  const auto same = [&](const api::AttunePolicy& p) {
+    return p.metadata.name == update.metadata.name &&
+           p.metadata.namespace_ == update.metadata.namespace_;
+  };
+  if (auto it = std::ranges::find_if(pending_, same); it != pending_.end()) {
+    *it = std::move(update);
+    return;
+  }
+  pending_.push_back(std::move(update));
+}
+
+void StatusWrites::flush(api::ClusterApi& api) {
+  if (pending_.empty()) return;
+  const std::vector<api::AttunePolicy> sent = std::exchange(pending_, {});
+  const std::vector<Result<api::AttunePolicy>> written = api.updateAttunePolicyStatuses(sent);
+  for (std::size_t i = 0; i < sent.size() && i < written.size(); ++i) {
+    if (conflicted(written[i])) writeOverLatest(api, sent[i]);
+  }
+}
+
 void writeStatus(api::ClusterApi& api, const api::AttunePolicy& stored,
                  api::AttunePolicyStatus& status, Duration heartbeat, HeartbeatBudget* budget,
-                 HeldHeartbeats* held) {
+                 HeldHeartbeats* held, StatusWrites* writes) {
   const std::optional<Time>& storedTime = stored.status.lastReconcileTime;
   bool progressOnly = false;
   if (storedTime && status.lastReconcileTime && sameShape(status, stored.status)) {
@@ -488,15 +527,11 @@ void writeStatus(api::ClusterApi& api, const api::AttunePolicy& stored,
     }
     held->drop(stored.metadata);
   }
-  auto written = api.updateAttunePolicyStatus(update);
-  if (!written && written.error().code == ErrorCode::kConflict) {
-    // Someone else wrote the policy since it was read: the status is ours alone, so write it
-    // over the latest version.
-    if (auto latest = api.getAttunePolicy(stored.metadata.namespace_, stored.metadata.name)) {
-      latest->status = status;
-      (void)api.updateAttunePolicyStatus(*latest);
-    }
+  if (writes != nullptr) {
+    writes->add(std::move(update));
+    return;
   }
+  if (conflicted(api.updateAttunePolicyStatus(update))) writeOverLatest(api, update);
 }
 
 }  // namespace attune::controller

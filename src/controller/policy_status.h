@@ -133,6 +133,22 @@ class HeldHeartbeats {
   std::uint64_t next_ = 0;
 };
 
+// Status writes decided by passes and sent together (ClusterApi::updateAttunePolicyStatuses,
+// which kube::HttpClusterApi sends several at once), so that passes do not wait on each write's
+// round trip (ControllerOptions::statusWriteBatch). One write per policy is pending: a later one
+// replaces it.
+class StatusWrites {
+ public:
+  void add(api::AttunePolicy update);
+  std::size_t size() const { return pending_.size(); }
+  // Sends every pending write; one refused for a conflict is written again over the latest
+  // version, as writeStatus does.
+  void flush(api::ClusterApi& api);
+
+ private:
+  std::vector<api::AttunePolicy> pending_;
+};
+
 // Writes `status` when it differs from the stored one; on a conflict, over the latest version
 // (the status is the controller's alone). A status that differs only in its progress (the
 // reconcile time; the recommendations' sample counts, newest sample time, confidence, rationale
@@ -140,9 +156,10 @@ class HeldHeartbeats {
 // lastReconcileTime is `heartbeat` old or more and `budget` (nullptr: no limit) grants the write;
 // otherwise it takes the stored progress back and nothing is written. With `held`, such a
 // heartbeat is held there instead of written, and a write of anything else drops the policy's
-// held one.
+// held one. With `writes`, a write is added there to be sent with others instead of sent now.
 void writeStatus(api::ClusterApi& api, const api::AttunePolicy& stored,
                  api::AttunePolicyStatus& status, Duration heartbeat,
-                 HeartbeatBudget* budget = nullptr, HeldHeartbeats* held = nullptr);
+                 HeartbeatBudget* budget = nullptr, HeldHeartbeats* held = nullptr,
+                 StatusWrites* writes = nullptr);
 
 }  // namespace attune::controller

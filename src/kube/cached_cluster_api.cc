@@ -338,6 +338,15 @@ Result<api::AttunePolicy> CachedClusterApi::updateAttunePolicyStatus(
   return stored;
 }
 
+std::vector<Result<api::AttunePolicy>> CachedClusterApi::updateAttunePolicyStatuses(
+    std::span<const api::AttunePolicy> policies) {
+  auto stored = inner().updateAttunePolicyStatuses(policies);
+  for (const auto& policy : stored) {
+    if (policy) policies_.recordWrite(*policy);
+  }
+  return stored;
+}
+
 Result<api::HorizontalPodAutoscaler> CachedClusterApi::updateHpa(
     const api::HorizontalPodAutoscaler& hpa) {
   auto stored = inner().updateHpa(hpa);

@@ -45,6 +45,9 @@ struct HttpClusterApiOptions {
   // decoding them (WatchStream's `keep`); cluster-scoped objects are decoded as before. Empty:
   // every event is decoded.
   std::function<bool(std::string_view)> watchNamespaceFilter;
+  // How many requests updateAttunePolicyStatuses keeps in flight, each on a connection of its
+  // own (1: one after another, on the client's connection).
+  int parallelWrites = 1;
 };
 
 // Makes a transport; called once for requests and once per watch stream (each on its own
@@ -168,6 +171,13 @@ class HttpClusterApi final : public api::ClusterApi {
   Result<api::AttunePolicy> createAttunePolicy(const api::AttunePolicy& policy) override;
   Result<api::AttunePolicy> updateAttunePolicy(const api::AttunePolicy& policy) override;
   Result<api::AttunePolicy> updateAttunePolicyStatus(const api::AttunePolicy& policy) override;
+  // With parallelWrites above 1: the writes go out on up to that many connections at once, each
+  // on a thread of its own for the call. Each request still takes its token from the client's
+  // limiter (on the calling thread, in order, before it is sent); a write that fails as
+  // unavailable (transport error, 429, 5xx) is sent again afterwards through the client's usual
+  // path, with its retries and backoff. rest().attempts() counts only the client's own requests.
+  std::vector<Result<api::AttunePolicy>> updateAttunePolicyStatuses(
+      std::span<const api::AttunePolicy> policies) override;
   Result<api::HorizontalPodAutoscaler> updateHpa(const api::HorizontalPodAutoscaler& hpa) override;
   Result<api::Lease> getLease(std::string_view ns, std::string_view name) override;
   Result<api::WebhookConfiguration> getWebhookConfiguration(api::WebhookConfigurationKind kind,
@@ -201,13 +211,23 @@ class HttpClusterApi final : public api::ClusterApi {
   Result<T> getOne(const std::string& path, Decode decode);
   template <typename T, typename Decode>
   Result<T> write(http::HttpRequest::Method method, const std::string& path, std::string body,
-                  std::string contentType, Decode decode);
+                  std::string contentType, Decode decode) {
+    return write<T>(rest_, method, path, std::move(body), std::move(contentType), decode);
+  }
+  template <typename T, typename Decode>
+  static Result<T> write(RestClient& client, http::HttpRequest::Method method,
+                         const std::string& path, std::string body, std::string contentType,
+                         Decode decode);
+  // The status write of `policy` through `client`.
+  static Result<api::AttunePolicy> writeStatus(RestClient& client, const api::AttunePolicy& policy);
   Result<std::string> annotationPatch(const api::AnnotationChanges& changes,
                                       std::string_view resourceVersion) const;
 
   TransportFactory factory_;
   HttpClusterApiOptions options_;
   RestClient rest_;
+  // updateAttunePolicyStatuses' connections (parallelWrites of them, made on first use).
+  std::vector<std::unique_ptr<RestClient>> writeLanes_;
   // The open watch of each resource, by collection ("pods", "deployments", ...).
   std::map<std::string, std::unique_ptr<Watch>, std::less<>> watches_;
 };

@@ -2,6 +2,12 @@
 // AttunePolicies).
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <thread>
+
 #include "api/k8s/decode.h"
 #include "api/k8s/encode_objects.h"
 #include "kube/http_cluster_api.h"
@@ -84,9 +90,9 @@ std::string eventNamespace(const api::Event& event) {
 }  // namespace
 
 template <typename T, typename Decode>
-Result<T> HttpClusterApi::write(Method method, const std::string& path, std::string body,
-                                std::string contentType, Decode decode) {
-  auto response = rest_.call(method, path, std::move(body), std::move(contentType));
+Result<T> HttpClusterApi::write(RestClient& client, Method method, const std::string& path,
+                                std::string body, std::string contentType, Decode decode) {
+  auto response = client.call(method, path, std::move(body), std::move(contentType));
   if (!response) return std::unexpected(response.error());
   auto object = decode(*response);
   if (!object) {
@@ -219,13 +225,73 @@ Result<api::AttunePolicy> HttpClusterApi::updateAttunePolicy(const api::AttunePo
                                   wire::policyBody(policy), std::string(kJson), wire::decodePolicy);
 }
 
-Result<api::AttunePolicy> HttpClusterApi::updateAttunePolicyStatus(
-    const api::AttunePolicy& policy) {
+Result<api::AttunePolicy> HttpClusterApi::writeStatus(RestClient& client,
+                                                      const api::AttunePolicy& policy) {
   const auto& meta = policy.metadata;
   if (auto ok = requireName(meta, true, "AttunePolicy"); !ok) return std::unexpected(ok.error());
-  return write<api::AttunePolicy>(Method::kPut,
+  return write<api::AttunePolicy>(client, Method::kPut,
                                   objectPath(kAttunePolicies, meta.namespace_, meta.name, "status"),
                                   wire::policyBody(policy), std::string(kJson), wire::decodePolicy);
+}
+
+Result<api::AttunePolicy> HttpClusterApi::updateAttunePolicyStatus(
+    const api::AttunePolicy& policy) {
+  return writeStatus(rest_, policy);
+}
+
+std::vector<Result<api::AttunePolicy>> HttpClusterApi::updateAttunePolicyStatuses(
+    std::span<const api::AttunePolicy> policies) {
+  const std::size_t lanes =
+      std::min(static_cast<std::size_t>(std::max(options_.parallelWrites, 1)), policies.size());
+  if (lanes <= 1) return ClusterApi::updateAttunePolicyStatuses(policies);
+  RestOptions laneOptions = options_.rest;
+  laneOptions.rateLimit.qps = -1;  // the calling thread takes each request's token
+  laneOptions.maxRetries = 0;      // what is unavailable is sent again below, one by one
+  while (writeLanes_.size() < lanes) {
+    writeLanes_.push_back(
+        std::make_unique<RestClient>(rest_.server(), factory_(), rest_.clock(), laneOptions));
+  }
+  std::vector<std::optional<Result<api::AttunePolicy>>> results(policies.size());
+  std::mutex mutex;
+  std::condition_variable released;
+  std::size_t sendable = 0;  // writes whose token was taken, guarded by mutex
+  std::size_t taken = 0;     // writes a lane took, guarded by mutex
+  const auto lane = [&](RestClient& client) {
+    for (;;) {
+      std::size_t i = 0;
+      {
+        std::unique_lock lock(mutex);
+        released.wait(lock, [&] { return taken < sendable || taken == policies.size(); });
+        if (taken == policies.size()) return;
+        i = taken++;
+      }
+      results[i] = writeStatus(client, policies[i]);
+    }
+  };
+  {
+    std::vector<std::jthread> threads;
+    threads.reserve(lanes);
+    for (std::size_t k = 0; k < lanes; ++k) threads.emplace_back(lane, std::ref(*writeLanes_[k]));
+    for (std::size_t i = 0; i < policies.size(); ++i) {
+      rest_.limiter().acquire();
+      {
+        std::lock_guard lock(mutex);
+        ++sendable;
+      }
+      released.notify_one();
+    }
+    released.notify_all();
+  }  // the lanes end once every write is taken and sent
+  std::vector<Result<api::AttunePolicy>> out;
+  out.reserve(policies.size());
+  for (std::size_t i = 0; i < policies.size(); ++i) {
+    Result<api::AttunePolicy>& result = *results[i];
+    if (!result && result.error().code == ErrorCode::kUnavailable) {
+      result = updateAttunePolicyStatus(policies[i]);
+    }
+    out.push_back(std::move(result));
+  }
+  return out;
 }
 
 Result<api::HorizontalPodAutoscaler> HttpClusterApi::updateHpa(

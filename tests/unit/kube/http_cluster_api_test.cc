@@ -3,10 +3,14 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <condition_variable>
 #include <functional>
+#include <map>
+#include <mutex>
 #include <tuple>
 
 #include "api/policy/policy_codec.h"
+#include "http/http_server.h"
 #include "support/pod_json.h"
 #include "support/prometheus/local_http_server.h"
 #include "unit/http/raw_request.h"
@@ -407,6 +411,94 @@ TEST_F(ApiTest, ReadsASecretByNameWithItsDataDecoded) {
   EXPECT_EQ(secret->data.at("token"), "s3cret-token");
   EXPECT_EQ(last().method, "GET");
   EXPECT_EQ(last().target, "/api/v1/namespaces/a/secrets/prom-token");
+}
+
+// Seven policies p0..p6 with resourceVersion "3".
+std::vector<api::AttunePolicy> sevenPolicies() {
+  std::vector<api::AttunePolicy> policies;
+  for (int i = 0; i < 7; ++i) {
+    api::AttunePolicy p;
+    p.metadata.name = "p" + std::to_string(i);
+    p.metadata.namespace_ = "a";
+    p.metadata.resourceVersion = "3";
+    p.status.observedGeneration = i;
+    policies.push_back(p);
+  }
+  return policies;
+}
+
+TEST_F(ApiTest, StatusWritesSentTogetherComeBackInOrder) {
+  // p3 is refused (409); p5's first attempt meets a 503 and is sent again by the client's own
+  // path, with its retries.
+  int unavailable = 1;
+  start(
+      [&unavailable](const RawRequest& r) {
+        auto json = nlohmann::json::parse(r.body);
+        const std::string name = json["metadata"]["name"];
+        if (name == "p3") {
+          return Reply{409, statusBody(409, "Conflict", "the object has been modified"), {}};
+        }
+        if (name == "p5" && unavailable-- > 0) {
+          return Reply{503, statusBody(503, "ServiceUnavailable", "busy"), {}};
+        }
+        json["metadata"]["resourceVersion"] = "9";
+        return Reply{200, json.dump(), {}};
+      },
+      HttpClusterApiOptions{.parallelWrites = 3});
+  const std::vector<api::AttunePolicy> policies = sevenPolicies();
+  const auto results = api_->updateAttunePolicyStatuses(policies);
+  ASSERT_EQ(results.size(), policies.size());
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    if (i == 3) {
+      ASSERT_FALSE(results[i].has_value());
+      EXPECT_EQ(results[i].error().code, ErrorCode::kConflict);
+      continue;
+    }
+    ASSERT_TRUE(results[i].has_value()) << i << ": " << results[i].error().toString();
+    EXPECT_EQ(results[i]->metadata.name, policies[i].metadata.name);
+    EXPECT_EQ(results[i]->status.observedGeneration, static_cast<std::int64_t>(i));
+    EXPECT_EQ(results[i]->metadata.resourceVersion, "9");
+  }
+  std::map<std::string, int> puts;
+  for (const RawRequest& r : requests()) {
+    EXPECT_EQ(r.method, "PUT");
+    ++puts[r.path()];
+  }
+  for (const api::AttunePolicy& p : policies) {
+    const std::string path =
+        "/apis/attune.io/v1alpha1/namespaces/a/attunepolicies/" + p.metadata.name + "/status";
+    EXPECT_EQ(puts[path], p.metadata.name == "p5" ? 2 : 1) << path;
+  }
+}
+
+TEST(ApiParallelWritesTest, StatusWritesAreInFlightTogether) {
+  // Each request waits (up to 10 s) for a second one to arrive while it is handled: written one
+  // after another, every request would wait the whole time and none would see another.
+  std::mutex mutex;
+  std::condition_variable arrived;
+  int inFlight = 0;
+  int most = 0;
+  auto server = http::server::HttpServer::start({}, [&](const http::server::HttpRequest& request) {
+    {
+      std::unique_lock lock(mutex);
+      most = std::max(most, ++inFlight);
+      arrived.notify_all();
+      arrived.wait_for(lock, 10s, [&] { return most >= 2; });
+      --inFlight;
+    }
+    http::server::HttpResponse response;
+    response.body = request.body;
+    return response;
+  });
+  ASSERT_TRUE(server.has_value()) << server.error().toString();
+  ClusterConfig config;
+  config.server = "http://127.0.0.1:" + std::to_string((*server)->port());
+  SimulatedClock clock(kStart);
+  HttpClusterApi api(config, clock, HttpClusterApiOptions{.parallelWrites = 4});
+  const auto results = api.updateAttunePolicyStatuses(sevenPolicies());
+  ASSERT_EQ(results.size(), 7U);
+  for (const auto& result : results) EXPECT_TRUE(result.has_value());
+  EXPECT_GE(most, 2);
 }
 
 TEST_F(ApiTest, WritesAttunePoliciesAndTheirStatus) {
