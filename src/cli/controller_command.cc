@@ -394,7 +394,7 @@ int runController(const ControllerFlags& f) {
   controllerOptions.eventsPerCall = 200;
   // Status writes go out 32 passes at a time, on 4 connections at once (directOptions'
   // parallelWrites): a pass after many changes (the one after a first pass's resizes, or one
-  // that crosses a query step) waits on a quarter of the round trips.
+  // that crosses a query step) does not wait on each write's round trip in turn.
   controllerOptions.statusWriteBatch = 32;
   controller::AdmissionSizing admissionSizing;
   // Sharded, no replica knows every namespace's sizing: the pod webhook sizes nothing
