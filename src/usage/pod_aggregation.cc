@@ -1,7 +1,7 @@
 #include "usage/pod_aggregation.h"
 
 #include <algorithm>
-#include <map>
+#include <optional>
 
 #include "api/policy/policy_defaults.h"
 
@@ -48,11 +48,26 @@ std::vector<stats::Sample> aggregateSamples(const std::vector<std::vector<stats:
     for (const auto& pod : pods) out.insert(out.end(), pod.begin(), pod.end());
     return out;
   }
-  std::map<Time, std::vector<stats::Sample>> byTime;
-  for (const auto& pod : pods) {
-    for (const auto& s : pod) byTime[s.time].push_back(s);
+  // Merged by timestamp: at each, the pods' samples of that time in pod order (and, within a
+  // pod, in its own order), the same grouping a map from timestamp to samples would give.
+  std::vector<std::size_t> next(pods.size(), 0);
+  std::vector<stats::Sample> at;
+  at.reserve(pods.size());
+  while (true) {
+    std::optional<Time> t;
+    for (std::size_t i = 0; i < pods.size(); ++i) {
+      if (next[i] < pods[i].size() && (!t || pods[i][next[i]].time < *t)) {
+        t = pods[i][next[i]].time;
+      }
+    }
+    if (!t) break;
+    at.clear();
+    for (std::size_t i = 0; i < pods.size(); ++i) {
+      while (next[i] < pods[i].size() && pods[i][next[i]].time == *t)
+        at.push_back(pods[i][next[i]++]);
+    }
+    out.push_back(combine(*t, at, aggregation));
   }
-  for (const auto& [t, at] : byTime) out.push_back(combine(t, at, aggregation));
   return out;
 }
 

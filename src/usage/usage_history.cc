@@ -1,6 +1,8 @@
 #include "usage/usage_history.h"
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <utility>
 
 #include "usage/pod_aggregation.h"
@@ -8,28 +10,62 @@
 namespace attune::usage {
 namespace {
 
-// One pod's view of a container at one timestamp.
-struct PodPoint {
-  std::optional<double> cpu;
-  std::optional<double> psi;
-  std::optional<double> memory;
+using Points = std::vector<metrics::Point>;
+
+// The series of one pod's container, per metric (usually one each).
+struct PodSeries {
+  std::vector<const Points*> cpu, psi, memory;
 };
 
-// (workload, container) → pod → time → point
-using Grouped = std::map<UsageHistory::Key, std::map<std::string, std::map<Time, PodPoint>>>;
+// (workload, container) → pod → its series
+using Grouped = std::map<UsageHistory::Key, std::map<std::string, PodSeries>>;
 
-// Samples of each pod: the timestamps with both CPU and memory.
-std::vector<std::vector<stats::Sample>> podSamples(
-    const std::map<std::string, std::map<Time, PodPoint>>& pods) {
-  std::vector<std::vector<stats::Sample>> out;
-  for (const auto& [pod, points] : pods) {
-    std::vector<stats::Sample> samples;
-    for (const auto& [t, p] : points) {
-      if (p.cpu && p.memory) samples.push_back({t, *p.cpu, p.psi, *p.memory});
-    }
-    out.push_back(std::move(samples));
+bool increasing(const Points& points) {
+  return std::ranges::adjacent_find(points, [](const metrics::Point& a, const metrics::Point& b) {
+           return a.time >= b.time;
+         }) == points.end();
+}
+
+// One value per timestamp, in time order: where several points (of one series or of several)
+// share a timestamp, the last one given counts. A single series in time order (what a source
+// returns) is used as it is; anything else is copied into `scratch`.
+const Points& byTime(const std::vector<const Points*>& series, Points& scratch) {
+  static const Points kNone;
+  if (series.empty()) return kNone;
+  if (series.size() == 1 && increasing(*series.front())) return *series.front();
+  scratch.clear();
+  for (const Points* s : series) scratch.insert(scratch.end(), s->begin(), s->end());
+  std::ranges::stable_sort(scratch, {}, &metrics::Point::time);
+  // Keep the last point of each run of equal timestamps.
+  auto out = scratch.begin();
+  for (auto it = scratch.begin(); it != scratch.end(); ++it) {
+    if (std::next(it) != scratch.end() && std::next(it)->time == it->time) continue;
+    *out++ = *it;
   }
-  return out;
+  scratch.erase(out, scratch.end());
+  return scratch;
+}
+
+// A pod's samples: the timestamps with both CPU and memory, with PSI where it has a point too.
+std::vector<stats::Sample> podSamples(const PodSeries& pod) {
+  Points cpuScratch, psiScratch, memoryScratch;
+  const Points& cpu = byTime(pod.cpu, cpuScratch);
+  const Points& psi = byTime(pod.psi, psiScratch);
+  const Points& memory = byTime(pod.memory, memoryScratch);
+  std::vector<stats::Sample> samples;
+  samples.reserve(std::min(cpu.size(), memory.size()));
+  auto m = memory.begin();
+  auto p = psi.begin();
+  for (const metrics::Point& c : cpu) {
+    while (m != memory.end() && m->time < c.time) ++m;
+    if (m == memory.end()) break;
+    if (m->time != c.time) continue;
+    while (p != psi.end() && p->time < c.time) ++p;
+    std::optional<double> rate;
+    if (p != psi.end() && p->time == c.time) rate = p->value;
+    samples.push_back({c.time, c.value, rate, m->value});
+  }
+  return samples;
 }
 
 }  // namespace
@@ -84,31 +120,38 @@ void UsageHistory::add(const UsageReading& reading, const ReadRange& range,
                        const WorkloadOf& workloadOf) {
   Grouped grouped;
   const auto group = [&](const std::vector<metrics::ContainerSeries>& all,
-                         std::optional<double> PodPoint::*field) {
+                         std::vector<const Points*> PodSeries::*metric) {
     for (const auto& series : all) {
       auto workload = workloadOf(series.id);
       if (!workload) continue;
-      auto& points = grouped[{std::move(*workload), series.id.container}][series.id.pod];
-      for (const auto& p : series.points) points[p.time].*field = p.value;
+      PodSeries& pod = grouped[{std::move(*workload), series.id.container}][series.id.pod];
+      (pod.*metric).push_back(&series.points);
     }
   };
-  group(reading.cpu, &PodPoint::cpu);
-  group(reading.psi, &PodPoint::psi);
-  group(reading.memory, &PodPoint::memory);
+  group(reading.cpu, &PodSeries::cpu);
+  group(reading.psi, &PodSeries::psi);
+  group(reading.memory, &PodSeries::memory);
   for (const auto& series : reading.memory) {
     if (!workloadOf(series.id)) continue;
+    // The series' newest finite point (the last of equal timestamps), then the one kept.
+    const metrics::Point* newest = nullptr;
     for (const auto& p : series.points) {
-      if (!std::isfinite(p.value)) continue;
-      auto [it, added] = latestMemory_.try_emplace(series.id, PodSample{p.time, p.value});
-      if (!added && it->second.time <= p.time) it->second = PodSample{p.time, p.value};
+      if (std::isfinite(p.value) && (newest == nullptr || newest->time <= p.time)) newest = &p;
     }
+    if (newest == nullptr) continue;
+    const PodSample sample{newest->time, newest->value};
+    auto [it, added] = latestMemory_.try_emplace(series.id, sample);
+    if (!added && it->second.time <= sample.time) it->second = sample;
   }
   std::erase_if(latestMemory_,
                 [&](const auto& entry) { return entry.second.time < range.samples.end - window_; });
 
   for (const auto& [key, pods] : grouped) {
     ContainerUsage& usage = at(key);
-    for (const stats::Sample& s : aggregateSamples(podSamples(pods), aggregation_)) {
+    std::vector<std::vector<stats::Sample>> samples;
+    samples.reserve(pods.size());
+    for (const auto& [pod, series] : pods) samples.push_back(podSamples(series));
+    for (const stats::Sample& s : aggregateSamples(samples, aggregation_)) {
       usage.stats_.add(s);
       for (auto& [strategy, state] : usage.states_) state->add(s);
     }
