@@ -103,6 +103,9 @@ class ApiServer {
   WatchLog log_;        // guarded by the host's lock
   OpaqueStore opaque_;  // guarded by the host's lock
   ListPager pager_;     // guarded by the host's lock
+  // The typed objects' text for LISTs (and watches from the current objects); guarded by the
+  // host's lock.
+  EncodedObjects encoded_;
   FaultMode faults_;
   std::uint64_t admissionRequests_ = 0;  // guarded by the host's lock
 

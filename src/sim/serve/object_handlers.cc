@@ -422,16 +422,49 @@ Result<Reply> getObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequ
   return Reply{200, std::move(*json)};
 }
 
+const std::string& EncodedObjects::text(const std::string& resource, const api::ObjectMeta& meta,
+                                        const std::function<std::string()>& encode) {
+  auto it = resources_.find(resource);
+  if (it == resources_.end()) it = resources_.emplace(resource, Objects{}).first;
+  Entry& entry = it->second[{meta.namespace_, meta.name}];
+  if (entry.resourceVersion != meta.resourceVersion || entry.resourceVersion.empty()) {
+    entry.json = encode();
+    entry.resourceVersion = meta.resourceVersion;
+  }
+  return entry.json;
+}
+
+void EncodedObjects::put(const std::string& resource, const api::ObjectMeta& meta,
+                         std::string json) {
+  resources_[resource][{meta.namespace_, meta.name}] = Entry{meta.resourceVersion, std::move(json)};
+}
+
+void EncodedObjects::erase(const std::string& resource, const api::ObjectMeta& meta) {
+  if (auto it = resources_.find(resource); it != resources_.end()) {
+    it->second.erase({meta.namespace_, meta.name});
+  }
+}
+
+std::size_t EncodedObjects::size() const {
+  std::size_t n = 0;
+  for (const auto& [resource, objects] : resources_) n += objects.size();
+  return n;
+}
+
 Result<std::vector<KeyedItem>> listItems(Simulation& sim, OpaqueStore& opaque,
                                          const ResourceRequest& r, const api::LabelSelector& labels,
-                                         const std::vector<FieldRequirement>& fields) {
+                                         const std::vector<FieldRequirement>& fields,
+                                         EncodedObjects* encoded) {
   std::vector<KeyedItem> items;
   const api::ListOptions options{r.ns, labels};
   if (typed(r)) {
+    const std::string resource = r.info->qualifiedName();
     auto listed = visitStore(sim.state(), r.info->plural, [&](auto& store) -> Result<Reply> {
       store.forEach([&](const auto& object) {
         if (!listMatches(options, object.metadata)) return;
-        std::string json = oneLineJson(object);
+        std::string json = encoded == nullptr ? oneLineJson(object)
+                                              : encoded->text(resource, object.metadata,
+                                                              [&] { return oneLineJson(object); });
         if (fieldsMatch(fields, json)) {
           items.push_back({object.metadata.namespace_, object.metadata.name, std::move(json)});
         }
@@ -671,7 +704,7 @@ Result<Reply> deleteObject(Simulation& sim, OpaqueStore& opaque, const ResourceR
                   "\" belongs to the simulated scenario and cannot be deleted");
 }
 
-void recordChanges(ClusterState& state, WatchLog* log) {
+void recordChanges(ClusterState& state, WatchLog* log, EncodedObjects* encoded) {
   for (const ResourceInfo& info : servedResources()) {
     if (info.storage != Storage::kTyped) continue;
     const std::string resource = info.qualifiedName();
@@ -681,11 +714,25 @@ void recordChanges(ClusterState& state, WatchLog* log) {
         store.setWatchObserver(nullptr);
         return Reply{};
       }
-      store.setWatchObserver([log, resource](api::WatchEventType type, const Object& object) {
+      // The objects stored now are encoded at once, so that the first list finds them too.
+      if (encoded != nullptr) {
+        store.forEach([&](const Object& object) {
+          (void)encoded->text(resource, object.metadata, [&] { return oneLineJson(object); });
+        });
+      }
+      store.setWatchObserver([log, encoded, resource](api::WatchEventType type,
+                                                      const Object& object) {
         const api::ObjectMeta& meta = object.metadata;
+        std::string json = oneLineJson(object);
+        if (encoded != nullptr) {
+          if (type == api::WatchEventType::kDeleted) {
+            encoded->erase(resource, meta);
+          } else {
+            encoded->put(resource, meta, json);
+          }
+        }
         log->append(LoggedEvent{parseResourceVersion(meta.resourceVersion).value_or(0), resource,
-                                type, meta.namespace_, meta.name, meta.labels,
-                                oneLineJson(object)});
+                                type, meta.namespace_, meta.name, meta.labels, std::move(json)});
       });
       return Reply{};
     });

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -47,14 +48,42 @@ using WriteAdmission =
     std::function<AdmissionVerdict(const ResourceRequest& r, std::string_view operation,
                                    const std::string& object, const std::string& oldObject)>;
 
+// The one-line JSON of the typed objects as last encoded, by resource and (namespace, name),
+// with the resourceVersion it was encoded at: a LIST copies an object's text while its
+// resourceVersion is unchanged (every write stamps a new one) instead of encoding the object
+// again, as the API server's watch cache keeps its objects' serializations. recordChanges keeps
+// it current from each write's encoding, which the watch log makes anyway, and drops deleted
+// objects; listItems fills in what it lacks.
+class EncodedObjects {
+ public:
+  // The text of `object` of `resource`: the kept one when encoded at its resourceVersion, else
+  // `encode()`, kept.
+  const std::string& text(const std::string& resource, const api::ObjectMeta& meta,
+                          const std::function<std::string()>& encode);
+  void put(const std::string& resource, const api::ObjectMeta& meta, std::string json);
+  void erase(const std::string& resource, const api::ObjectMeta& meta);
+  // Objects kept, over every resource.
+  std::size_t size() const;
+
+ private:
+  struct Entry {
+    std::string resourceVersion;
+    std::string json;
+  };
+  using Objects = std::map<std::pair<std::string, std::string>, Entry>;
+  std::map<std::string, Objects, std::less<>> resources_;
+};
+
 // Errors follow cluster_api.h's codes; kUnsupported for what the simulator does not allow
 // (creating pods, changing a scenario workload beyond its annotations), reported as 405.
 Result<Reply> getObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r);
 // The objects of a collection that the selectors select (typed and stored ones), in
-// (namespace, name) order.
+// (namespace, name) order. The typed ones' text is taken from `encoded` where it has it (and
+// kept there), unless nullptr.
 Result<std::vector<KeyedItem>> listItems(Simulation& sim, OpaqueStore& opaque,
                                          const ResourceRequest& r, const api::LabelSelector& labels,
-                                         const std::vector<FieldRequirement>& fields);
+                                         const std::vector<FieldRequirement>& fields,
+                                         EncodedObjects* encoded = nullptr);
 // A <Kind>List of `page` at `resourceVersion`, with metadata.continue and remainingItemCount
 // when the page has a continue token.
 std::string encodeList(const ResourceInfo& info, const ListPage& page,
@@ -74,7 +103,8 @@ Result<Reply> patchObject(Simulation& sim, OpaqueStore& opaque, const ResourceRe
 Result<Reply> deleteObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r);
 
 // Makes every write to the simulation's typed stores of a served resource enter `log` (the
-// stores' watch observers); nullptr stops that. `log` must outlive the simulation's writes.
-void recordChanges(ClusterState& state, WatchLog* log);
+// stores' watch observers) and, unless nullptr, `encoded`, which first takes the text of every
+// object stored now; a nullptr `log` stops both. They must outlive the simulation's writes.
+void recordChanges(ClusterState& state, WatchLog* log, EncodedObjects* encoded = nullptr);
 
 }  // namespace attune::sim::serve

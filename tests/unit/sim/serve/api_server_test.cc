@@ -182,6 +182,65 @@ TEST_F(ApiServerTest, AContinueWithoutItsSnapshotResumesOnlyWhileTheResourceIsUn
   EXPECT_EQ(Json::parse(expired.body)["reason"], "Expired");
 }
 
+TEST_F(ApiServerTest, ListsShowEveryWriteThoughTheObjectsTextIsKept) {
+  start();
+  const std::string policies = "/apis/attune.io/v1alpha1/namespaces/shop/attunepolicies";
+  ASSERT_EQ(call("POST", policies, kPolicy).status, 201);
+  const std::string deployment = "/apis/apps/v1/namespaces/shop/deployments/web";
+  // Listed twice unchanged (the second from the kept text), then after each write.
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(get("/apis/apps/v1/deployments")["items"][0]["metadata"].value("annotations", Json()),
+              Json());
+    EXPECT_EQ(get(policies)["items"][0]["spec"]["updateStrategy"]["type"], "Recommend");
+  }
+  ASSERT_EQ(call("PATCH", deployment, R"({"metadata":{"annotations":{"a":"1"}}})",
+                 "application/merge-patch+json")
+                .status,
+            200);
+  ASSERT_EQ(call("PATCH", policies + "/web", R"({"spec":{"updateStrategy":{"type":"Auto"}}})",
+                 "application/merge-patch+json")
+                .status,
+            200);
+  EXPECT_EQ(get("/apis/apps/v1/deployments")["items"][0]["metadata"]["annotations"]["a"], "1");
+  EXPECT_EQ(get(policies)["items"][0]["spec"]["updateStrategy"]["type"], "Auto");
+  // A paged list and a watch from the current objects read the same text.
+  EXPECT_EQ(get(policies + "?limit=1")["items"][0]["spec"]["updateStrategy"]["type"], "Auto");
+  ASSERT_EQ(call("DELETE", policies + "/web").status, 200);
+  EXPECT_TRUE(get(policies)["items"].empty());
+  // Recreated under the same name: its own text, not the deleted object's.
+  ASSERT_EQ(call("POST", policies, kPolicy).status, 201);
+  EXPECT_EQ(get(policies)["items"][0]["spec"]["updateStrategy"]["type"], "Recommend");
+}
+
+TEST(EncodedObjectsTest, EncodesAgainOnlyAtANewResourceVersion) {
+  EncodedObjects encoded;
+  int encodes = 0;
+  api::ObjectMeta meta;
+  meta.namespace_ = "shop";
+  meta.name = "web";
+  meta.resourceVersion = "5";
+  const auto encode = [&](std::string text) {
+    return [&encodes, text] {
+      ++encodes;
+      return text;
+    };
+  };
+  EXPECT_EQ(encoded.text("pods", meta, encode("v5")), "v5");
+  EXPECT_EQ(encoded.text("pods", meta, encode("other")), "v5");
+  EXPECT_EQ(encodes, 1);
+  EXPECT_EQ(encoded.text("nodes", meta, encode("a node")), "a node") << "another resource";
+  meta.resourceVersion = "6";
+  EXPECT_EQ(encoded.text("pods", meta, encode("v6")), "v6");
+  EXPECT_EQ(encodes, 3);
+  meta.resourceVersion = "7";
+  encoded.put("pods", meta, "v7 as written");
+  EXPECT_EQ(encoded.text("pods", meta, encode("v7")), "v7 as written");
+  EXPECT_EQ(encoded.size(), 2u);
+  encoded.erase("pods", meta);
+  EXPECT_EQ(encoded.size(), 1u);
+  EXPECT_EQ(encoded.text("pods", meta, encode("v7 again")), "v7 again");
+}
+
 TEST_F(ApiServerTest, WatchesDeploymentsInResourceVersionOrder) {
   start();
   const std::string rv = listVersion("/apis/apps/v1/deployments");
