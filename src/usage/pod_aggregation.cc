@@ -63,8 +63,9 @@ std::vector<stats::Sample> aggregateSamples(const std::vector<std::vector<stats:
     if (!t) break;
     at.clear();
     for (std::size_t i = 0; i < pods.size(); ++i) {
-      while (next[i] < pods[i].size() && pods[i][next[i]].time == *t)
+      while (next[i] < pods[i].size() && pods[i][next[i]].time == *t) {
         at.push_back(pods[i][next[i]++]);
+      }
     }
     out.push_back(combine(*t, at, aggregation));
   }
