@@ -386,7 +386,7 @@ Result<Reply> ApiServer::list(Simulation& sim, const HttpRequest& request, const
                                                request.param("fieldSelector"));
   const std::string_view continueToken = request.param("continue");
   if (continueToken.empty()) {
-    auto items = listItems(sim, opaque_, r, labels, fields, &encoded_);
+    auto items = listItems(sim, opaque_, r, labels, fields, encoded_);
     if (!items) return std::unexpected(items.error());
     const std::uint64_t rv = sim.state().versioner().current();
     return Reply{200, encodeList(*r.info, pager_.page(scope, rv, std::move(*items), limit), rv)};
@@ -402,7 +402,7 @@ Result<Reply> ApiServer::list(Simulation& sim, const HttpRequest& request, const
   if (!changed || *changed || token->resourceVersion > sim.state().versioner().current()) {
     return statusReply(410, std::string(kExpiredContinue), "Expired");
   }
-  auto items = listItems(sim, opaque_, r, labels, fields, &encoded_);
+  auto items = listItems(sim, opaque_, r, labels, fields, encoded_);
   if (!items) return std::unexpected(items.error());
   std::erase_if(*items, [&](const KeyedItem& item) {
     return std::tie(item.ns, item.name) <= std::tie(token->lastNs, token->lastName);

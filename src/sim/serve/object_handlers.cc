@@ -454,7 +454,7 @@ std::size_t EncodedObjects::size() const {
 Result<std::vector<KeyedItem>> listItems(Simulation& sim, OpaqueStore& opaque,
                                          const ResourceRequest& r, const api::LabelSelector& labels,
                                          const std::vector<FieldRequirement>& fields,
-                                         EncodedObjects* encoded) {
+                                         EncodedObjects& encoded) {
   std::vector<KeyedItem> items;
   const api::ListOptions options{r.ns, labels};
   if (typed(r)) {
@@ -462,9 +462,8 @@ Result<std::vector<KeyedItem>> listItems(Simulation& sim, OpaqueStore& opaque,
     auto listed = visitStore(sim.state(), r.info->plural, [&](auto& store) -> Result<Reply> {
       store.forEach([&](const auto& object) {
         if (!listMatches(options, object.metadata)) return;
-        std::string json = encoded == nullptr ? oneLineJson(object)
-                                              : encoded->text(resource, object.metadata,
-                                                              [&] { return oneLineJson(object); });
+        std::string json =
+            encoded.text(resource, object.metadata, [&] { return oneLineJson(object); });
         if (fieldsMatch(fields, json)) {
           items.push_back({object.metadata.namespace_, object.metadata.name, std::move(json)});
         }

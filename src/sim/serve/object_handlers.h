@@ -78,12 +78,11 @@ class EncodedObjects {
 // (creating pods, changing a scenario workload beyond its annotations), reported as 405.
 Result<Reply> getObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r);
 // The objects of a collection that the selectors select (typed and stored ones), in
-// (namespace, name) order. The typed ones' text is taken from `encoded` where it has it (and
-// kept there), unless nullptr.
+// (namespace, name) order. The typed ones' text is taken from `encoded` (and kept there).
 Result<std::vector<KeyedItem>> listItems(Simulation& sim, OpaqueStore& opaque,
                                          const ResourceRequest& r, const api::LabelSelector& labels,
                                          const std::vector<FieldRequirement>& fields,
-                                         EncodedObjects* encoded = nullptr);
+                                         EncodedObjects& encoded);
 // A <Kind>List of `page` at `resourceVersion`, with metadata.continue and remainingItemCount
 // when the page has a continue token.
 std::string encodeList(const ResourceInfo& info, const ListPage& page,

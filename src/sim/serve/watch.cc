@@ -48,7 +48,7 @@ HttpResponse ApiServer::watch(const HttpRequest& request, const ResourceRequest&
   std::uint64_t cursor = 0;
   if (from.empty() || from == "0") {
     auto listed = host_.inspect([&](Simulation& s) -> Result<std::uint64_t> {
-      auto items = listItems(s, opaque_, r, labels, fields, &encoded_);
+      auto items = listItems(s, opaque_, r, labels, fields, encoded_);
       if (!items) return std::unexpected(items.error());
       for (const KeyedItem& item : *items) {
         initial += api::encodeWatchEventJson(api::WatchEventType::kAdded, item.json);
