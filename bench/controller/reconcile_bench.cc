@@ -127,9 +127,9 @@ int main(int argc, char** argv) {
         std::exit(1);
       }
       std::size_t n = 0;
-      for (const api::Deployment& d : snapshot->deployments()) {
+      for (const auto& d : snapshot->deployments()) {
         if (due-- == 0) break;
-        n += snapshot->podsOf({d.metadata.namespace_, "Deployment", d.metadata.name}).size();
+        n += snapshot->podsOf({d->metadata.namespace_, "Deployment", d->metadata.name}).size();
       }
       return n;
     };

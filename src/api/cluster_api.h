@@ -22,6 +22,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "api/k8s/admission.h"
@@ -60,6 +61,22 @@ struct WatchBatch {
   std::vector<WatchEvent<T>> events;
   std::string resourceVersion;
 };
+
+// Objects a cache shares with its readers instead of copying them for each: the list, in
+// (namespace, name) order, and each object in it are immutable once handed out. A cache that
+// sees an object change puts a new object in later lists; the one a reader holds stays as it
+// was for as long as the reader holds it.
+template <typename T>
+using SharedList = std::shared_ptr<const std::vector<std::shared_ptr<const T>>>;
+
+// `items` as a SharedList of their own (a reader without a cache: listed objects).
+template <typename T>
+SharedList<T> sharedListOf(std::vector<T> items) {
+  auto out = std::make_shared<std::vector<std::shared_ptr<const T>>>();
+  out->reserve(items.size());
+  for (T& item : items) out->push_back(std::make_shared<const T>(std::move(item)));
+  return out;
+}
 
 // The kind a generic watch call is for: api.watch(Watched<Deployment>{}, options, rv).
 template <typename T>
@@ -245,13 +262,13 @@ class ClusterApi {
   // The Deployments and ReplicaSets of namespace `ns` ("" = all) as a cache keeps them, shared
   // with every reader instead of copied for each: the items listDeployments / listReplicaSets
   // would return, unchanged for as long as the pointer is held (a later write gives later calls
-  // a new list). nullptr when this api keeps no such cache (list them then). The defaults have
-  // none.
-  virtual std::shared_ptr<const std::vector<Deployment>> sharedDeployments(std::string_view ns) {
+  // a new list, in which only the objects that changed are new). nullptr when this api keeps no
+  // such cache (list them then). The defaults have none.
+  virtual SharedList<Deployment> sharedDeployments(std::string_view ns) {
     (void)ns;
     return nullptr;
   }
-  virtual std::shared_ptr<const std::vector<ReplicaSet>> sharedReplicaSets(std::string_view ns) {
+  virtual SharedList<ReplicaSet> sharedReplicaSets(std::string_view ns) {
     (void)ns;
     return nullptr;
   }
@@ -259,8 +276,7 @@ class ClusterApi {
   // listAttunePolicies would return, the same list (the same pointer) for as long as none of
   // them changes, so that a reader holding it can tell that nothing changed without comparing
   // them. nullptr when this api keeps no such cache. The default has none.
-  virtual std::shared_ptr<const std::vector<AttunePolicy>> sharedAttunePolicies(
-      std::string_view ns) {
+  virtual SharedList<AttunePolicy> sharedAttunePolicies(std::string_view ns) {
     (void)ns;
     return nullptr;
   }

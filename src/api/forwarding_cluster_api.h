@@ -113,14 +113,13 @@ class ForwardingClusterApi : public ClusterApi {
   // inner()'s view, without the hooks: reads through a view do not fail.
   const PodView* podView(std::string_view ns) override { return inner_.podView(ns); }
   // inner()'s shared lists, likewise without the hooks.
-  std::shared_ptr<const std::vector<Deployment>> sharedDeployments(std::string_view ns) override {
+  SharedList<Deployment> sharedDeployments(std::string_view ns) override {
     return inner_.sharedDeployments(ns);
   }
-  std::shared_ptr<const std::vector<ReplicaSet>> sharedReplicaSets(std::string_view ns) override {
+  SharedList<ReplicaSet> sharedReplicaSets(std::string_view ns) override {
     return inner_.sharedReplicaSets(ns);
   }
-  std::shared_ptr<const std::vector<AttunePolicy>> sharedAttunePolicies(
-      std::string_view ns) override {
+  SharedList<AttunePolicy> sharedAttunePolicies(std::string_view ns) override {
     return inner_.sharedAttunePolicies(ns);
   }
 

@@ -32,14 +32,14 @@ Result<void> listInto(std::vector<T>& into, const std::vector<std::string>& name
 // `namespaces`' objects (empty: all) as the api's cache shares them (`shared`, nullptr when it
 // keeps none), or else listed (`list`).
 template <typename T>
-Result<std::shared_ptr<const std::vector<T>>> sharedOrListed(
-    const std::vector<std::string>& namespaces, const auto& shared, const auto& list) {
+Result<api::SharedList<T>> sharedOrListed(const std::vector<std::string>& namespaces,
+                                          const auto& shared, const auto& list) {
   if (namespaces.size() <= 1) {
     if (auto items = shared(namespaces.empty() ? std::string() : namespaces.front())) return items;
   }
   std::vector<T> items;
   if (auto ok = listInto(items, namespaces, list); !ok) return std::unexpected(ok.error());
-  return std::make_shared<const std::vector<T>>(std::move(items));
+  return api::sharedListOf(std::move(items));
 }
 
 using Key = std::pair<std::string, std::string>;
@@ -130,12 +130,10 @@ ClusterSnapshot ClusterSnapshot::fromLists(
   ClusterSnapshot s;
   s.pods_ = std::move(pods.items);
   s.nodes_ = std::move(nodes.items);
-  s.deployments_ =
-      std::make_shared<const std::vector<api::Deployment>>(std::move(deployments.items));
+  s.deployments_ = api::sharedListOf(std::move(deployments.items));
   s.statefulSets_ = std::move(statefulSets.items);
   s.daemonSets_ = std::move(daemonSets.items);
-  s.replicaSets_ =
-      std::make_shared<const std::vector<api::ReplicaSet>>(std::move(replicaSets.items));
+  s.replicaSets_ = api::sharedListOf(std::move(replicaSets.items));
   s.jobs_ = std::move(jobs.items);
   s.cronJobs_ = std::move(cronJobs.items);
   s.limitRanges_ = std::move(limitRanges.items);
@@ -151,8 +149,8 @@ void ClusterSnapshot::index() {
     podIndex_[{pods_[i].metadata.namespace_, pods_[i].metadata.name}] = i;
   }
   for (const auto& rs : *replicaSets_) {
-    if (const api::OwnerReference* ref = rs.metadata.controllerRef()) {
-      rsOwner_[{rs.metadata.namespace_, rs.metadata.name}] = {ref->kind, ref->name};
+    if (const api::OwnerReference* ref = rs->metadata.controllerRef()) {
+      rsOwner_[{rs->metadata.namespace_, rs->metadata.name}] = {ref->kind, ref->name};
     }
   }
   for (const auto& job : jobs_) {

@@ -6,7 +6,8 @@
 // operator's CachedClusterApi): podsOf and pod take the pods they are asked for from the cache,
 // by owner and by name, and no other pod is copied. Without a cache the pods are listed. Either
 // way podsOf, pod and pods answer alike. Deployments and ReplicaSets are likewise shared with the
-// api's cache when it keeps one (ClusterApi::sharedDeployments, sharedReplicaSets), not copied.
+// api's cache when it keeps one (ClusterApi::sharedDeployments, sharedReplicaSets): the list and
+// its objects are the cache's, not copied.
 #pragma once
 
 #include <algorithm>
@@ -25,6 +26,16 @@
 #include "metrics/metrics_source.h"
 
 namespace attune::controller {
+
+// An item of one of the snapshot's lists: the object itself, or the shared object it points to.
+template <typename T>
+const T& objectOf(const T& object) {
+  return object;
+}
+template <typename T>
+const T& objectOf(const std::shared_ptr<const T>& object) {
+  return *object;
+}
 
 class ClusterSnapshot {
  public:
@@ -56,10 +67,14 @@ class ClusterSnapshot {
     return podListVersions_;
   }
   const std::vector<api::Node>& nodes() const { return nodes_; }
-  const std::vector<api::Deployment>& deployments() const { return *deployments_; }
+  const std::vector<std::shared_ptr<const api::Deployment>>& deployments() const {
+    return *deployments_;
+  }
   const std::vector<api::StatefulSet>& statefulSets() const { return statefulSets_; }
   const std::vector<api::DaemonSet>& daemonSets() const { return daemonSets_; }
-  const std::vector<api::ReplicaSet>& replicaSets() const { return *replicaSets_; }
+  const std::vector<std::shared_ptr<const api::ReplicaSet>>& replicaSets() const {
+    return *replicaSets_;
+  }
   const std::vector<api::Job>& jobs() const { return jobs_; }
   const std::vector<api::CronJob>& cronJobs() const { return cronJobs_; }
   const std::vector<api::LimitRange>& limitRanges() const { return limitRanges_; }
@@ -76,9 +91,12 @@ class ClusterSnapshot {
   // The objects of `all` (one of the lists above) in namespace `ns`: the namespace's run when
   // the list is in namespace order, as LISTs return it, else the whole list (callers still check
   // the namespace). Whether a list is in order is found once per snapshot.
+  // Its items are objects, or pointers to shared ones (objectOf reads either).
   template <typename T>
   std::span<const T> inNamespace(const std::vector<T>& all, std::string_view ns) const {
-    const auto namespaceOf = [](const T& o) -> std::string_view { return o.metadata.namespace_; };
+    const auto namespaceOf = [](const T& o) -> std::string_view {
+      return objectOf(o).metadata.namespace_;
+    };
     auto [known, fresh] = inNamespaceOrder_.try_emplace(&all);
     if (fresh) known->second = std::ranges::is_sorted(all, {}, namespaceOf);
     if (!known->second) return all;
@@ -118,12 +136,12 @@ class ClusterSnapshot {
   std::map<std::string, std::string, std::less<>> podListVersions_;
   std::vector<api::Node> nodes_;
   // Shared with the api's cache when it keeps one (ClusterApi::sharedDeployments), else listed.
-  std::shared_ptr<const std::vector<api::Deployment>> deployments_ =
-      std::make_shared<const std::vector<api::Deployment>>();
+  api::SharedList<api::Deployment> deployments_ =
+      std::make_shared<const std::vector<std::shared_ptr<const api::Deployment>>>();
   std::vector<api::StatefulSet> statefulSets_;
   std::vector<api::DaemonSet> daemonSets_;
-  std::shared_ptr<const std::vector<api::ReplicaSet>> replicaSets_ =
-      std::make_shared<const std::vector<api::ReplicaSet>>();
+  api::SharedList<api::ReplicaSet> replicaSets_ =
+      std::make_shared<const std::vector<std::shared_ptr<const api::ReplicaSet>>>();
   std::vector<api::Job> jobs_;
   std::vector<api::CronJob> cronJobs_;
   std::vector<api::LimitRange> limitRanges_;

@@ -113,8 +113,7 @@ Result<bool> Controller::readPolicies() {
     }
     auto list = api_.listAttunePolicies(api::ListOptions{.namespace_ = ns, .labelSelector = {}});
     if (!list) return std::unexpected(list.error());
-    read.lists.push_back(
-        std::make_shared<const std::vector<api::AttunePolicy>>(std::move(list->items)));
+    read.lists.push_back(api::sharedListOf(std::move(list->items)));
     return {};
   };
   const std::vector<std::string> scopes =
@@ -124,8 +123,8 @@ Result<bool> Controller::readPolicies() {
   }
   if (read.lists == listed_.lists) return false;
   for (const auto& list : read.lists) {
-    for (const api::AttunePolicy& p : *list) {
-      if (options_.shard.owns(p.metadata.namespace_)) read.owned.push_back(&p);
+    for (const auto& p : *list) {
+      if (options_.shard.owns(p->metadata.namespace_)) read.owned.push_back(p.get());
     }
   }
   // Each scope's list is in (namespace, name) order; several scopes are put in namespace order.

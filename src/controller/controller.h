@@ -237,7 +237,7 @@ class Controller {
   struct ListedPolicies {
     // The lists holding them: shared with the api's cache (ClusterApi::sharedAttunePolicies),
     // else listed. One per watched scope.
-    std::vector<std::shared_ptr<const std::vector<api::AttunePolicy>>> lists;
+    std::vector<api::SharedList<api::AttunePolicy>> lists;
     // The owned ones, in (namespace, name) order.
     std::vector<const api::AttunePolicy*> owned;
   };

@@ -35,7 +35,8 @@ std::vector<TargetWorkload> resolveTargets(const ClusterSnapshot& snapshot,
     out.push_back(std::move(t));
   };
   const auto addApps = [&](const auto& workloads, bool daemonSet) {
-    for (const auto& w : workloads) {
+    for (const auto& item : workloads) {
+      const auto& w = objectOf(item);
       const std::int32_t desired =
           daemonSet ? w.status.desiredNumberScheduled : w.spec.replicas.value_or(1);
       const std::int32_t updated =

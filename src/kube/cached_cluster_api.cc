@@ -222,18 +222,15 @@ Result<api::List<api::AttunePolicy>> CachedClusterApi::listAttunePolicies(
   return cachedList(policies_, &api::ClusterApi::listAttunePolicies, options);
 }
 
-std::shared_ptr<const std::vector<api::Deployment>> CachedClusterApi::sharedDeployments(
-    std::string_view ns) {
+api::SharedList<api::Deployment> CachedClusterApi::sharedDeployments(std::string_view ns) {
   return covers(deployments_.synced(), ns) ? deployments_.shared(ns) : nullptr;
 }
 
-std::shared_ptr<const std::vector<api::ReplicaSet>> CachedClusterApi::sharedReplicaSets(
-    std::string_view ns) {
+api::SharedList<api::ReplicaSet> CachedClusterApi::sharedReplicaSets(std::string_view ns) {
   return covers(replicaSets_.synced(), ns) ? replicaSets_.shared(ns) : nullptr;
 }
 
-std::shared_ptr<const std::vector<api::AttunePolicy>> CachedClusterApi::sharedAttunePolicies(
-    std::string_view ns) {
+api::SharedList<api::AttunePolicy> CachedClusterApi::sharedAttunePolicies(std::string_view ns) {
   return covers(policies_.synced(), ns) ? policies_.shared(ns) : nullptr;
 }
 

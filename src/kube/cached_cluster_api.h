@@ -18,7 +18,8 @@
 //   answered from them: a rejected namespace reads as empty (lists empty, gets kNotFound) and
 //   costs no request.
 // - sharedDeployments, sharedReplicaSets and sharedAttunePolicies hand out the informers' shared
-//   lists (ListedInformer::shared: one copy while readers hold it and the cache is unchanged).
+//   lists (ListedInformer::shared: the cached objects themselves, never copied; the same list
+//   while the cache is unchanged).
 // - podView hands out the pod informer itself (api::PodView: pods by owner and by name, read in
 //   place) once it has synced, for namespaces it covers.
 // - watchPods follows the pod informer's log of recent changes (PodInformer::recentEvents): the
@@ -116,12 +117,9 @@ class CachedClusterApi final : public api::ForwardingClusterApi {
   const api::PodView* podView(std::string_view ns) override;
   // The informers' lists (ListedInformer::shared) once synced and when they cover `ns`: the
   // snapshot and the controller read them without a copy per read.
-  std::shared_ptr<const std::vector<api::Deployment>> sharedDeployments(
-      std::string_view ns) override;
-  std::shared_ptr<const std::vector<api::ReplicaSet>> sharedReplicaSets(
-      std::string_view ns) override;
-  std::shared_ptr<const std::vector<api::AttunePolicy>> sharedAttunePolicies(
-      std::string_view ns) override;
+  api::SharedList<api::Deployment> sharedDeployments(std::string_view ns) override;
+  api::SharedList<api::ReplicaSet> sharedReplicaSets(std::string_view ns) override;
+  api::SharedList<api::AttunePolicy> sharedAttunePolicies(std::string_view ns) override;
 
   Result<api::ObjectMeta> patchPodAnnotations(std::string_view ns, std::string_view name,
                                               const api::AnnotationChanges& changes,

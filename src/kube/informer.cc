@@ -451,14 +451,14 @@ Result<void> ListedInformer<T>::relist() {
     stats_.lastError = list.error();
     return std::unexpected(list.error());
   }
-  std::map<ObjectKey, T, ObjectKeyLess> objects;
+  std::map<ObjectKey, std::shared_ptr<const T>, ObjectKeyLess> objects;
   for (T& object : list->items) {
     if (!keepsNamespace(options_, object.metadata.namespace_)) {
       ++stats_.filtered;
       continue;
     }
     ObjectKey key{object.metadata.namespace_, object.metadata.name};
-    objects.insert_or_assign(std::move(key), std::move(object));
+    objects.insert_or_assign(std::move(key), std::make_shared<const T>(std::move(object)));
   }
   objects_ = std::move(objects);
   changed();
@@ -487,7 +487,8 @@ void ListedInformer<T>::apply(const api::WatchEvent<T>& event) {
         if (p->second != meta.resourceVersion) return;
         pendingWrites_.erase(p);
       }
-      objects_.insert_or_assign(ObjectKey{meta.namespace_, meta.name}, event.object);
+      objects_.insert_or_assign(ObjectKey{meta.namespace_, meta.name},
+                                std::make_shared<const T>(event.object));
       changed();
       break;
     }
@@ -508,7 +509,7 @@ void ListedInformer<T>::pending(const api::ObjectMeta& meta) {
 template <typename T>
 const T* ListedInformer<T>::get(std::string_view ns, std::string_view name) const {
   auto it = objects_.find(View{ns, name});
-  return it == objects_.end() ? nullptr : &it->second;
+  return it == objects_.end() ? nullptr : it->second.get();
 }
 
 template <typename T>
@@ -517,8 +518,8 @@ std::vector<T> ListedInformer<T>::list(const api::ListOptions& options) const {
   const std::string_view ns = options.namespace_;
   auto it = ns.empty() ? objects_.begin() : objects_.lower_bound(View{ns, ""});
   for (; it != objects_.end() && (ns.empty() || it->first.namespace_ == ns); ++it) {
-    if (api::selectorMatches(options.labelSelector, it->second.metadata.labels)) {
-      out.push_back(it->second);
+    if (api::selectorMatches(options.labelSelector, it->second->metadata.labels)) {
+      out.push_back(*it->second);
     }
   }
   return out;
@@ -526,23 +527,19 @@ std::vector<T> ListedInformer<T>::list(const api::ListOptions& options) const {
 
 template <typename T>
 void ListedInformer<T>::forEach(const std::function<void(const T&)>& fn) const {
-  for (const auto& entry : objects_) fn(entry.second);
+  for (const auto& entry : objects_) fn(*entry.second);
 }
 
 template <typename T>
-std::shared_ptr<const std::vector<T>> ListedInformer<T>::shared(std::string_view ns) const {
+api::SharedList<T> ListedInformer<T>::shared(std::string_view ns) const {
   auto it = shared_.find(ns);
-  if (it != shared_.end()) {
-    if (auto held = it->second.lock()) return held;
+  if (it != shared_.end()) return it->second;
+  auto list = std::make_shared<std::vector<std::shared_ptr<const T>>>();
+  auto o = ns.empty() ? objects_.begin() : objects_.lower_bound(View{ns, ""});
+  for (; o != objects_.end() && (ns.empty() || o->first.namespace_ == ns); ++o) {
+    list->push_back(o->second);
   }
-  auto list = std::make_shared<const std::vector<T>>(
-      this->list(api::ListOptions{.namespace_ = std::string(ns), .labelSelector = {}}));
-  if (it == shared_.end()) {
-    shared_.emplace(std::string(ns), list);
-  } else {
-    it->second = list;
-  }
-  return list;
+  return shared_.emplace(std::string(ns), std::move(list)).first->second;
 }
 
 template <typename T>
@@ -551,19 +548,21 @@ void ListedInformer<T>::recordWrite(T object) {
   if (!options_.list.namespace_.empty() && meta.namespace_ != options_.list.namespace_) return;
   if (!keepsNamespace(options_, meta.namespace_)) return;
   auto it = objects_.find(viewOf(meta));
-  if (it != objects_.end() && it->second.metadata.resourceVersion == meta.resourceVersion) return;
+  if (it != objects_.end() && it->second->metadata.resourceVersion == meta.resourceVersion) return;
   pending(meta);
   ObjectKey key{meta.namespace_, meta.name};
-  objects_.insert_or_assign(std::move(key), std::move(object));
+  objects_.insert_or_assign(std::move(key), std::make_shared<const T>(std::move(object)));
   changed();
 }
 
 template <typename T>
 void ListedInformer<T>::recordWrite(const api::ObjectMeta& meta) {
   auto it = objects_.find(viewOf(meta));
-  if (it == objects_.end() || it->second.metadata.resourceVersion == meta.resourceVersion) return;
+  if (it == objects_.end() || it->second->metadata.resourceVersion == meta.resourceVersion) return;
   pending(meta);
-  it->second.metadata = meta;
+  auto object = std::make_shared<T>(*it->second);  // a new object: lists handed out keep the old
+  object->metadata = meta;
+  it->second = std::move(object);
   changed();
 }
 

@@ -321,8 +321,8 @@ class ListedInformer {
   const InformerStats& stats() const { return stats_; }
   const InformerOptions& options() const { return options_; }
 
-  // The cached object, or nullptr; valid until the next sync() (a write recorded meanwhile
-  // updates it in place).
+  // The cached object, or nullptr; valid until the next sync() or recorded write (either may
+  // replace it).
   const T* get(std::string_view ns, std::string_view name) const;
   // Copies of the objects in `options`' namespace matching its selector, in (namespace, name)
   // order.
@@ -330,10 +330,11 @@ class ListedInformer {
   // Calls fn(object) for each object, in (namespace, name) order.
   void forEach(const std::function<void(const T&)>& fn) const;
   // The objects of namespace `ns` ("" = all), in (namespace, name) order: what list() returns
-  // for `ns` without a selector, copied once and shared. While a reader holds the list and the
-  // cache has not changed since (no relist, applied watch event or recorded write), every call
-  // returns that same list; once no reader holds it, it is freed (the cache is not kept twice).
-  std::shared_ptr<const std::vector<T>> shared(std::string_view ns) const;
+  // for `ns` without a selector, as the cache holds them (api::SharedList: no object is
+  // copied). While the cache has not changed (no relist, applied watch event or recorded
+  // write), every call returns the same list. A change replaces the objects it touches in the
+  // cache (it never alters one in place), so a list a reader holds keeps showing what it showed.
+  api::SharedList<T> shared(std::string_view ns) const;
 
   // Write-through: stores `object` (when in the informer's namespace) / replaces the metadata
   // of the cached object `meta` names (nothing when not cached). As with pods, watch events
@@ -355,10 +356,11 @@ class ListedInformer {
   InformerOptions options_;
   ResyncSchedule schedule_;
   std::string resourceVersion_;
-  std::map<ObjectKey, T, ObjectKeyLess> objects_;
+  // Each object immutable once stored (shared() hands them out): a change stores a new one.
+  std::map<ObjectKey, std::shared_ptr<const T>, ObjectKeyLess> objects_;
   InformerStats stats_;
-  // shared()'s lists by namespace, while a reader holds them.
-  mutable std::map<std::string, std::weak_ptr<const std::vector<T>>, std::less<>> shared_;
+  // shared()'s lists by namespace, until the cache changes.
+  mutable std::map<std::string, api::SharedList<T>, std::less<>> shared_;
 };
 
 extern template class ListedInformer<api::Node>;

@@ -61,44 +61,59 @@ class PodSnapshot final : public api::PodView {
   std::string resourceVersion_;
 };
 
-// One store's objects of a namespace ("" = all) as a list shared by its readers, brought up to
-// the store only when it was written since (ObjectStore::writes): in place, only the objects
-// whose resourceVersion changed copied again, while no reader holds the list any more; as a new
-// copy while one does (what it holds never changes). Not thread-safe.
+// One store's objects of a namespace ("" = all) as a list shared by its readers
+// (api::SharedList), brought up to the store only when it was written since
+// (ObjectStore::writes): only the objects whose resourceVersion changed are copied again, each
+// into a new object, and the list itself is updated in place while no reader holds it, copied
+// (its pointers) while one does, so that what a reader holds never changes. Not thread-safe.
 template <typename T>
-class SharedList {
+class SharedCopies {
  public:
-  std::shared_ptr<const std::vector<T>> of(const ObjectStore<T>& store, std::string_view ns) {
+  api::SharedList<T> of(const ObjectStore<T>& store, std::string_view ns) {
     auto it = lists_.find(ns);
     if (it == lists_.end()) it = lists_.emplace(std::string(ns), Copy{}).first;
     Copy& copy = it->second;
     if (copy.items != nullptr && copy.writes == store.writes()) return copy.items;
-    const api::ListOptions options{.namespace_ = std::string(ns), .labelSelector = {}};
-    if (copy.items == nullptr || copy.items.use_count() > 1 || !update(*copy.items, store, ns)) {
-      copy.items = std::make_shared<std::vector<T>>(store.list(options));
+    if (copy.items != nullptr && copy.items.use_count() > 1) {
+      copy.items = std::make_shared<Items>(*copy.items);
+    }
+    if (copy.items == nullptr || !update(*copy.items, store, ns)) {
+      auto items = std::make_shared<Items>();
+      const auto add = [&](const T& object) {
+        items->push_back(std::make_shared<const T>(object));
+      };
+      if (ns.empty()) {
+        store.forEach(add);
+      } else {
+        store.forEachInNamespace(ns, add);
+      }
+      copy.items = std::move(items);
     }
     copy.writes = store.writes();
     return copy.items;
   }
 
  private:
+  using Items = std::vector<std::shared_ptr<const T>>;
   struct Copy {
-    std::shared_ptr<std::vector<T>> items;
+    std::shared_ptr<Items> items;
     std::uint64_t writes = 0;  // the store's writes when items were brought up to it
   };
   // Copies the objects of `items` whose resourceVersion changed in `store`; false (items left
   // partly updated, to be copied whole) when the store holds other objects than `items`.
-  static bool update(std::vector<T>& items, const ObjectStore<T>& store, std::string_view ns) {
+  static bool update(Items& items, const ObjectStore<T>& store, std::string_view ns) {
     std::size_t i = 0;
     bool same = true;
     const auto visit = [&](const T& object) {
       if (!same) return;
-      if (i >= items.size() || items[i].metadata.name != object.metadata.name ||
-          items[i].metadata.namespace_ != object.metadata.namespace_) {
+      if (i >= items.size() || items[i]->metadata.name != object.metadata.name ||
+          items[i]->metadata.namespace_ != object.metadata.namespace_) {
         same = false;
         return;
       }
-      if (items[i].metadata.resourceVersion != object.metadata.resourceVersion) items[i] = object;
+      if (items[i]->metadata.resourceVersion != object.metadata.resourceVersion) {
+        items[i] = std::make_shared<const T>(object);
+      }
       ++i;
     };
     if (ns.empty()) {
@@ -126,25 +141,22 @@ class InPlacePodsApi final : public api::ForwardingClusterApi {
   // Every namespace's pods, as the store holds them now; valid until the next call.
   const api::PodView* podView(std::string_view ns) override;
   // The store's objects in `ns` as they are now (the same list while it is not written).
-  std::shared_ptr<const std::vector<api::Deployment>> sharedDeployments(
-      std::string_view ns) override {
+  api::SharedList<api::Deployment> sharedDeployments(std::string_view ns) override {
     return deployments_.of(state_.deployments, ns);
   }
-  std::shared_ptr<const std::vector<api::ReplicaSet>> sharedReplicaSets(
-      std::string_view ns) override {
+  api::SharedList<api::ReplicaSet> sharedReplicaSets(std::string_view ns) override {
     return replicaSets_.of(state_.replicaSets, ns);
   }
-  std::shared_ptr<const std::vector<api::AttunePolicy>> sharedAttunePolicies(
-      std::string_view ns) override {
+  api::SharedList<api::AttunePolicy> sharedAttunePolicies(std::string_view ns) override {
     return policies_.of(state_.attunePolicies, ns);
   }
 
  private:
   const ClusterState& state_;
   PodSnapshot pods_;
-  SharedList<api::Deployment> deployments_;
-  SharedList<api::ReplicaSet> replicaSets_;
-  SharedList<api::AttunePolicy> policies_;
+  SharedCopies<api::Deployment> deployments_;
+  SharedCopies<api::ReplicaSet> replicaSets_;
+  SharedCopies<api::AttunePolicy> policies_;
 };
 
 }  // namespace attune::sim

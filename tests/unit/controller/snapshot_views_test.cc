@@ -17,10 +17,12 @@
 #include "sim/cluster/cluster.h"
 #include "sim/cluster/pod_snapshot.h"
 #include "support/pod_builder.h"
+#include "support/shared_list.h"
 
 namespace attune::controller {
 namespace {
 
+using attune::testing::objectsOf;
 using sim::Change;
 
 api::OwnerReference controller(std::string apiVersion, std::string kind, std::string name) {
@@ -162,8 +164,9 @@ class SnapshotViewsTest : public ::testing::Test {
     }
     EXPECT_EQ(inPlace->pod("shop", "no-such-pod"), nullptr);
     EXPECT_EQ(inPlace->pods(), listed->pods());
-    EXPECT_EQ(inPlace->deployments(), listed->deployments());  // the informers' shared lists
-    EXPECT_EQ(inPlace->replicaSets(), listed->replicaSets());
+    EXPECT_EQ(objectsOf(inPlace->deployments()),
+              objectsOf(listed->deployments()));  // the informers' shared lists
+    EXPECT_EQ(objectsOf(inPlace->replicaSets()), objectsOf(listed->replicaSets()));
     expectSimulatedViewMatchesLists(*listed, workloads, kinds);
   }
 
@@ -186,8 +189,8 @@ class SnapshotViewsTest : public ::testing::Test {
       EXPECT_EQ(*found, pod);
     }
     EXPECT_EQ(simulated->pods(), listed.pods());
-    EXPECT_EQ(simulated->deployments(), listed.deployments());
-    EXPECT_EQ(simulated->replicaSets(), listed.replicaSets());
+    EXPECT_EQ(objectsOf(simulated->deployments()), objectsOf(listed.deployments()));
+    EXPECT_EQ(objectsOf(simulated->replicaSets()), objectsOf(listed.replicaSets()));
   }
 
   // Deployment `ns`/`name` with annotation note=`note`.
@@ -236,10 +239,10 @@ TEST_F(SnapshotViewsTest, SimulatedWorkloadListsAnswerAsListsAndStayUnchangedWhi
   };
   std::optional<ClusterSnapshot> held = take(simulated_);
   ASSERT_TRUE(held);
-  const std::vector<api::Deployment> heldDeployments = held->deployments();
-  const std::vector<api::ReplicaSet> heldSets = held->replicaSets();
-  EXPECT_EQ(held->deployments(), take(cluster_)->deployments());
-  EXPECT_EQ(held->replicaSets(), take(cluster_)->replicaSets());
+  const std::vector<api::Deployment> heldDeployments = objectsOf(held->deployments());
+  const std::vector<api::ReplicaSet> heldSets = objectsOf(held->replicaSets());
+  EXPECT_EQ(objectsOf(held->deployments()), objectsOf(take(cluster_)->deployments()));
+  EXPECT_EQ(objectsOf(held->replicaSets()), objectsOf(take(cluster_)->replicaSets()));
   EXPECT_EQ(held->deployments().size(), 2u);
   EXPECT_EQ(held->replicaSets().size(), 5u);
   // Not written since: the same list, not a copy.
@@ -247,19 +250,20 @@ TEST_F(SnapshotViewsTest, SimulatedWorkloadListsAnswerAsListsAndStayUnchangedWhi
   annotateDeployment("shop", "web", "first");
   std::optional<ClusterSnapshot> later = take(simulated_);
   ASSERT_TRUE(later);
-  EXPECT_EQ(held->deployments(), heldDeployments);  // the held one did not change
-  EXPECT_EQ(held->replicaSets(), heldSets);
-  EXPECT_EQ(later->deployments(), take(cluster_)->deployments());
-  EXPECT_EQ(later->deployments()[1].metadata.annotations.at("note"), "first");
+  EXPECT_EQ(objectsOf(held->deployments()), heldDeployments);  // the held one did not change
+  EXPECT_EQ(objectsOf(held->replicaSets()), heldSets);
+  EXPECT_EQ(objectsOf(later->deployments()), objectsOf(take(cluster_)->deployments()));
+  EXPECT_EQ(later->deployments()[1]->metadata.annotations.at("note"), "first");
+  EXPECT_EQ(later->deployments()[0], held->deployments()[0]);  // unchanged: the same object
   // Nobody holds the lists any more: they are brought up to date where they are.
   held.reset();
   later.reset();
   annotateDeployment("batch", "web", "second");
   std::optional<ClusterSnapshot> updated = take(simulated_);
   ASSERT_TRUE(updated);
-  EXPECT_EQ(updated->deployments(), take(cluster_)->deployments());
-  EXPECT_EQ(updated->deployments()[0].metadata.annotations.at("note"), "second");
-  EXPECT_EQ(updated->deployments()[1].metadata.annotations.at("note"), "first");
+  EXPECT_EQ(objectsOf(updated->deployments()), objectsOf(take(cluster_)->deployments()));
+  EXPECT_EQ(updated->deployments()[0]->metadata.annotations.at("note"), "second");
+  EXPECT_EQ(updated->deployments()[1]->metadata.annotations.at("note"), "first");
   updated.reset();
   // Objects added and deleted: copied again, in list order.
   api::Deployment added;
@@ -269,13 +273,15 @@ TEST_F(SnapshotViewsTest, SimulatedWorkloadListsAnswerAsListsAndStayUnchangedWhi
   ASSERT_TRUE(state_.replicaSets.erase("shop", "legacy"));
   std::optional<ClusterSnapshot> grown = take(simulated_);
   ASSERT_TRUE(grown);
-  EXPECT_EQ(grown->deployments(), take(cluster_)->deployments());
+  EXPECT_EQ(objectsOf(grown->deployments()), objectsOf(take(cluster_)->deployments()));
   EXPECT_EQ(grown->deployments().size(), 3u);
-  EXPECT_EQ(grown->replicaSets(), take(cluster_)->replicaSets());
+  EXPECT_EQ(objectsOf(grown->replicaSets()), objectsOf(take(cluster_)->replicaSets()));
   EXPECT_EQ(grown->replicaSets().size(), 4u);
   // One namespace only, as a LIST of it.
-  EXPECT_EQ(take(simulated_, {"shop"})->deployments(), take(cluster_, {"shop"})->deployments());
-  EXPECT_EQ(take(simulated_, {"shop"})->replicaSets(), take(cluster_, {"shop"})->replicaSets());
+  EXPECT_EQ(objectsOf(take(simulated_, {"shop"})->deployments()),
+            objectsOf(take(cluster_, {"shop"})->deployments()));
+  EXPECT_EQ(objectsOf(take(simulated_, {"shop"})->replicaSets()),
+            objectsOf(take(cluster_, {"shop"})->replicaSets()));
   EXPECT_EQ(take(simulated_, {"shop"})->deployments().size(), 1u);
 }
 
@@ -314,9 +320,9 @@ api::List<api::Deployment> deploymentsIn(std::vector<std::pair<std::string, std:
   return list;
 }
 
-std::vector<std::string> keys(std::span<const api::Deployment> deployments) {
+std::vector<std::string> keys(std::span<const std::shared_ptr<const api::Deployment>> deployments) {
   std::vector<std::string> out;
-  for (const auto& d : deployments) out.push_back(d.metadata.namespace_ + "/" + d.metadata.name);
+  for (const auto& d : deployments) out.push_back(d->metadata.namespace_ + "/" + d->metadata.name);
   return out;
 }
 

@@ -11,10 +11,12 @@
 #include "faulty_cluster_api.h"
 #include "kube_test_pods.h"
 #include "sim/cluster/cluster.h"
+#include "support/shared_list.h"
 
 namespace attune::kube {
 namespace {
 
+using attune::testing::objectsOf;
 using testing::FaultyClusterApi;
 using testing::makePod;
 
@@ -229,11 +231,12 @@ TEST_F(CachedClusterApiTest, SharedListsAreWhatTheListsReturn) {
   ASSERT_TRUE(api.sync());
   const int lists = inner_.listDeploymentsCalls;
   ASSERT_NE(api.sharedDeployments(""), nullptr);
-  EXPECT_EQ(*api.sharedDeployments(""), cluster_.listDeployments({})->items);
-  EXPECT_EQ(*api.sharedReplicaSets("team-a"), cluster_.listReplicaSets({"team-a", {}})->items);
+  EXPECT_EQ(objectsOf(*api.sharedDeployments("")), cluster_.listDeployments({})->items);
+  EXPECT_EQ(objectsOf(*api.sharedReplicaSets("team-a")),
+            cluster_.listReplicaSets({"team-a", {}})->items);
   const auto policies = api.sharedAttunePolicies("");
   ASSERT_NE(policies, nullptr);
-  EXPECT_EQ(*policies, cluster_.listAttunePolicies({})->items);
+  EXPECT_EQ(objectsOf(*policies), cluster_.listAttunePolicies({})->items);
   EXPECT_EQ(api.sharedAttunePolicies(""), policies);  // nothing changed: the same list
   EXPECT_EQ(inner_.listDeploymentsCalls, lists);      // no read went to the server
 
@@ -243,9 +246,9 @@ TEST_F(CachedClusterApiTest, SharedListsAreWhatTheListsReturn) {
   const auto written = api.sharedAttunePolicies("");
   EXPECT_NE(written, policies);
   ASSERT_EQ(written->size(), 1u);
-  EXPECT_EQ(written->front().status.lastReconcileTime, clock_.now());
-  EXPECT_FALSE(policies->front().status.lastReconcileTime.has_value());  // held: unchanged
-  EXPECT_EQ(*written, cluster_.listAttunePolicies({})->items);
+  EXPECT_EQ(written->front()->status.lastReconcileTime, clock_.now());
+  EXPECT_FALSE(policies->front()->status.lastReconcileTime.has_value());  // held: unchanged
+  EXPECT_EQ(objectsOf(*written), cluster_.listAttunePolicies({})->items);
 
   CachedClusterApiOptions inA;
   inA.namespace_ = "team-a";

@@ -19,10 +19,12 @@
 #include "sim/cluster/cluster.h"
 #include "support/pod_builder.h"
 #include "support/pod_json.h"
+#include "support/shared_list.h"
 
 namespace attune::kube {
 namespace {
 
+using attune::testing::objectsOf;
 using attune::testing::resources;
 using testing::FaultyClusterApi;
 using testing::makePod;
@@ -627,17 +629,21 @@ TEST_F(ListedInformerTest, FollowsTheWatchOfItsKind) {
   EXPECT_EQ(api_.listDeploymentsCalls, 3);
 }
 
-// shared(): one copy handed to every reader while the cache is unchanged, a new one once a watch
-// event, a relist or a recorded write changed it; what list() returns either way.
+// shared(): the cached objects themselves, one list handed to every reader while the cache is
+// unchanged, a new one once a watch event, a relist or a recorded write changed it; what list()
+// returns either way. A change gives the objects it touches new objects: a held list keeps
+// showing what it showed, and the objects nothing touched are the same in both lists.
 TEST_F(ListedInformerTest, SharesOneListUntilItChanges) {
   ASSERT_NO_FATAL_FAILURE(syncOver({{"team-a", "web"}, {"team-b", "api"}}));
 
   const auto all = informer_.shared("");
   const auto teamA = informer_.shared("team-a");
   ASSERT_NE(all, nullptr);
-  EXPECT_EQ(*all, informer_.list({}));
-  EXPECT_EQ(*teamA, informer_.list({.namespace_ = "team-a", .labelSelector = {}}));
+  EXPECT_EQ(objectsOf(*all), informer_.list({}));
+  EXPECT_EQ(objectsOf(*teamA), informer_.list({.namespace_ = "team-a", .labelSelector = {}}));
   EXPECT_EQ(teamA->size(), 1u);
+  EXPECT_EQ(teamA->front(), all->front());  // the same object: not copied for either list
+  EXPECT_EQ(all->front().get(), informer_.get("team-a", "web"));
   // Unchanged (a sync with nothing new): the same lists.
   ASSERT_TRUE(informer_.sync());
   EXPECT_EQ(informer_.shared(""), all);
@@ -649,18 +655,21 @@ TEST_F(ListedInformerTest, SharesOneListUntilItChanges) {
   ASSERT_TRUE(informer_.sync());
   const auto afterEvent = informer_.shared("");
   EXPECT_NE(afterEvent, all);
-  EXPECT_EQ(*afterEvent, cluster_.listDeployments({})->items);
-  EXPECT_TRUE(all->front().metadata.annotations.empty());
-  EXPECT_EQ(afterEvent->front().metadata.annotations.at("note"), "one");
+  EXPECT_EQ(objectsOf(*afterEvent), cluster_.listDeployments({})->items);
+  EXPECT_TRUE(all->front()->metadata.annotations.empty());
+  EXPECT_EQ(afterEvent->front()->metadata.annotations.at("note"), "one");
+  EXPECT_EQ(afterEvent->back(), all->back());  // team-b/api did not change
 
-  // A recorded write: a new list showing it.
+  // A recorded write: a new list showing it; the held list and its object unchanged.
   auto written = cluster_.patchWorkloadAnnotations(api::WorkloadKind::kDeployment, "team-b", "api",
                                                    annotate("note", "two"), "");
   ASSERT_TRUE(written);
   informer_.recordWrite(*written);
   const auto afterWrite = informer_.shared("");
   EXPECT_NE(afterWrite, afterEvent);
-  EXPECT_EQ(afterWrite->back().metadata.annotations.at("note"), "two");
+  EXPECT_EQ(afterWrite->back()->metadata.annotations.at("note"), "two");
+  EXPECT_TRUE(afterEvent->back()->metadata.annotations.empty());
+  EXPECT_EQ(afterWrite->front(), afterEvent->front());
 
   // A relist: a new list, even with the same objects.
   clock_.advance(std::chrono::hours(1));
@@ -668,7 +677,7 @@ TEST_F(ListedInformerTest, SharesOneListUntilItChanges) {
   EXPECT_EQ(api_.listDeploymentsCalls, 2);
   const auto afterRelist = informer_.shared("");
   EXPECT_NE(afterRelist, afterWrite);
-  EXPECT_EQ(*afterRelist, informer_.list({}));
+  EXPECT_EQ(objectsOf(*afterRelist), informer_.list({}));
 }
 
 // --- The compact encoding
