@@ -31,6 +31,7 @@
 #include "kube/http_cluster_api.h"
 #include "kube/rate_limiter.h"
 #include "metrics/exposition/registry.h"
+#include "metrics/gated_source.h"
 #include "metrics/prometheus/prometheus_pool.h"
 #include "metrics/prometheus/prometheus_scalar_query.h"
 #include "metrics/prometheus/prometheus_source.h"
@@ -368,7 +369,11 @@ int runController(const ControllerFlags& f) {
   cacheOptions.namespaceFilter = owned;
   cacheOptions.listEveryRead = !f.informerCache;
   kube::CachedClusterApi api(direct, clock, cacheOptions);
-  metrics::PrometheusSource source(prometheus, clock);
+  metrics::PrometheusSource backend(prometheus, clock);
+  // What the controller and its node-load monitor read through: closed while the check of the
+  // backend made before each pass fails (checkBackend), so that the pass fails closed at once
+  // instead of sending every policy's reads to a backend known to be down.
+  metrics::GatedSource source(backend);
   // Policies with their own spec.metricsSource.prometheus: one pooled client per endpoint,
   // tokens read from their Secrets (directly, never cached) and masked in the log.
   metrics::PrometheusPool pool(prometheus, clock);
@@ -497,8 +502,14 @@ int runController(const ControllerFlags& f) {
   // attune_metrics_backend_up, and logged when its outcome changes.
   std::optional<bool> backendWasUp;
   auto checkBackend = [&] {
-    auto probe = source.nodeCapacity(clock.now());
+    auto probe = backend.nodeCapacity(clock.now());
     backendUp.set({}, probe ? 1 : 0);
+    if (probe) {
+      source.open();
+    } else {
+      source.close(Error{probe.error().code,
+                         "the metrics backend check failed: " + probe.error().toString()});
+    }
     if (backendWasUp == probe.has_value()) return;
     backendWasUp = probe.has_value();
     if (probe) {
