@@ -25,47 +25,37 @@ class GatedSource final : public MetricsSource {
   bool isOpen() const { return !closed_; }
 
   Result<std::vector<ContainerSeries>> cpuUsage(const Scope& scope, const Range& range) override {
-    if (closed_) return fail();
-    return inner_.cpuUsage(scope, range);
+    return through(&MetricsSource::cpuUsage, scope, range);
   }
   Result<std::vector<ContainerSeries>> cpuPressureWaiting(const Scope& scope,
                                                           const Range& range) override {
-    if (closed_) return fail();
-    return inner_.cpuPressureWaiting(scope, range);
+    return through(&MetricsSource::cpuPressureWaiting, scope, range);
   }
   Result<std::vector<ContainerSeries>> memoryWorkingSet(const Scope& scope,
                                                         const Range& range) override {
-    if (closed_) return fail();
-    return inner_.memoryWorkingSet(scope, range);
+    return through(&MetricsSource::memoryWorkingSet, scope, range);
   }
   Result<std::vector<ContainerSeries>> cpuThrottleRatio(const Scope& scope,
                                                         const Range& range) override {
-    if (closed_) return fail();
-    return inner_.cpuThrottleRatio(scope, range);
+    return through(&MetricsSource::cpuThrottleRatio, scope, range);
   }
   Result<std::vector<OomKill>> oomKills(const Scope& scope, const Range& range) override {
-    if (closed_) return fail();
-    return inner_.oomKills(scope, range);
+    return through(&MetricsSource::oomKills, scope, range);
   }
   Result<std::vector<RestartCount>> restartCounts(const Scope& scope, Time at) override {
-    if (closed_) return fail();
-    return inner_.restartCounts(scope, at);
+    return through(&MetricsSource::restartCounts, scope, at);
   }
   Result<std::vector<ContainerResourceValues>> resources(const Scope& scope, Time at) override {
-    if (closed_) return fail();
-    return inner_.resources(scope, at);
+    return through(&MetricsSource::resources, scope, at);
   }
   Result<std::vector<PodOwner>> podOwners(const Scope& scope, Time at) override {
-    if (closed_) return fail();
-    return inner_.podOwners(scope, at);
+    return through(&MetricsSource::podOwners, scope, at);
   }
   Result<std::vector<NodeSeries>> nodeLoad(const Range& range) override {
-    if (closed_) return fail();
-    return inner_.nodeLoad(range);
+    return through(&MetricsSource::nodeLoad, range);
   }
   Result<std::vector<NodeCapacity>> nodeCapacity(Time at) override {
-    if (closed_) return fail();
-    return inner_.nodeCapacity(at);
+    return through(&MetricsSource::nodeCapacity, at);
   }
   // The inner source's copy while open (ungated: a copy lives for one pass, made after the
   // check); none while closed, so that every read comes through here and fails.
@@ -74,7 +64,12 @@ class GatedSource final : public MetricsSource {
   }
 
  private:
-  std::unexpected<Error> fail() const { return std::unexpected(*closed_); }
+  // `read` of the inner source, or the closing error while closed.
+  template <typename Out, typename... Params, typename... Args>
+  Result<Out> through(Result<Out> (MetricsSource::*read)(Params...), const Args&... args) {
+    if (closed_) return std::unexpected(*closed_);
+    return (inner_.*read)(args...);
+  }
 
   MetricsSource& inner_;
   std::optional<Error> closed_;
