@@ -71,6 +71,8 @@ struct ControllerFlags {
   bool prometheusSharedReads = true;
   // Usage reads of one pass sent to Prometheus at the same time (docs/prometheus.md).
   int prometheusParallelQueries = 2;
+  // Each namespace reads a new query step at its own moment of it (docs/prometheus.md).
+  bool prometheusSpreadReads = true;
   // The size of one usage read's parts, and of a pass group's reads (docs/prometheus.md,
   // docs/controller.md).
   std::size_t prometheusMaxSamplesPerQuery = metrics::PrometheusOptions{}.maxSamplesPerQuery;
@@ -410,6 +412,7 @@ int runController(const ControllerFlags& f) {
   controllerOptions.oomRecovery = f.oomRecovery;
   controllerOptions.sharedUsageReads = f.prometheusSharedReads;
   controllerOptions.parallelUsageReads = static_cast<std::size_t>(f.prometheusParallelQueries);
+  controllerOptions.spreadUsageReads = f.prometheusSpreadReads;
   controllerOptions.passGroupSamples = f.passGroupSamples;
   controllerOptions.metricsSources = &policySources;
   controllerOptions.sloQueries = &sloQueries;
@@ -687,6 +690,12 @@ void addControllerCommand(CLI::App& app, int& exitCode) {
                   "Usage queries a pass sends to Prometheus at the same time, each namespace's "
                   "read on a connection of its own (1 to 16; docs/prometheus.md)")
       ->check(CLI::Range(1, 16))
+      ->capture_default_str();
+  cmd->add_option("--prometheus-spread-reads", f->prometheusSpreadReads,
+                  "Each namespace's policies read a new query step at their own moment of it, "
+                  "up to one step late, so that the namespaces' reads are spread over the "
+                  "step's passes, not all made in one (false: every namespace reads each step "
+                  "in the first pass after it; docs/prometheus.md)")
       ->capture_default_str();
   cmd->add_option("--prometheus-max-samples-per-query", f->prometheusMaxSamplesPerQuery,
                   "A usage read over a long range is sent in parts of about this many samples "

@@ -121,6 +121,13 @@ struct ControllerOptions {
   // at a time, then writes its statuses one at a time, leaves both idle in turn. 1: each read is
   // made when its first reader asks.
   std::size_t parallelUsageReads = 1;
+  // Each namespace's policies read a new query step at their own moment of it, not in the first
+  // pass after the step ends: a pass reads at now minus the namespace's phase (usageReadPhase,
+  // a fixed share of one step), so the namespaces of a cluster cross into a new step spread
+  // evenly over the step's passes instead of all in one (at 200 namespaces and a 5-minute step,
+  // about 40 a pass at a 1-minute resync, not 200). Each namespace's readings then arrive up to
+  // one step later. false: every policy reads up to the last whole step at now.
+  bool spreadUsageReads = false;
   // A reconcile runs its due policies in groups of whole namespaces, in listed order, each
   // group closed once it holds at least this many policies: a group's passes are prepared and
   // finished before the next group's are prepared (the next group's passes are made, and their

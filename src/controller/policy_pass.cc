@@ -1,6 +1,7 @@
 #include "controller/policy_pass.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <string_view>
 #include <utility>
@@ -11,6 +12,7 @@
 #include "controller/admission_sizing.h"
 #include "controller/hpa_retunes.h"
 #include "controller/policy_status.h"
+#include "controller/shard.h"
 #include "controller/slo_queries.h"
 #include "rollout/batch_workloads.h"
 #include "rollout/node_optimisation.h"
@@ -86,6 +88,14 @@ Result<std::unique_ptr<PolicyState>> PolicyState::create(const api::AttunePolicy
                             {strategy->get()});
   return std::make_unique<PolicyState>(generation, strategyName, std::move(*strategy),
                                        std::move(usage));
+}
+
+Duration usageReadPhase(std::string_view namespace_, Duration step) {
+  const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(step).count();
+  if (seconds <= 0) return Duration::zero();
+  // The high half of the key: its low bits also seed the shard's jump hash.
+  const std::uint64_t key = namespaceKey(namespace_) >> 32;
+  return std::chrono::seconds(static_cast<std::int64_t>(key % static_cast<std::uint64_t>(seconds)));
 }
 
 PolicyPass::PolicyPass(Context context, const ClusterSnapshot& snapshot,
@@ -238,7 +248,7 @@ void PolicyPass::readUsage() {
   const metrics::Scope scope = scopeOf(policy_);
   Result<void> refreshed;
   if (ctx_.sharedReads == nullptr) {
-    refreshed = state_.usage.refresh(ctx_.metrics, scope, now_, workloadOf);
+    refreshed = state_.usage.refresh(ctx_.metrics, scope, usageReadTime(), workloadOf);
   } else {
     // The namespace's shared reading, restricted to this policy's target pods.
     const usage::ContainerFilter wanted = [&](const metrics::ContainerId& id) {
@@ -251,14 +261,19 @@ void PolicyPass::readUsage() {
         [&](const usage::ReadRange& range) {
           return ctx_.sharedReads->read(ctx_.metrics, scope, range, wanted, &pods);
         },
-        now_, workloadOf);
+        usageReadTime(), workloadOf);
   }
   if (!refreshed) metricsError_ = refreshed.error().toString();
 }
 
+Time PolicyPass::usageReadTime() const {
+  if (!ctx_.options.spreadUsageReads) return now_;
+  return now_ - usageReadPhase(policy_.metadata.namespace_, state_.usage.step());
+}
+
 std::optional<usage::ReadRange> PolicyPass::announceUsageRead() {
   if (ctx_.sharedReads == nullptr) return std::nullopt;
-  auto range = state_.usage.nextRefresh(now_);
+  auto range = state_.usage.nextRefresh(usageReadTime());
   if (range) ctx_.sharedReads->expect(ctx_.metrics, scopeOf(policy_), *range);
   return range;
 }

@@ -11,6 +11,7 @@
 #include <set>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/cluster_api.h"
@@ -25,6 +26,7 @@
 #include "controller/policy_status.h"
 #include "controller/target_resolution.h"
 #include "controller/workload_recommendations.h"
+#include "core/time.h"
 #include "core/time_zone.h"
 #include "recommend/strategy.h"
 #include "rollout/node_optimisation.h"
@@ -72,6 +74,11 @@ struct PassResult {
   // or an observation period ending, a deferral).
   std::optional<Duration> requeueAfter;
 };
+
+// The share of one query `step` by which the policies of `namespace_` read late when reads are
+// spread (ControllerOptions::spreadUsageReads): whole seconds in [0, step), a pure function of
+// the name (namespaceKey), even over the namespaces of a cluster; zero for a step under a second.
+Duration usageReadPhase(std::string_view namespace_, Duration step);
 
 class PolicyPass {
  public:
@@ -145,6 +152,9 @@ class PolicyPass {
   // Usage: refreshes the usage history with the target pods' containers the policy does not
   // exclude.
   void readUsage();
+  // The time the usage history is brought up to: now, or now less the namespace's phase when
+  // reads are spread.
+  Time usageReadTime() const;
   // Publishes the targets' admission sizing (admission_sizing.h), when the controller keeps it.
   // Publishes this pass's admission sizing; with `plan`, counting the memory its OOM evictions
   // record on their workloads.

@@ -112,6 +112,8 @@ class UsageHistory {
   std::optional<PodSample> latestMemory(std::string_view ns, std::string_view pod,
                                         std::string_view container) const;
   const stats::StatsConfig& config() const { return config_; }
+  // The query step the history is read at.
+  Duration step() const { return step_; }
 
  private:
   ContainerUsage& at(Key key);

@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "controller/policy_pass.h"
 #include "scenario_harness.h"
+#include "usage/usage_history.h"
 
 namespace attune::controller::testing {
 namespace {
@@ -18,14 +20,18 @@ using namespace std::chrono_literals;
 // four of a usage read); told to fail(), every usage query fails as an unreachable backend.
 class CountingMetricsSource final : public metrics::MetricsSource {
  public:
-  explicit CountingMetricsSource(metrics::MetricsSource& real) : real_(real) {}
+  // With `clock`, the time each CPU usage query is asked is recorded too.
+  explicit CountingMetricsSource(metrics::MetricsSource& real, Clock* clock = nullptr)
+      : real_(real), clock_(clock) {}
   void fail() { failing_ = true; }
   const std::vector<metrics::Range>& cpuQueries() const { return cpu_; }
+  const std::vector<Time>& cpuAsked() const { return asked_; }
   std::size_t usageQueries() const { return usage_; }
 
   Result<std::vector<metrics::ContainerSeries>> cpuUsage(const metrics::Scope& s,
                                                          const metrics::Range& r) override {
     cpu_.push_back(r);
+    if (clock_ != nullptr) asked_.push_back(clock_->now());
     return usage([&] { return real_.cpuUsage(s, r); });
   }
   Result<std::vector<metrics::ContainerSeries>> cpuPressureWaiting(
@@ -71,8 +77,10 @@ class CountingMetricsSource final : public metrics::MetricsSource {
   }
 
   metrics::MetricsSource& real_;
+  Clock* clock_;
   bool failing_ = false;
   std::vector<metrics::Range> cpu_;
+  std::vector<Time> asked_;
   std::size_t usage_ = 0;
 };
 
@@ -102,19 +110,23 @@ std::string scenario() {
 
 struct Outcome {
   std::vector<metrics::Range> cpuQueries;
+  std::vector<Time> cpuAsked;
   std::vector<api::AttunePolicy> policies;
   std::size_t resizes = 0;
 };
 
 // Runs the scenario for `minutes` with shared reads on or off; with `failAfter`, the metrics
 // backend fails from then on.
-Outcome run(bool shared, int minutes, std::optional<int> failAfter = std::nullopt) {
+// With `spread`, reads are spread over each step (ControllerOptions::spreadUsageReads).
+Outcome run(bool shared, int minutes, std::optional<int> failAfter = std::nullopt,
+            bool spread = false) {
   HarnessOptions options;
   options.controller.sharedUsageReads = shared;
+  options.controller.spreadUsageReads = spread;
   ScenarioHarness h(scenario(), options);
   Outcome out;
   if (!h.usable()) return out;
-  CountingMetricsSource source(h.sim().metrics());
+  CountingMetricsSource source(h.sim().metrics(), &h.sim().clock());
   h.restartController(&source);
   h.runMinutes(failAfter.value_or(minutes));
   if (failAfter) {
@@ -122,6 +134,7 @@ Outcome run(bool shared, int minutes, std::optional<int> failAfter = std::nullop
     h.runMinutes(minutes - *failAfter);
   }
   out.cpuQueries = source.cpuQueries();
+  out.cpuAsked = source.cpuAsked();
   for (int i = 0; i < kPolicies; ++i)
     out.policies.push_back(h.policy("apps", "web" + std::to_string(i)));
   out.resizes = h.actions(ActionRecord::Kind::kResized).size();
@@ -174,6 +187,51 @@ TEST(SharedReadsTest, AFailedSharedReadFailsEveryPolicyWithTheReasonOfItsOwnRead
     EXPECT_EQ(ready->message, readyAlone->message) << i;
   }
   EXPECT_EQ(shared.resizes, alone.resizes);
+}
+
+TEST(SharedReadsTest, SpreadReadsReachEachStepAtTheNamespacesPhaseAndDecideTheSame) {
+  const Outcome spread = run(true, 30, std::nullopt, true);
+  const Outcome plain = run(true, 30);
+  ASSERT_FALSE(spread.cpuQueries.empty());
+  ASSERT_EQ(spread.cpuQueries.size(), spread.cpuAsked.size());
+  const Duration step = spread.cpuQueries.front().step;
+  const Duration phase = usageReadPhase("apps", step);
+  // Otherwise the reads below would be those of unspread reads.
+  ASSERT_GT(phase, Duration::zero());
+  ASSERT_LT(phase, step);
+  bool late = false;  // some read ended a step before the unspread read would have
+  for (std::size_t i = 0; i < spread.cpuQueries.size(); ++i) {
+    const Time asked = spread.cpuAsked[i];
+    EXPECT_EQ(spread.cpuQueries[i].end, usage::floorToStep(asked - phase, step)) << i;
+    if (i > 0) {
+      EXPECT_EQ(spread.cpuQueries[i].start, spread.cpuQueries[i - 1].end + step) << i;
+    }
+    late = late || spread.cpuQueries[i].end < usage::floorToStep(asked, step);
+  }
+  EXPECT_TRUE(late);
+  // The same pods are resized: one step's delay in a day of history changes no decision here.
+  EXPECT_GT(spread.resizes, 0u);
+  EXPECT_EQ(spread.resizes, plain.resizes);
+}
+
+TEST(SharedReadsTest, ReadPhasesAreSpreadEvenlyOverAStep) {
+  constexpr Duration kStep = 5min;
+  std::vector<int> perMinute(5, 0);
+  for (int i = 0; i < 200; ++i) {
+    const std::string ns = "team-" + std::to_string(i);
+    const Duration phase = usageReadPhase(ns, kStep);
+    ASSERT_GE(phase, Duration::zero()) << ns;
+    ASSERT_LT(phase, kStep) << ns;
+    EXPECT_EQ(phase, usageReadPhase(ns, kStep)) << ns;  // a pure function of the name
+    EXPECT_EQ(phase % 1s, Duration::zero()) << ns;
+    ++perMinute[static_cast<std::size_t>(phase / 1min)];
+  }
+  // About 40 namespaces cross into a new step in each minute of it, not 200 in one.
+  for (int minute = 0; minute < 5; ++minute) {
+    EXPECT_GE(perMinute[minute], 25) << minute;
+    EXPECT_LE(perMinute[minute], 55) << minute;
+  }
+  EXPECT_EQ(usageReadPhase("team-0", 500ms), Duration::zero());
 }
 
 }  // namespace
