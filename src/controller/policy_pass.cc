@@ -543,19 +543,13 @@ const TimeZone* PolicyPass::scheduleZone(std::string& error) {
 rollout::ContainerMemoryUsage PolicyPass::currentMemoryUsage() const {
   // A sample older than three query steps is not "current" (the pass fails closed on it).
   const Duration step = policy_.spec.metricsSource.queryStep.value_or(api::kDefaultQueryStep);
-  rollout::ContainerMemoryUsage out;
-  for (const TargetWorkload& t : targets_) {
-    for (const api::Pod* pod : t.pods) {
-      for (const api::Container& c : pod->spec.containers) {
-        const auto sample =
-            state_.usage.latestMemory(pod->metadata.namespace_, pod->metadata.name, c.name);
-        if (!sample || sample->time < now_ - 3 * step) continue;
-        out.emplace(rollout::memoryUsageKey(pod->metadata.namespace_, pod->metadata.name, c.name),
-                    Bytes(static_cast<std::int64_t>(sample->value)));
-      }
-    }
-  }
-  return out;
+  return [this, oldest = now_ - 3 * step](const api::Pod& pod,
+                                          std::string_view container) -> std::optional<Bytes> {
+    const auto sample =
+        state_.usage.latestMemory(pod.metadata.namespace_, pod.metadata.name, container);
+    if (!sample || sample->time < oldest) return std::nullopt;
+    return Bytes(static_cast<std::int64_t>(sample->value));
+  };
 }
 
 void PolicyPass::useNodeTargets(rollout::WorkloadInput& w) const {

@@ -15,13 +15,6 @@ bool restartsOnMemoryResize(const api::Container& c) {
 
 }  // namespace
 
-std::string memoryUsageKey(std::string_view ns, std::string_view pod, std::string_view container) {
-  std::string key;
-  key.reserve(ns.size() + pod.size() + container.size() + 2);
-  key.append(ns).append("/").append(pod).append("/").append(container);
-  return key;
-}
-
 std::optional<MemoryLimitDecreaseSkip> checkMemoryLimitDecrease(
     const api::Pod& pod, const std::vector<ContainerChange>& changes,
     const std::optional<api::ServerVersion>& version, const ContainerMemoryUsage& usage,
@@ -47,13 +40,13 @@ std::optional<MemoryLimitDecreaseSkip> checkMemoryLimitDecrease(
               "; before Kubernetes v1.34 a memory limit is lowered in place only with memory "
               "resizePolicy RestartContainer"};
     }
-    auto it = usage.find(memoryUsageKey(pod.metadata.namespace_, pod.metadata.name, c.name));
-    if (it == usage.end()) {
+    const std::optional<Bytes> current = usage ? usage(pod, c.name) : std::nullopt;
+    if (!current) {
       return MemoryLimitDecreaseSkip{
           SkipReason::kMemoryLimitUsageFloor,
           what + ": no current memory usage of the container to check the new limit against"};
     }
-    const Bytes used = it->second;
+    const Bytes used = *current;
     const double floor = static_cast<double>(used.value()) * (100.0 + marginPercent) / 100.0;
     if (!(used < to) || static_cast<double>(to.value()) < floor) {
       return MemoryLimitDecreaseSkip{SkipReason::kMemoryLimitUsageFloor,

@@ -11,7 +11,7 @@
 // Pure: the version and the usage are inputs.
 #pragma once
 
-#include <map>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,9 +29,11 @@ namespace attune::rollout {
 inline constexpr int kLiveMemoryLimitDecreaseMajor = 1;
 inline constexpr int kLiveMemoryLimitDecreaseMinor = 34;
 
-// The current working set (bytes) of pods' containers, by memoryUsageKey.
-using ContainerMemoryUsage = std::map<std::string, Bytes, std::less<>>;
-std::string memoryUsageKey(std::string_view ns, std::string_view pod, std::string_view container);
+// The current working set (bytes) of a container of a pod; nullopt when none is known (or the
+// newest sample is too old to count as current). Asked only for the containers whose memory limit
+// a resize would lower, so that a pass looks up those, not every container it plans for.
+using ContainerMemoryUsage =
+    std::function<std::optional<Bytes>(const api::Pod& pod, std::string_view container)>;
 
 struct MemoryLimitDecreaseSkip {
   SkipReason reason = SkipReason::kMemoryLimitDecrease;

@@ -11,8 +11,7 @@ namespace attune::usage {
 namespace {
 
 // Adds `series` to `into`, each container's points kept in time order, one per timestamp.
-void merge(std::vector<metrics::ContainerSeries>& series,
-           std::map<metrics::ContainerId, std::vector<metrics::Point>>& into) {
+void merge(std::vector<metrics::ContainerSeries>& series, SeriesByContainer& into) {
   for (metrics::ContainerSeries& s : series) {
     std::vector<metrics::Point>& points = into[s.id];
     if (points.empty()) {  // the usual case, a first read: taken, not copied
@@ -38,8 +37,8 @@ bool wants(const metrics::Scope& scope, const ContainerFilter& wanted,
 // The series of `from` that `scope` includes and `wanted` accepts, with their points in
 // [start, end]; a series left without points is not returned (as a query of that range).
 // With `pods` (sorted names in the namespace `ns`), only their series are visited.
-using SeriesMap = std::map<metrics::ContainerId, std::vector<metrics::Point>>;
-std::vector<metrics::ContainerSeries> slice(const SeriesMap& from, const metrics::Scope& scope,
+std::vector<metrics::ContainerSeries> slice(const SeriesByContainer& from,
+                                            const metrics::Scope& scope,
                                             const ContainerFilter& wanted, Time start, Time end,
                                             const std::string& ns,
                                             const std::vector<std::string_view>* pods) {
@@ -58,7 +57,7 @@ std::vector<metrics::ContainerSeries> slice(const SeriesMap& from, const metrics
     return out;
   }
   for (std::string_view pod : *pods) {
-    for (auto it = from.lower_bound(metrics::ContainerId{ns, std::string(pod), {}});
+    for (auto it = from.lower_bound(ContainerOrder::Pod{ns, pod});
          it != from.end() && it->first.ns == ns && it->first.pod == pod; ++it) {
       take(it->first, it->second);
     }

@@ -46,6 +46,28 @@
 
 namespace attune::usage {
 
+// Orders containers as ContainerId's <=> does, and also compares them with a (namespace, pod)
+// pair, so that a pod's first container is found without building an id.
+struct ContainerOrder {
+  using is_transparent = void;
+  struct Pod {
+    std::string_view ns;
+    std::string_view pod;
+  };
+  bool operator()(const metrics::ContainerId& a, const metrics::ContainerId& b) const {
+    return a < b;
+  }
+  bool operator()(const metrics::ContainerId& a, const Pod& b) const {
+    return std::tie(a.ns, a.pod) < std::tie(b.ns, b.pod);
+  }
+  bool operator()(const Pod& a, const metrics::ContainerId& b) const {
+    return std::tie(a.ns, a.pod) < std::tie(b.ns, b.pod);
+  }
+};
+// A reading's series, by container.
+using SeriesByContainer =
+    std::map<metrics::ContainerId, std::vector<metrics::Point>, ContainerOrder>;
+
 // Which containers of a reading one reader wants (e.g. its target pods'); empty: all in scope.
 using ContainerFilter = std::function<bool(const metrics::ContainerId& container)>;
 
@@ -91,7 +113,7 @@ class SharedUsageReads {
 
  private:
   using Key = std::tuple<metrics::MetricsSource*, std::string, Duration>;
-  using Points = std::map<metrics::ContainerId, std::vector<metrics::Point>>;
+  using Points = SeriesByContainer;
   struct Entry {
     std::set<std::string> excluded;  // left out by the shared query
     std::optional<Time> wantStart;   // the announced ranges' union (samples)

@@ -31,7 +31,15 @@ std::optional<api::ServerVersion> v(std::string_view text) {
   return *api::parseServerVersion(text);
 }
 
-ContainerMemoryUsage using_(Bytes b) { return {{memoryUsageKey("team", "web-0", "app"), b}}; }
+// `b` for container app of pod web-0 in team, nothing for any other.
+ContainerMemoryUsage using_(Bytes b) {
+  return [b](const api::Pod& p, std::string_view container) -> std::optional<Bytes> {
+    if (p.metadata.namespace_ != "team" || p.metadata.name != "web-0" || container != "app") {
+      return std::nullopt;
+    }
+    return b;
+  };
+}
 
 TEST(MemoryLimitDecreaseCheckTest, Before134OnlyARestartContainerPolicyPasses) {
   auto skip = checkMemoryLimitDecrease(pod(), lowerTo(512_Mi), v("v1.33.1"), using_(100_Mi), 10);

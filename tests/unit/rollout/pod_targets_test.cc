@@ -44,7 +44,11 @@ TEST(ResizeAction, CarriesTheRecordToWriteFirstAndTheHistoryChanges) {
   // The memory limit decreases: a server that lowers it in place, and usage well below it.
   RolloutInput input{{web(ps)}};
   input.serverVersion = *api::parseServerVersion("v1.34.0");
-  input.memoryUsage[memoryUsageKey("team", ps[0].metadata.name, "app")] = 100_Mi;
+  input.memoryUsage = [name = ps[0].metadata.name](const api::Pod& pod,
+                                                   std::string_view c) -> std::optional<Bytes> {
+    if (pod.metadata.name != name || c != "app") return std::nullopt;
+    return 100_Mi;
+  };
   Plan plan = planRollout(p, input, t0());
   ASSERT_EQ(plan.all<ResizeAction>().size(), 1u);
   const ResizeAction& r = *plan.all<ResizeAction>()[0];

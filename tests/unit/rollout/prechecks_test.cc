@@ -78,7 +78,10 @@ TEST(Qos, GuaranteedPodMovesRequestsAndLimitsTogether) {
   // The memory limit decreases: a server that lowers it in place, and usage well below it.
   RolloutInput input{{web(ps)}};
   input.serverVersion = *api::parseServerVersion("v1.34.0");
-  input.memoryUsage[memoryUsageKey("team", "web-0", "app")] = 100_Mi;
+  input.memoryUsage = [](const api::Pod& pod, std::string_view c) -> std::optional<Bytes> {
+    if (pod.metadata.name != "web-0" || c != "app") return std::nullopt;
+    return 100_Mi;
+  };
   Plan plan = planRollout(p, input, t0());
   ASSERT_EQ(plan.all<ResizeAction>().size(), 1u);
   EXPECT_EQ(plan.all<ResizeAction>()[0]->containers[0].resources,
