@@ -234,25 +234,32 @@ void PolicyPass::publishAdmissionSizing(const rollout::Plan* plan) {
 }
 
 void PolicyPass::readUsage() {
-  std::map<std::string, api::WorkloadRef, std::less<>> podOwner;
+  const Time readTime = usageReadTime();
+  // Between two steps there is nothing new to read: the history stays as it is.
+  if (!state_.usage.nextRefresh(readTime)) return;
+  std::map<std::string_view, const api::WorkloadRef*, std::less<>> podOwner;
   for (const TargetWorkload& t : targets_) {
-    for (const api::Pod* pod : t.pods) podOwner[pod->metadata.name] = t.ref;
+    for (const api::Pod* pod : t.pods) podOwner[pod->metadata.name] = &t.ref;
   }
+  const auto ownerOf = [&](const metrics::ContainerId& id) -> const api::WorkloadRef* {
+    if (api::isExcludedContainer(policy_, id.container)) return nullptr;
+    auto it = podOwner.find(id.pod);
+    return it == podOwner.end() ? nullptr : it->second;
+  };
   const usage::WorkloadOf workloadOf =
       [&](const metrics::ContainerId& id) -> std::optional<api::WorkloadRef> {
-    if (api::isExcludedContainer(policy_, id.container)) return std::nullopt;
-    auto it = podOwner.find(id.pod);
-    if (it == podOwner.end()) return std::nullopt;
-    return it->second;
+    const api::WorkloadRef* owner = ownerOf(id);
+    if (owner == nullptr) return std::nullopt;
+    return *owner;
   };
   const metrics::Scope scope = scopeOf(policy_);
   Result<void> refreshed;
   if (ctx_.sharedReads == nullptr) {
-    refreshed = state_.usage.refresh(ctx_.metrics, scope, usageReadTime(), workloadOf);
+    refreshed = state_.usage.refresh(ctx_.metrics, scope, readTime, workloadOf);
   } else {
     // The namespace's shared reading, restricted to this policy's target pods.
     const usage::ContainerFilter wanted = [&](const metrics::ContainerId& id) {
-      return workloadOf(id).has_value();
+      return ownerOf(id) != nullptr;
     };
     std::vector<std::string_view> pods;  // sorted, as podOwner is
     pods.reserve(podOwner.size());
@@ -261,7 +268,7 @@ void PolicyPass::readUsage() {
         [&](const usage::ReadRange& range) {
           return ctx_.sharedReads->read(ctx_.metrics, scope, range, wanted, &pods);
         },
-        usageReadTime(), workloadOf);
+        readTime, workloadOf);
   }
   if (!refreshed) metricsError_ = refreshed.error().toString();
 }
