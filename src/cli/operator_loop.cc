@@ -59,6 +59,14 @@ Duration ElectionDriver::step() {
   nextStep_ = now + o.retryPeriod;
   const controller::ElectionStep step = elector_.tryAcquireOrRenew();
   publish();
+  // A step that outlasts the retry period (an API server answering slowly, or this process
+  // starved of CPU) eats into the renew deadline: said, so that a lost lease can be explained.
+  if (const Duration took = clock_.now() - now; took > o.retryPeriod) {
+    log_.warn("leader election step slow",
+              {{"lease", o.name},
+               {"outcome", std::string(controller::toString(step.outcome))},
+               {"seconds", seconds(took)}});
+  }
   switch (step.outcome) {
     case controller::ElectionOutcome::kAcquired:
       log_.info("became leader",

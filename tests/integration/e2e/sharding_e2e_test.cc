@@ -15,6 +15,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -33,8 +34,14 @@ using testing::at;
 
 const std::vector<std::string> kNamespaces{"team-a", "team-b", "team-c", "team-d"};
 constexpr int kShards = 2;
-constexpr Duration kLeaseDuration = 4s;  // SimCluster::controllerArgv's lease flags
+// Longer than SimCluster's default 4 s lease: one request in ten fails here, most of them
+// answered 429 or 500 with "Retry-After: 1", so one election step may take two or three seconds.
+// With a 4 s lease, a leader whose steps met a few such faults in a row lost its Lease now and
+// then (the standby took it over, as it should) — in the shard this test watches to be unaffected.
+constexpr Duration kLeaseDuration = 8s;
 constexpr Duration kRetryPeriod = 1s;
+const testing::LeaseTimings kLeaseTimings{
+    .leaseDuration = "8s", .renewDeadline = "6s", .retryPeriod = "1s"};
 
 std::string scenarioYaml(Time start) {
   std::string yaml =
@@ -111,7 +118,8 @@ class ShardingEndToEnd : public ::testing::Test {
     controllers_[id] = cluster_->spawn(
         cluster_->controllerArgv(testing::freeLocalPort(),
                                  {"--total-shards", std::to_string(kShards), "--shard",
-                                  std::to_string(shard), "--identity", id}),
+                                  std::to_string(shard), "--identity", id},
+                                 kLeaseTimings),
         id + ".log");
     ASSERT_TRUE(controllers_[id]->running()) << id;
     logs_.insert(id);
@@ -120,6 +128,22 @@ class ShardingEndToEnd : public ::testing::Test {
     std::string all;
     for (const std::string& id : logs_) all += "--- " + id + ".log\n" + cluster_->log(id + ".log");
     return all;
+  }
+
+  // The election lines (leadership, standing by, failed steps) of `shard`'s replicas' logs.
+  std::string electionLogs(int shard) const {
+    std::string out;
+    for (const std::string& id : logs_) {
+      if (!id.starts_with("shard-" + std::to_string(shard) + "-")) continue;
+      out += "--- " + id + ".log\n";
+      std::istringstream lines(cluster_->log(id + ".log"));
+      for (std::string line; std::getline(lines, line);) {
+        if (line.find("leader") != std::string::npos || line.find("lease") != std::string::npos) {
+          out += line + "\n";
+        }
+      }
+    }
+    return out;
   }
 
   json lease(int shard) {
@@ -225,8 +249,8 @@ TEST_F(ShardingEndToEnd, EachShardResizesOnlyItsNamespacesAndAStandbyTakesOverOn
     EXPECT_EQ(resizedBy(ns, name), std::set<std::string>{identity(owner[ns], 'a')})
         << ns << "/" << name;
   }
-  EXPECT_EQ(holder(0), "\"shard-0-a\"");
-  EXPECT_EQ(holder(1), "\"shard-1-a\"");
+  EXPECT_EQ(holder(0), "\"shard-0-a\"") << electionLogs(0);
+  EXPECT_EQ(holder(1), "\"shard-1-a\"") << electionLogs(1);
 
   // Shard 0's leader dies without releasing its Lease; its standby takes it over.
   const json before = lease(0);
@@ -244,7 +268,7 @@ TEST_F(ShardingEndToEnd, EachShardResizesOnlyItsNamespacesAndAStandbyTakesOverOn
   EXPECT_LE(handover, kLeaseDuration + 2 * kRetryPeriod) << formatDuration(handover);
   std::cout << "shard 0 handed over " << std::chrono::duration<double>(handover).count()
             << " s after its leader was killed\n";
-  EXPECT_EQ(holder(1), "\"shard-1-a\"") << "shard 1 is not affected";
+  EXPECT_EQ(holder(1), "\"shard-1-a\"") << "shard 1 is not affected\n" << electionLogs(1);
 
   // The standby carries on in shard 0's namespaces: a new pod there is resized by it.
   std::string shard0Namespace;

@@ -107,7 +107,8 @@ bool SimCluster::waitFor(Duration limit, const std::function<bool()>& done) {
 }
 
 std::vector<std::string> SimCluster::controllerArgv(int metricsPort,
-                                                    const std::vector<std::string>& extra) const {
+                                                    const std::vector<std::string>& extra,
+                                                    const LeaseTimings& lease) const {
   std::vector<std::string> argv{ATTUNE_BINARY,
                                 "controller",
                                 "--kubeconfig",
@@ -125,11 +126,11 @@ std::vector<std::string> SimCluster::controllerArgv(int metricsPort,
                                 "--leader-election-namespace",
                                 "apps",
                                 "--lease-duration",
-                                "4s",
+                                lease.leaseDuration,
                                 "--renew-deadline",
-                                "3s",
+                                lease.renewDeadline,
                                 "--retry-period",
-                                "1s",
+                                lease.retryPeriod,
                                 "--log-format",
                                 "json"};
   argv.insert(argv.end(), extra.begin(), extra.end());

@@ -28,6 +28,13 @@ nlohmann::json at(const nlohmann::json& value, std::initializer_list<nlohmann::j
 // Why the peers cannot run here (kubectl or Prometheus missing), or "" when they can.
 std::string simClusterUnavailable();
 
+// The leader-election flags of SimCluster::controllerArgv: fast by default (a lease of 4 s).
+struct LeaseTimings {
+  std::string leaseDuration = "4s";
+  std::string renewDeadline = "3s";
+  std::string retryPeriod = "1s";
+};
+
 class SimCluster {
  public:
   // Starts `attune sim serve` on `scenarioYaml` (plus `extraArgs`) and Prometheus scraping it;
@@ -59,9 +66,11 @@ class SimCluster {
 
   // The command line of `attune controller` against this cluster as the e2e suites run it: the
   // kubeconfig, this Prometheus, /metrics on `metricsPort`, a pass every 5 s, 1 s scrapes with a
-  // 30 s throttle window, fast leader election on a Lease in `apps`, JSON logs; then `extra`.
+  // 30 s throttle window, leader election on a Lease in `apps` with `lease`'s timings, JSON
+  // logs; then `extra`.
   std::vector<std::string> controllerArgv(int metricsPort,
-                                          const std::vector<std::string>& extra = {}) const;
+                                          const std::vector<std::string>& extra = {},
+                                          const LeaseTimings& lease = {}) const;
 
   SystemClock& clock() { return clock_; }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "api/forwarding_cluster_api.h"
 #include "cli/operator_endpoints.h"
 #include "core/clock.h"
 #include "sim/cluster/cluster.h"
@@ -171,6 +172,39 @@ TEST_F(OperatorLoopTest, AStandbyStepsAtTheObservedExpiryAndTakesOverWithinTheLe
     ASSERT_EQ(b.passTimes.size(), 1u);  // and reconciled in that same iteration
     EXPECT_EQ(b.passTimes[0], *taken.spec.acquireTime);
   }
+}
+
+// An API whose lease reads take `delay` of the clock (a server answering 429 with Retry-After,
+// retried by the client).
+class SlowLeaseReads final : public api::ForwardingClusterApi {
+ public:
+  SlowLeaseReads(api::ClusterApi& inner, SimulatedClock& clock)
+      : ForwardingClusterApi(inner), clock_(clock) {}
+  Result<api::Lease> getLease(std::string_view ns, std::string_view name) override {
+    clock_.advance(delay);
+    return ForwardingClusterApi::getLease(ns, name);
+  }
+  Duration delay = Duration::zero();
+
+ private:
+  SimulatedClock& clock_;
+};
+
+TEST_F(OperatorLoopTest, AnElectionStepLongerThanTheRetryPeriodIsLogged) {
+  SlowLeaseReads api(cluster_, clock_);
+  Replica a("a", api, clock_, log_);
+  a.step();  // acquires, at once
+  clock_.advance(seconds(2));
+  api.delay = seconds(2);  // the retry period: not yet slow
+  a.step();
+  EXPECT_EQ(out_.str().find("leader election step slow"), std::string::npos) << out_.str();
+  api.delay = std::chrono::milliseconds(3500);
+  a.step();
+  EXPECT_NE(out_.str().find("leader election step slow lease=attune-leader outcome=renewed "
+                            "seconds=3.500"),
+            std::string::npos)
+      << out_.str();
+  EXPECT_TRUE(a.driver.leader());
 }
 
 TEST_F(OperatorLoopTest, ShutdownReleasesTheLeaseForAnImmediateTakeover) {
