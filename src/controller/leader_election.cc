@@ -124,8 +124,9 @@ ElectionStep LeaderElector::renew(const api::Lease& lease, Time now, bool retryO
   if (!next.spec.acquireTime) next.spec.acquireTime = sent;
   auto stored = api_.updateLease(next);
   if (!stored) {
-    if (stored.error().code != ErrorCode::kConflict) return failed(stored.error(), now);
-    if (!retryOnConflict) return standby({});
+    if (stored.error().code != ErrorCode::kConflict || !retryOnConflict) {
+      return failed(stored.error(), now);
+    }
     // Someone else wrote the lease: read it again to see who holds it now.
     auto again = api_.getLease(options_.namespace_, options_.name);
     if (!again) return failed(again.error(), now);

@@ -69,7 +69,9 @@ class LeaderElector {
   //   it first) means standby;
   // - held by us: renew (renewTime = the time the update is sent) with the read resourceVersion
   //   as precondition; on a kConflict the lease is read again once: held by another now →
-  //   kLost, still ours → renewed with the new resourceVersion;
+  //   kLost, still ours → renewed with the new resourceVersion (a second kConflict is kFailed:
+  //   the lease named us when last read, so leadership is kept until the renew deadline and
+  //   the next step reads it again, as after any failed renewal);
   // - free (empty holder) or expired: take it over with the resourceVersion precondition
   //   (acquireTime = renewTime = the time the update is sent, leaseTransitions + 1);
   //   kConflict → standby (another replica won);

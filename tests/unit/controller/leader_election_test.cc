@@ -265,6 +265,34 @@ TEST_F(LeaderElectionTest, ARenewConflictThatLeavesTheLeaseOursIsRetried) {
   EXPECT_EQ(lease().spec.renewTime, clock_.now());
 }
 
+TEST_F(LeaderElectionTest, ARenewThatConflictsTwiceWhileTheLeaseStaysOursKeepsLeadership) {
+  LeaseHookApi api(cluster_);
+  LeaderElector a(api, clock_, optionsFor("a"));
+  ASSERT_EQ(a.tryAcquireOrRenew().outcome, ElectionOutcome::kAcquired);
+  clock_.advance(seconds(2));
+  // Before each of a's two writes (the hook runs once; it sets itself again for the second),
+  // something else writes the lease, leaving it a's.
+  int writes = 0;
+  std::function<void()> relabel = [&] {
+    api::Lease labelled = lease();
+    labelled.metadata.labels["write"] = std::to_string(++writes);
+    ASSERT_TRUE(cluster_.updateLease(labelled).has_value());
+    if (writes < 2) api.beforeUpdateLease = relabel;
+  };
+  api.beforeUpdateLease = relabel;
+  const ElectionStep step = a.tryAcquireOrRenew();
+  EXPECT_EQ(writes, 2);
+  EXPECT_EQ(step.outcome, ElectionOutcome::kFailed);
+  ASSERT_TRUE(step.error.has_value());
+  EXPECT_EQ(step.error->code, ErrorCode::kConflict);
+  EXPECT_EQ(step.holder, "a");
+  EXPECT_TRUE(a.isLeader());  // the lease names a: leadership holds until the renew deadline
+  clock_.advance(seconds(2));
+  EXPECT_EQ(a.tryAcquireOrRenew().outcome, ElectionOutcome::kRenewed);
+  EXPECT_EQ(lease().spec.holderIdentity, "a");
+  EXPECT_EQ(lease().spec.leaseTransitions, 0);
+}
+
 TEST_F(LeaderElectionTest, RenewFailuresPastTheRenewDeadlineEndLeadership) {
   LeaseHookApi api(cluster_);
   LeaderElector a(api, clock_, optionsFor("a"));
