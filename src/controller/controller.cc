@@ -451,11 +451,16 @@ std::unique_ptr<PreparedPass> Controller::preparePass(
   prepared->key = namespacedKey(stored.metadata);
   prepared->started = options_.durationClock ? options_.durationClock->now() : Time{};
   // The effective policy: the policy's own fields, then its namespace's defaults, the cluster's
-  // defaults and the built-in ones.
+  // defaults and the built-in ones. Without the status, which passes read from `stored`.
   const api::AttuneDefaults* namespaceDefaults =
       api::selectNamespaceDefaults(defaults_.namespaced, stored.metadata.namespace_);
   const api::AttuneDefaults* clusterDefaults = api::selectDefaults(defaults_.cluster);
-  prepared->policy = api::mergeDefaults(stored, namespaceDefaults, clusterDefaults);
+  prepared->policy = api::mergeDefaults(api::AttunePolicy{.metadata = stored.metadata,
+                                                          .spec = stored.spec,
+                                                          .status = {},
+                                                          .preserved = stored.preserved,
+                                                          .sources = stored.sources},
+                                        namespaceDefaults, clusterDefaults);
   api::AttunePolicy& policy = prepared->policy;
   const bool inherited = !(policy.spec == stored.spec) || policy.preserved != stored.preserved;
   api::applyDefaults(policy);

@@ -157,6 +157,7 @@ Result<void> PodInformer::relist() {
     }
     pods_.clear();
     owners_.clear();
+    namespaceCounts_.clear();
     // The decoded list is freed only after every pod is packed: the packed pods then sit
     // together above it in the heap, and the list's memory goes back whole instead of staying
     // pinned by small packed pods scattered through it.
@@ -167,8 +168,10 @@ Result<void> PodInformer::relist() {
     // leaves it unchanged.
     PodMap previousPods;
     OwnerMap previousOwners;
+    std::map<std::string, std::size_t, std::less<>> previousCounts;
     previousPods.swap(pods_);
     previousOwners.swap(owners_);
+    previousCounts.swap(namespaceCounts_);
     for (int attempt = 0;; ++attempt) {
       auto listed = listPages();
       if (listed) {
@@ -181,6 +184,7 @@ Result<void> PodInformer::relist() {
       if (!gone || attempt + 1 >= kListRestarts) {
         pods_.swap(previousPods);
         owners_.swap(previousOwners);
+        namespaceCounts_.swap(previousCounts);
         return std::unexpected(listed.error());
       }
       ++stats_.listRestarts;
@@ -198,6 +202,7 @@ Result<void> PodInformer::relist() {
 Result<std::string> PodInformer::listPages() {
   pods_.clear();
   owners_.clear();
+  namespaceCounts_.clear();
   std::string resourceVersion;
   std::string continueToken;
   bool first = true;
@@ -256,7 +261,13 @@ void PodInformer::store(const api::Pod& pod) {
     return;
   }
   auto [it, inserted] = pods_.try_emplace(ObjectKey{pod.metadata.namespace_, pod.metadata.name});
-  if (!inserted) {
+  if (inserted) {
+    auto count = namespaceCounts_.find(pod.metadata.namespace_);
+    if (count == namespaceCounts_.end()) {
+      count = namespaceCounts_.emplace(pod.metadata.namespace_, 0).first;
+    }
+    ++count->second;
+  } else {
     unlinkOwner(it);
     retire(it->second);
   }
@@ -270,6 +281,10 @@ void PodInformer::erase(std::string_view ns, std::string_view name) {
   unlinkOwner(it);
   retire(it->second);
   std::erase(unpackedEntries_, &it->second);  // empty during a sync(), which releases first
+  if (auto count = namespaceCounts_.find(ns);
+      count != namespaceCounts_.end() && --count->second == 0) {
+    namespaceCounts_.erase(count);
+  }
   pods_.erase(it);
 }
 
@@ -328,12 +343,8 @@ void PodInformer::forEachPod(const api::ListOptions& options,
 }
 
 std::size_t PodInformer::podCount(std::string_view ns) const {
-  std::size_t count = 0;
-  for (auto it = pods_.lower_bound(ObjectKeyLess::View{ns, {}});
-       it != pods_.end() && it->first.namespace_ == ns; ++it) {
-    ++count;
-  }
-  return count;
+  auto it = namespaceCounts_.find(ns);
+  return it == namespaceCounts_.end() ? 0 : it->second;
 }
 
 std::vector<const api::Pod*> PodInformer::podsOwnedBy(std::string_view ns, std::string_view kind,

@@ -275,6 +275,8 @@ class PodInformer final : public api::PodView {
   std::string resourceVersion_;
   PodMap pods_;
   OwnerMap owners_;
+  // How many entries pods_ holds in each namespace (podCount() without walking them).
+  std::map<std::string, std::size_t, std::less<>> namespaceCounts_;
   // Pods written through this process whose own watch event has not arrived yet: the
   // resourceVersion of the write.
   std::map<ObjectKey, std::string, ObjectKeyLess> pendingWrites_;

@@ -9,6 +9,7 @@
 #include <array>
 #include <exception>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "api/policy/policy_codec.h"
 #include "api/policy/policy_emit.h"
@@ -360,9 +361,9 @@ std::string encodeDefaultsJson(const AttuneDefaults& defaults) {
          "\n";
 }
 
-AttunePolicy mergeDefaults(const AttunePolicy& policy, const AttuneDefaults* namespaceDefaults,
+AttunePolicy mergeDefaults(AttunePolicy policy, const AttuneDefaults* namespaceDefaults,
                            const AttuneDefaults* clusterDefaults) {
-  AttunePolicy out = policy;
+  AttunePolicy out = std::move(policy);
   if (namespaceDefaults != nullptr) fillFrom(out, *namespaceDefaults);
   if (clusterDefaults != nullptr) fillFrom(out, *clusterDefaults);
   std::sort(out.preserved.begin(), out.preserved.end(),

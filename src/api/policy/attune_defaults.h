@@ -131,7 +131,7 @@ const D* selectNamespaceDefaults(const std::vector<D>& candidates, std::string_v
 //  - preserved public fields (export, ...) are inherited as whole values at
 //    their paths;
 //  - costPricing is not part of a policy and is not merged into it.
-AttunePolicy mergeDefaults(const AttunePolicy& policy, const AttuneDefaults* namespaceDefaults,
+AttunePolicy mergeDefaults(AttunePolicy policy, const AttuneDefaults* namespaceDefaults,
                            const AttuneDefaults* clusterDefaults);
 
 }  // namespace attune::api

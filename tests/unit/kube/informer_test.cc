@@ -126,6 +126,10 @@ TEST_F(InformerTest, WatchAppliesAddModifyDeleteInOrder) {
   EXPECT_EQ(informer.get("team-b", "api-1"), nullptr);
   EXPECT_EQ(informer.get("team-b", "tmp"), nullptr);
   EXPECT_EQ(informer.size(), 3u);
+  // The namespace counts follow adds and deletes (team-b's last pod went, so it has none).
+  EXPECT_EQ(informer.podCount("team-a"), 3u);
+  EXPECT_EQ(informer.podCount("team-b"), 0u);
+  EXPECT_EQ(informer.podCount(""), 0u);
   EXPECT_EQ(informer.resourceVersion(), cluster_.listPods({})->resourceVersion);
   // Every cached pod equals the server's.
   informer.forEach("", [&](const api::Pod& pod) {
@@ -145,6 +149,8 @@ TEST_F(InformerTest, ExpiredWatchRelists) {
   EXPECT_EQ(informer.stats().relists, 2u);
   EXPECT_NE(informer.get("team-a", "web-3"), nullptr);
   EXPECT_EQ(informer.size(), 4u);
+  EXPECT_EQ(informer.podCount("team-a"), 3u);  // counted once, not added to the first list's
+  EXPECT_EQ(informer.podCount("team-b"), 1u);
 }
 
 TEST_F(InformerTest, UnavailableWatchKeepsCacheAndReconnects) {
@@ -265,6 +271,11 @@ TEST_F(InformerTest, PagedListRestartsAfterA410MidWay) {
   // The indexes hold only what the last attempt listed.
   EXPECT_EQ(informer.keysOwnedBy("team-c", "ReplicaSet", "batch-rs").size(), 9u);
   EXPECT_EQ(informer.keysInNamespace("team-a").size(), 3u);
+  // So do the namespace counts: the first attempt's page is not counted again.
+  for (const std::string ns : {"team-a", "team-b", "team-c"}) {
+    EXPECT_EQ(informer.podCount(ns), unpaged.podCount(ns)) << ns;
+    EXPECT_EQ(informer.podCount(ns), informer.keysInNamespace(ns).size()) << ns;
+  }
 
   // The watch goes on from the restarted list's resourceVersion.
   ASSERT_TRUE(state_.deletePod("team-a", "web-0"));
@@ -289,9 +300,12 @@ TEST_F(InformerTest, PagedListGivesUpAfterRepeated410sAndKeepsTheCache) {
             static_cast<std::uint64_t>(PodInformer::kListRestarts - 1));
   EXPECT_EQ(cachedPods(informer), before);  // the cache as it was, indexes included
   EXPECT_EQ(informer.keysOwnedBy("team-a", "ReplicaSet", "web-rs").size(), 2u);
+  EXPECT_EQ(informer.podCount("team-a"), 2u);  // and its counts
   api_.afterPage = nullptr;
   ASSERT_TRUE(informer.sync());
   EXPECT_EQ(informer.size(), 2u);
+  EXPECT_EQ(informer.podCount("team-a"), 1u);
+  EXPECT_EQ(informer.podCount("team-b"), 1u);
 }
 
 TEST_F(InformerTest, IndexesFollowUpdates) {
