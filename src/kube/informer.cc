@@ -262,11 +262,7 @@ void PodInformer::store(const api::Pod& pod) {
   }
   auto [it, inserted] = pods_.try_emplace(ObjectKey{pod.metadata.namespace_, pod.metadata.name});
   if (inserted) {
-    auto count = namespaceCounts_.find(pod.metadata.namespace_);
-    if (count == namespaceCounts_.end()) {
-      count = namespaceCounts_.emplace(pod.metadata.namespace_, 0).first;
-    }
-    ++count->second;
+    ++namespaceCounts_[pod.metadata.namespace_];
   } else {
     unlinkOwner(it);
     retire(it->second);
