@@ -381,4 +381,38 @@ api::Pod unpackPod(std::string_view bytes) {
   return pod;
 }
 
+namespace {
+
+constexpr std::size_t kCacheLine = 64;
+
+void prefetchRange(const void* begin, std::size_t bytes) {
+  const auto* p = static_cast<const char*>(begin);
+  for (std::size_t offset = 0; offset < bytes; offset += kCacheLine) __builtin_prefetch(p + offset);
+}
+
+template <typename T>
+void prefetchBuffer(const std::vector<T>& v) {
+  prefetchRange(v.data(), v.size() * sizeof(T));
+}
+
+void prefetchBuffer(const std::string& s) { prefetchRange(s.data(), s.size()); }
+
+}  // namespace
+
+void prefetchPacked(std::string_view bytes) { prefetchRange(bytes.data(), bytes.size()); }
+
+void prefetchPodObject(const api::Pod& pod) { prefetchRange(&pod, sizeof pod); }
+
+void prefetchPodBuffers(const api::Pod& pod) {
+  prefetchBuffer(pod.metadata.name);
+  prefetchBuffer(pod.metadata.generateName);
+  prefetchBuffer(pod.metadata.uid);
+  prefetchBuffer(pod.metadata.ownerReferences);
+  prefetchBuffer(pod.spec.containers);
+  prefetchBuffer(pod.spec.initContainers);
+  prefetchBuffer(pod.status.conditions);
+  prefetchBuffer(pod.status.containerStatuses);
+  prefetchBuffer(pod.status.initContainerStatuses);
+}
+
 }  // namespace attune::kube

@@ -70,6 +70,8 @@ const api::Pod* PodInformer::unpacked(const Entry& entry) const {
     } else {
       entry.unpacked = std::move(spare_.back());
       spare_.pop_back();
+      // The next pod unpacked reuses the next spare object: its buffers are asked for meanwhile.
+      if (!spare_.empty()) prefetchPodBuffers(*spare_.back());
     }
     unpackPod(entry.packed, *entry.unpacked);
     if (!entry.listed) unpackedEntries_.push_back(&entry);
@@ -267,7 +269,15 @@ void PodInformer::store(const api::Pod& pod) {
     unlinkOwner(it);
     retire(it->second);
   }
-  it->second.packed = packPod(pod);
+  std::string packed = packPod(pod);
+  // A replaced pod's bytes stay where they were while they fit, so that the cache's pods stay
+  // in memory in the order they were listed, which is the order passes read them in (an owner's
+  // pods, by name): reading them then walks the heap forward instead of all over it.
+  if (packed.size() <= it->second.packed.capacity()) {
+    it->second.packed.assign(packed);
+  } else {
+    it->second.packed = std::move(packed);
+  }
   linkOwner(it, pod);
 }
 
@@ -345,11 +355,18 @@ std::size_t PodInformer::podCount(std::string_view ns) const {
 
 std::vector<const api::Pod*> PodInformer::podsOwnedBy(std::string_view ns, std::string_view kind,
                                                       std::string_view name) const {
-  auto it = owners_.find(OwnerKey{std::string(ns), std::string(kind), std::string(name)});
+  auto it = owners_.find(OwnerKeyLess::View{ns, kind, name});
   if (it == owners_.end()) return {};
+  const std::vector<const PodMap::value_type*>& owned = it->second;
+  // The owner's packed pods, and the freed objects they will be unpacked into, lie scattered
+  // over the heap: all of them are asked for before the first is unpacked.
+  for (std::size_t i = 0; i < owned.size(); ++i) {
+    prefetchPacked(owned[i]->second.packed);
+    if (i < spare_.size()) prefetchPodObject(*spare_[spare_.size() - 1 - i]);
+  }
   std::vector<const api::Pod*> out;
-  out.reserve(it->second.size());
-  for (const PodMap::value_type* pod : it->second) out.push_back(unpacked(pod->second));
+  out.reserve(owned.size());
+  for (const PodMap::value_type* pod : owned) out.push_back(unpacked(pod->second));
   return out;
 }
 
@@ -364,7 +381,7 @@ std::vector<const ObjectKey*> PodInformer::keysInNamespace(std::string_view ns) 
 
 std::vector<const ObjectKey*> PodInformer::keysOwnedBy(std::string_view ns, std::string_view kind,
                                                        std::string_view name) const {
-  auto it = owners_.find(OwnerKey{std::string(ns), std::string(kind), std::string(name)});
+  auto it = owners_.find(OwnerKeyLess::View{ns, kind, name});
   std::vector<const ObjectKey*> out;
   if (it == owners_.end()) return out;
   out.reserve(it->second.size());

@@ -43,6 +43,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "api/cluster_api.h"
@@ -91,6 +92,19 @@ struct ObjectKeyLess {
     const View a = view(l);
     const View b = view(r);
     return a.namespace_ != b.namespace_ ? a.namespace_ < b.namespace_ : a.name < b.name;
+  }
+};
+
+// Orders OwnerKeys as their operator<=> does and lets maps be searched with (namespace, kind,
+// name) string_views.
+struct OwnerKeyLess {
+  using is_transparent = void;
+  using View = std::tuple<std::string_view, std::string_view, std::string_view>;
+  static View view(const OwnerKey& k) { return {k.namespace_, k.kind, k.name}; }
+  static View view(const View& v) { return v; }
+  template <typename L, typename R>
+  bool operator()(const L& l, const R& r) const {
+    return view(l) < view(r);
   }
 };
 
@@ -248,7 +262,7 @@ class PodInformer final : public api::PodView {
   };
   using PodMap = std::map<ObjectKey, Entry, ObjectKeyLess>;
   // A controller's pods, in name order: entries of pods_.
-  using OwnerMap = std::map<OwnerKey, std::vector<const PodMap::value_type*>>;
+  using OwnerMap = std::map<OwnerKey, std::vector<const PodMap::value_type*>, OwnerKeyLess>;
 
   Result<void> relist();
   // One attempt at a paged LIST into pods_ / owners_ (emptied first); the resourceVersion of
