@@ -211,11 +211,12 @@ std::vector<const api::Pod*> ClusterSnapshot::viewedPodsOf(const api::WorkloadRe
                       (w.kind == "Job" && jobOwner_.contains({w.ns, w.name}));
   if (!mapsUp) add(w.kind, w.name);
   // Pods of the ReplicaSets and Jobs it controls.
-  if (auto sets = controlledSets_.find(w); sets != controlledSets_.end()) {
-    for (const std::string& name : sets->second) add("ReplicaSet", name);
+  const RefView ref{w.ns, w.kind, w.name};
+  if (auto sets = controlledSets_.find(ref); sets != controlledSets_.end()) {
+    for (std::string_view name : sets->second) add("ReplicaSet", name);
   }
-  if (auto jobs = controlledJobs_.find(w); jobs != controlledJobs_.end()) {
-    for (const std::string& name : jobs->second) add("Job", name);
+  if (auto jobs = controlledJobs_.find(ref); jobs != controlledJobs_.end()) {
+    for (std::string_view name : jobs->second) add("Job", name);
   }
   std::ranges::sort(out, [](const api::Pod* a, const api::Pod* b) {
     return a->metadata.name < b->metadata.name;
@@ -244,7 +245,7 @@ api::WorkloadRef ClusterSnapshot::ownerOf(const api::Pod& pod) const {
   const auto& owners = ref->kind == "ReplicaSet" ? rsOwner_ : jobOwner_;
   if (ref->kind == "ReplicaSet" || ref->kind == "Job") {
     if (auto it = owners.find({ns, ref->name}); it != owners.end()) {
-      return {ns, it->second.first, it->second.second};
+      return {ns, std::string(it->second.first), std::string(it->second.second)};
     }
   }
   return {ns, ref->kind, ref->name};

@@ -18,6 +18,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -39,6 +40,13 @@ const T& objectOf(const std::shared_ptr<const T>& object) {
 
 class ClusterSnapshot {
  public:
+  // Moved, never copied: its indexes point into its own lists.
+  ClusterSnapshot(ClusterSnapshot&&) = default;
+  ClusterSnapshot& operator=(ClusterSnapshot&&) = default;
+  ClusterSnapshot(const ClusterSnapshot&) = delete;
+  ClusterSnapshot& operator=(const ClusterSnapshot&) = delete;
+  ~ClusterSnapshot() = default;
+
   // Lists, in `namespaces` (empty = all namespaces): pods (unless api.podView covers every one
   // of them: then they are read in place), LimitRanges, ResourceQuotas, HPAs,
   // and the workload kinds policies targeting `kinds` resolve through (a Deployment's
@@ -123,6 +131,7 @@ class ClusterSnapshot {
   void forgetViewedPods() const;
 
  private:
+  ClusterSnapshot() = default;
   void index();
   // The view covering namespace `ns`, or nullptr.
   const api::PodView* viewOf(std::string_view ns) const;
@@ -152,13 +161,18 @@ class ClusterSnapshot {
   mutable std::map<const void*, bool> inNamespaceOrder_;  // by list, for inNamespace
   std::map<std::string, std::size_t, std::less<>> nodeIndex_;
   std::map<std::pair<std::string, std::string>, std::size_t> podIndex_;
+  // The owner indexes below view the strings of replicaSets_' and jobs_' objects, which the
+  // snapshot keeps and which moving it does not move (it cannot be copied).
+  using NameView = std::pair<std::string_view, std::string_view>;
+  using RefView = std::tuple<std::string_view, std::string_view, std::string_view>;
   // ReplicaSet / Job (namespace, name) → its controller's reference (kind, name).
-  std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>> rsOwner_;
-  std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>> jobOwner_;
-  // Read in place: the names of the ReplicaSets and Jobs each workload controls (rsOwner_ and
-  // jobOwner_ the other way round), so that podsOf does not scan every one of them.
-  std::map<api::WorkloadRef, std::vector<std::string>> controlledSets_;
-  std::map<api::WorkloadRef, std::vector<std::string>> controlledJobs_;
+  std::map<NameView, NameView> rsOwner_;
+  std::map<NameView, NameView> jobOwner_;
+  // Read in place: the names of the ReplicaSets and Jobs each workload (namespace, kind, name)
+  // controls (rsOwner_ and jobOwner_ the other way round), so that podsOf does not scan every
+  // one of them.
+  std::map<RefView, std::vector<std::string_view>> controlledSets_;
+  std::map<RefView, std::vector<std::string_view>> controlledJobs_;
   mutable std::map<api::WorkloadRef, std::vector<const api::Pod*>> podsByOwner_;
 };
 
