@@ -99,7 +99,10 @@ void OperatorMetrics::setWorkloadSavings(const std::string& ns, const std::strin
 
 void OperatorMetrics::recordWorkloadSavings(const std::string& ns, const std::string& workload,
                                             double cpuCores, double memoryBytes) {
-  workloadSavings_[{ns, workload}] = {cpuCores, memoryBytes};
+  auto [it, added] = workloadSavings_.try_emplace({ns, workload}, cpuCores, memoryBytes);
+  if (!added && it->second == std::pair{cpuCores, memoryBytes}) return;
+  it->second = {cpuCores, memoryBytes};
+  changedSavings_.insert(ns);
 }
 
 bool OperatorMetrics::firstResizeSeries(const std::string& ns, const std::string& workload) {
@@ -107,6 +110,8 @@ bool OperatorMetrics::firstResizeSeries(const std::string& ns, const std::string
 }
 
 void OperatorMetrics::publishSavings(const std::string& ns) {
+  // Unchanged since the namespace's last sums were published: the gauges hold them already.
+  if (changedSavings_.erase(ns) == 0) return;
   double cpu = 0;
   double memory = 0;
   for (auto it = workloadSavings_.lower_bound({ns, std::string()});

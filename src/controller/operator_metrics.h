@@ -48,7 +48,8 @@ struct OperatorMetrics {
                           double memoryBytes);
   // The same in two steps, for a pass over many workloads: record each workload's savings, then
   // publish the sums of each namespace recorded in once. The gauges end as they would after one
-  // setWorkloadSavings per workload.
+  // setWorkloadSavings per workload. A namespace whose workloads' savings are unchanged since its
+  // sums were last published is not summed again.
   void recordWorkloadSavings(const std::string& ns, const std::string& workload, double cpuCores,
                              double memoryBytes);
   void publishSavings(const std::string& ns);
@@ -82,6 +83,9 @@ struct OperatorMetrics {
  private:
   // (namespace, workload) -> (cores, bytes) behind the namespace sums.
   std::map<std::pair<std::string, std::string>, std::pair<double, double>> workloadSavings_;
+  // Namespaces with a workload's savings recorded or changed since their sums were last
+  // published: publishSavings sums only these (every policy of a namespace publishes it).
+  std::set<std::string, std::less<>> changedSavings_;
   // (namespace, workload) whose attune_resize_total series exist.
   std::set<std::pair<std::string, std::string>, std::less<>> resizeSeries_;
 };

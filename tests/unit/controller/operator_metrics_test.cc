@@ -1,5 +1,6 @@
 // OperatorMetrics' savings sums recorded in two steps (a pass over many workloads) end as one
-// setWorkloadSavings per workload leaves them, and the resize series are created once.
+// setWorkloadSavings per workload leaves them, passes that change nothing included, and the
+// resize series are created once.
 #include "controller/operator_metrics.h"
 
 #include <gtest/gtest.h>
@@ -23,6 +24,10 @@ TEST(OperatorMetricsTest, SavingsPublishedOncePerNamespaceEndAsPerWorkloadCalls)
   const std::vector<Saved> passes[] = {
       {{"apps", "web", 0.5, 1e9}, {"apps", "api", 0.25, 2e9}, {"batch", "etl", 1.5, 0}},
       {{"apps", "web", 0.125, 3e9}, {"batch", "etl", -0.5, 4e9}},
+      // Nothing changed: the sums published before stand.
+      {{"apps", "web", 0.125, 3e9}, {"batch", "etl", -0.5, 4e9}},
+      // One workload of a namespace changed: that namespace is summed again.
+      {{"apps", "web", 0.125, 3e9}, {"apps", "api", 1.0, 2e9}},
   };
   metrics::Registry oneByOne;
   metrics::Registry twoSteps;
@@ -34,7 +39,7 @@ TEST(OperatorMetricsTest, SavingsPublishedOncePerNamespaceEndAsPerWorkloadCalls)
     for (const char* ns : {"apps", "batch"}) b.publishSavings(ns);
     EXPECT_EQ(twoSteps.render(), oneByOne.render());
   }
-  EXPECT_DOUBLE_EQ(b.savingsCpu.value({"apps"}), 0.125 + 0.25);
+  EXPECT_DOUBLE_EQ(b.savingsCpu.value({"apps"}), 0.125 + 1.0);
   EXPECT_DOUBLE_EQ(b.savingsMemory.value({"batch"}), 4e9);
 }
 
