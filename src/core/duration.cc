@@ -31,7 +31,7 @@ constexpr std::array<Unit, 8> kUnits{{
     {"h", kHour},
 }};
 
-bool isDigit(char c) { return c >= '0' && c <= '9'; }
+bool isDecimalDigit(char c) { return c >= '0' && c <= '9'; }
 
 }  // namespace
 
@@ -50,11 +50,11 @@ Result<Duration> parseDuration(std::string_view text) {
   if (s.empty()) return invalid("expected a number with a unit, such as 300ms, 5m or 1h30m");
   std::uint64_t total = 0;
   while (!s.empty()) {
-    if (!(s[0] == '.' || isDigit(s[0]))) return invalid("expected a number");
+    if (!(s[0] == '.' || isDecimalDigit(s[0]))) return invalid("expected a number");
     // Integer part.
     std::uint64_t whole = 0;
     bool pre = false;
-    while (!s.empty() && isDigit(s[0])) {
+    while (!s.empty() && isDecimalDigit(s[0])) {
       if (whole > (kSignBit - 1) / 10) return invalid("overflows the int64 nanosecond range");
       whole = whole * 10 + static_cast<std::uint64_t>(s[0] - '0');
       if (whole > kSignBit) return invalid("overflows the int64 nanosecond range");
@@ -68,7 +68,7 @@ Result<Duration> parseDuration(std::string_view text) {
     if (!s.empty() && s[0] == '.') {
       s.remove_prefix(1);
       bool overflowed = false;
-      while (!s.empty() && isDigit(s[0])) {
+      while (!s.empty() && isDecimalDigit(s[0])) {
         post = true;
         if (!overflowed) {
           if (frac > (kSignBit - 1) / 10) {
@@ -88,7 +88,7 @@ Result<Duration> parseDuration(std::string_view text) {
     }
     if (!pre && !post) return invalid("expected digits before or after '.'");
     std::size_t unitLen = 0;
-    while (unitLen < s.size() && s[unitLen] != '.' && !isDigit(s[unitLen])) ++unitLen;
+    while (unitLen < s.size() && s[unitLen] != '.' && !isDecimalDigit(s[unitLen])) ++unitLen;
     if (unitLen == 0) return invalid("missing unit (one of ns, us, ms, s, m, h)");
     std::string_view unitName = s.substr(0, unitLen);
     s.remove_prefix(unitLen);

@@ -31,8 +31,6 @@ class AdaptiveContainerState final : public ContainerState {
   }
 };
 
-std::string percentileName(int percentile) { return "p" + std::to_string(percentile); }
-
 // The base of resource `r` before the recent P75: the policy percentile `p` of the decaying
 // histogram when the caller keeps one, else of the history window. Either way the history
 // window must hold a sample (fail closed).
@@ -79,7 +77,7 @@ std::expected<double, std::string> rawLevel(const StrategyInput& in, Resource r,
   return v;
 }
 
-Outcome recommendResource(const StrategyInput& in, Resource r, Explainer& ex) {
+Outcome recommendAdaptive(const StrategyInput& in, Resource r, Explainer& ex) {
   const ResourceSettings s = resolveSettings(in.policy, r);
   const auto raw = rawLevel(in, r, s.percentile, ex);
   if (!raw) return std::unexpected(raw.error());
@@ -118,7 +116,7 @@ class AdaptiveStrategy final : public Strategy {
   }
   Recommendation recommend(const StrategyInput& in) const override {
     return recommendEach(in,
-                         [&](Resource r, Explainer& ex) { return recommendResource(in, r, ex); });
+                         [&](Resource r, Explainer& ex) { return recommendAdaptive(in, r, ex); });
   }
 };
 

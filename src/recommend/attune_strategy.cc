@@ -10,8 +10,6 @@
 namespace attune::recommend {
 namespace {
 
-std::string percentileName(int percentile) { return "p" + std::to_string(percentile); }
-
 // The policy percentile: the larger of the history-window value and, when the stats keep that
 // very quantile per hour, the busiest hour of the day's value.
 std::expected<double, std::string> rawPercentile(const StrategyInput& in, Resource r, int p,

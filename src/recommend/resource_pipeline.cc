@@ -196,6 +196,8 @@ ResourceOutcome withLimit(double request, std::optional<double> currentRequest,
   return {request, currentLimit};
 }
 
+std::string percentileName(int percentile) { return "p" + std::to_string(percentile); }
+
 std::string formatPercent(double percent) {
   char text[32];
   const double rounded = std::round(percent * 10) / 10;

@@ -108,4 +108,7 @@ ResourceOutcome withLimit(double request, std::optional<double> currentRequest,
 // "+8%", "-12.5%": a signed percentage with at most one decimal.
 std::string formatPercent(double percent);
 
+// "p95": how the explanations name a percentile.
+std::string percentileName(int percentile);
+
 }  // namespace attune::recommend
