@@ -32,12 +32,19 @@ endif()
 # translation unit (CMake's unity build), when ATTUNE_UNITY_BATCH is above 1. The project's
 # headers, the standard library's, nlohmann/json's and GoogleTest's are then parsed once per
 # batch instead of once per file: most of a cold build's time. A file that cannot share a unit
-# with others is marked SKIP_UNITY_BUILD_INCLUSION where it is listed.
+# with others is listed with attune_compile_alone where its target is defined.
 function(attune_unity target)
   if(ATTUNE_UNITY_BATCH GREATER 1)
     set_target_properties(${target} PROPERTIES UNITY_BUILD ON
                                                UNITY_BUILD_BATCH_SIZE ${ATTUNE_UNITY_BATCH})
   endif()
+endfunction()
+
+# attune_compile_alone(FILE...): the files are compiled each on its own, outside the unity
+# batches, because their file-local names (anonymous namespace, static) clash with another
+# file's of the same target. Call it in the directory that defines the target.
+function(attune_compile_alone)
+  set_source_files_properties(${ARGN} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
 endfunction()
 
 # attune_module(NAME SOURCES... [DEPS ...]) — one static library per module under src/.
