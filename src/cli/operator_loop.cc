@@ -209,15 +209,19 @@ void runInline(OperatorLoop& loop, ElectionDriver* driver, const Wait& wait, Log
   if (driver != nullptr) driver->release();
 }
 
+void sleepUntil(Clock& clock, Time due, const std::atomic<bool>& stop, Duration slice) {
+  for (Time now = clock.now(); now < due && !stop.load(); now = clock.now()) {
+    clock.sleepFor(std::min(due - now, slice));
+  }
+}
+
 void runThreaded(OperatorLoop& loop, ElectionDriver& driver, Clock& clock, const Wait& wait,
                  Logger& log) {
   std::atomic<bool> stop{false};
   std::thread election([&] {
     while (!stop.load()) {
-      for (Duration left = driver.step(); left > Duration::zero() && !stop.load();
-           left -= kStopSlice) {
-        clock.sleepFor(std::min(left, kStopSlice));
-      }
+      const Time start = clock.now();
+      sleepUntil(clock, start + driver.step(), stop, kStopSlice);
     }
   });
   while (true) {

@@ -153,6 +153,12 @@ using Wait = std::function<bool(Duration d)>;
 // should be the driver's leader().
 void runInline(OperatorLoop& loop, ElectionDriver* driver, const Wait& wait, Logger& log);
 
+// Sleeps through `clock` until `due`, in sleeps of at most `slice`, returning early once `stop`
+// is set. The time left is read from the clock after every sleep: counting the slices instead
+// would add each sleep's overshoot (scheduling latency, which grows when the cores are busy) to
+// the wait, and a standby stepping at a lease's expiry would step late by all of it.
+void sleepUntil(Clock& clock, Time due, const std::atomic<bool>& stop, Duration slice);
+
 // loop.step() and wait on the calling thread; driver.step() on a thread of its own that sleeps
 // through `clock` (a SystemClock) and stops within ~100 ms of shutdown. While a ready replica
 // stands by, the calling thread looks at its leadership every ~100 ms, so that a takeover is

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -205,6 +206,44 @@ TEST_F(OperatorLoopTest, AnElectionStepLongerThanTheRetryPeriodIsLogged) {
             std::string::npos)
       << out_.str();
   EXPECT_TRUE(a.driver.leader());
+}
+
+// A clock whose every sleep overshoots by `overshoot`, as a thread woken late on busy cores.
+class OversleepingClock final : public Clock {
+ public:
+  explicit OversleepingClock(Duration overshoot) : overshoot_(overshoot) {}
+  Time now() const override { return clock_.now(); }
+  void sleepFor(Duration d) override {
+    ++sleeps;
+    clock_.advance(d + overshoot_);
+  }
+  int sleeps = 0;
+
+ private:
+  SimulatedClock clock_{startTime()};
+  Duration overshoot_;
+};
+
+TEST(SleepUntil, EndsAtTheDueTimeWhateverEachSleepOvershoots) {
+  // The election thread waits for a standby's step at the lease's expiry, 8 s away, in 100 ms
+  // sleeps. Each sleep overshoots by 20 ms: counted sleeps would end 80 * 20 ms = 1.6 s late;
+  // read from the clock, the wait ends within one overshoot of the due time.
+  OversleepingClock clock(std::chrono::milliseconds(20));
+  const std::atomic<bool> stop{false};
+  const Time due = clock.now() + seconds(8);
+  sleepUntil(clock, due, stop, std::chrono::milliseconds(100));
+  EXPECT_GE(clock.now(), due);
+  EXPECT_LE(clock.now() - due, std::chrono::milliseconds(20));
+  EXPECT_EQ(clock.sleeps, 67);  // 8 s / 120 ms a sleep, the last one shortened
+}
+
+TEST(SleepUntil, ReturnsAtOnceWhenStoppedOrAlreadyDue) {
+  OversleepingClock clock(Duration::zero());
+  const std::atomic<bool> stopped{true};
+  sleepUntil(clock, clock.now() + seconds(8), stopped, std::chrono::milliseconds(100));
+  const std::atomic<bool> running{false};
+  sleepUntil(clock, clock.now(), running, std::chrono::milliseconds(100));
+  EXPECT_EQ(clock.sleeps, 0);
 }
 
 TEST_F(OperatorLoopTest, ShutdownReleasesTheLeaseForAnImmediateTakeover) {
