@@ -5,27 +5,59 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${1:-build/dev}"
 tidy=$(command -v clang-tidy-16 || command -v clang-tidy)
-if [[ ! -f "$build/CMakeCache.txt" ]]; then
-  echo "lint: $build/CMakeCache.txt missing; configure that build first" >&2
+if [[ ! -f "$build/compile_commands.json" ]]; then
+  echo "lint: $build/compile_commands.json missing; configure that build first" >&2
   exit 2
 fi
-# A unity build's compile commands name its batches, not the files in them: clang-tidy reads the
-# commands of a configuration of the same build with every file on its own (configured only,
-# never built; its directory sits beside the build's).
-commands="$build-files"
-cached() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"; }
-cmake -S . -B "$commands" -G Ninja -DCMAKE_CXX_COMPILER="$(cached CMAKE_CXX_COMPILER)" \
-  -DCMAKE_BUILD_TYPE="$(cached CMAKE_BUILD_TYPE)" -DATTUNE_UNITY_BATCH=1 >"$commands.log" 2>&1 || {
-  cat "$commands.log" >&2
-  exit 2
-}
+# clang-tidy reads what the compiler compiles: in a unity build, each batch of src/ files (which
+# includes its sources by path, so that .clang-tidy's HeaderFilterRegex reports what is found in
+# them) and the files compiled alone. The headers every file includes are then parsed once per
+# batch, as the compiler does. Every file under src/ must be in one of them: a source that no
+# target builds is reported rather than skipped.
+mapfile -t units < <(python3 - "$build" <<'PY'
+import json, os, re, subprocess, sys
+build = os.path.realpath(sys.argv[1])
+root = os.path.realpath(".")
+src = os.path.join(root, "src") + os.sep
+units, covered = [], set()
+for entry in json.load(open(os.path.join(build, "compile_commands.json"))):
+    path = os.path.realpath(os.path.join(entry["directory"], entry["file"]))
+    if path.startswith(os.path.join(build, "src") + os.sep):
+        included = re.findall(r'^#include "([^"]+)"', open(path).read(), re.M)
+        mine = [os.path.realpath(f) for f in included if os.path.realpath(f).startswith(src)]
+        if not mine:
+            continue
+        covered.update(mine)
+    elif path.startswith(src):
+        covered.add(path)
+    else:
+        continue
+    if path not in units:
+        units.append(path)
+listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard",
+                         "src/*.cc"], capture_output=True, text=True).stdout.split()
+missing = sorted(f for f in listed if os.path.realpath(f) not in covered)
+for f in missing:
+    print("MISSING " + f)
+for u in units:
+    print(u)
+PY
+)
+status=0
+files=0
+for u in "${units[@]}"; do
+  if [[ "$u" == MISSING\ * ]]; then
+    echo "lint: ${u#MISSING } is compiled by no target of $build" >&2
+    status=1
+  fi
+done
+((status == 0)) || exit 2
+files=$(git ls-files --cached --others --exclude-standard 'src/*.cc' | wc -l)
 # clang < 19 hides libstdc++'s <expected> unless told that concepts are complete (see
 # cmake/AttuneTargets.cmake); -std=c++2b is clang-16's spelling of C++23.
-mapfile -t files < <(git ls-files --cached --others --exclude-standard 'src/*.cc' 2>/dev/null || find src -name '*.cc')
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-status=0
-printf '%s\n' "${files[@]}" | xargs -P2 -n4 "$tidy" -p "$commands" --quiet \
+printf '%s\n' "${units[@]}" | xargs -P2 -n1 "$tidy" -p "$build" --quiet \
   --extra-arg=-std=c++2b --extra-arg=-U__cpp_concepts --extra-arg=-D__cpp_concepts=202002L \
   --extra-arg=-Wno-builtin-macro-redefined --extra-arg=-Wno-unknown-warning-option \
   >"$out" 2>&1 || status=$?
@@ -34,4 +66,4 @@ if ((status != 0)); then
   echo "lint: clang-tidy reported problems" >&2
   exit 1
 fi
-echo "lint: clang-tidy clean over ${#files[@]} files"
+echo "lint: clang-tidy clean over ${files} files (${#units[@]} translation units)"
