@@ -7,7 +7,7 @@ set -euo pipefail
 
 packages=(
   # toolchain
-  g++ cmake ninja-build ccache pkg-config git
+  g++ cmake ninja-build ccache pkg-config git lld
   # formatting and static analysis
   clang-format clang-tidy-16
   # libraries (see docs/dependencies in README)
