@@ -44,7 +44,6 @@ for u in units:
 PY
 )
 status=0
-files=0
 for u in "${units[@]}"; do
   if [[ "$u" == MISSING\ * ]]; then
     echo "lint: ${u#MISSING } is compiled by no target of $build" >&2

@@ -4,9 +4,9 @@
 # integration). Prints each ctest run's summary.
 #
 # The integration tests spend most of their time waiting in real time on the processes they
-# drive (`attune sim serve`, the controller, Prometheus, kubectl: under a tenth of a core each),
-# so they run in the background, several at once, while lint and the unit tests use the CPU at
-# a lower priority. Their output is printed when they end.
+# drive (`attune sim serve`, the controller, Prometheus, kubectl: an end-to-end test uses about
+# a tenth of a core), so they run in the background, several at once, while lint and the unit
+# tests use the CPU at a lower priority. Their output is printed when they end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/check-source.sh
