@@ -272,6 +272,9 @@ class ClusterApi {
     (void)ns;
     return nullptr;
   }
+  // The nodes (every one: they are cluster-scoped), shared in the same way. nullptr when this
+  // api keeps no such cache. The default has none.
+  virtual SharedList<Node> sharedNodes() { return nullptr; }
   // The AttunePolicies of namespace `ns` ("" = all), shared in the same way: the items
   // listAttunePolicies would return, the same list (the same pointer) for as long as none of
   // them changes, so that a reader holding it can tell that nothing changed without comparing

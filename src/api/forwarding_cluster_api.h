@@ -119,6 +119,7 @@ class ForwardingClusterApi : public ClusterApi {
   SharedList<ReplicaSet> sharedReplicaSets(std::string_view ns) override {
     return inner_.sharedReplicaSets(ns);
   }
+  SharedList<Node> sharedNodes() override { return inner_.sharedNodes(); }
   SharedList<AttunePolicy> sharedAttunePolicies(std::string_view ns) override {
     return inner_.sharedAttunePolicies(ns);
   }

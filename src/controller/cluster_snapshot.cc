@@ -44,11 +44,23 @@ Result<api::SharedList<T>> sharedOrListed(const std::vector<std::string>& namesp
 
 using Key = std::pair<std::string, std::string>;
 
+std::shared_ptr<const ClusterSnapshot::NodeTable> nodeTableOf(std::vector<api::Node> nodes,
+                                                              api::SharedList<api::Node> from) {
+  auto table = std::make_shared<ClusterSnapshot::NodeTable>();
+  table->from = std::move(from);
+  table->nodes = std::move(nodes);
+  for (std::size_t i = 0; i < table->nodes.size(); ++i) {
+    table->byName[table->nodes[i].metadata.name] = i;
+  }
+  return table;
+}
+
 }  // namespace
 
 Result<ClusterSnapshot> ClusterSnapshot::take(api::ClusterApi& api,
                                               const std::vector<std::string>& namespaces,
-                                              const std::set<api::TargetKind>& kinds) {
+                                              const std::set<api::TargetKind>& kinds,
+                                              Reuse* reuse) {
   ClusterSnapshot s;
   const auto all = std::vector<std::string>{};
   const auto wants = [&](std::initializer_list<api::TargetKind> any) {
@@ -56,7 +68,22 @@ Result<ClusterSnapshot> ClusterSnapshot::take(api::ClusterApi& api,
                        [&](api::TargetKind k) { return kinds.contains(k); });
   };
   using K = api::TargetKind;
-  Result<void> ok = listInto(s.nodes_, all, [&](const auto& o) { return api.listNodes(o); });
+  Result<void> ok;
+  if (auto shared = api.sharedNodes()) {
+    if (reuse != nullptr && reuse->nodes && reuse->nodes->from == shared) {
+      s.nodes_ = reuse->nodes;
+    } else {
+      std::vector<api::Node> nodes;
+      nodes.reserve(shared->size());
+      for (const auto& node : *shared) nodes.push_back(*node);
+      s.nodes_ = nodeTableOf(std::move(nodes), std::move(shared));
+    }
+  } else {
+    std::vector<api::Node> nodes;
+    ok = listInto(nodes, all, [&](const auto& o) { return api.listNodes(o); });
+    s.nodes_ = nodeTableOf(std::move(nodes), nullptr);
+  }
+  if (reuse != nullptr) reuse->nodes = s.nodes_;
   // Pods in place when a cache covers every namespace of the pass; listed otherwise.
   for (const std::string& ns : namespaces.empty() ? std::vector<std::string>{""} : namespaces) {
     const api::PodView* view = api.podView(ns);
@@ -117,7 +144,7 @@ Result<ClusterSnapshot> ClusterSnapshot::take(api::ClusterApi& api,
   if (!ok) return std::unexpected(ok.error());
   // Not fatal: without a version the passes treat memory limit decreases as the oldest rule does.
   if (auto version = api.getServerVersion()) s.serverVersion_ = std::move(*version);
-  s.index();
+  s.index(reuse);
   return s;
 }
 
@@ -129,7 +156,7 @@ ClusterSnapshot ClusterSnapshot::fromLists(
     api::List<api::ResourceQuota> quotas, api::List<api::HorizontalPodAutoscaler> hpas) {
   ClusterSnapshot s;
   s.pods_ = std::move(pods.items);
-  s.nodes_ = std::move(nodes.items);
+  s.nodes_ = nodeTableOf(std::move(nodes.items), nullptr);
   s.deployments_ = api::sharedListOf(std::move(deployments.items));
   s.statefulSets_ = std::move(statefulSets.items);
   s.daemonSets_ = std::move(daemonSets.items);
@@ -139,29 +166,36 @@ ClusterSnapshot ClusterSnapshot::fromLists(
   s.limitRanges_ = std::move(limitRanges.items);
   s.quotas_ = std::move(quotas.items);
   s.hpas_ = std::move(hpas.items);
-  s.index();
+  s.index(nullptr);
   return s;
 }
 
-void ClusterSnapshot::index() {
-  for (std::size_t i = 0; i < nodes_.size(); ++i) nodeIndex_[nodes_[i].metadata.name] = i;
+void ClusterSnapshot::index(Reuse* reuse) {
   for (std::size_t i = 0; !readsInPlace() && i < pods_.size(); ++i) {
     podIndex_[{pods_[i].metadata.namespace_, pods_[i].metadata.name}] = i;
   }
-  for (const auto& rs : *replicaSets_) {
-    if (const api::OwnerReference* ref = rs->metadata.controllerRef()) {
-      rsOwner_[{rs->metadata.namespace_, rs->metadata.name}] = {ref->kind, ref->name};
+  if (reuse != nullptr && reuse->replicaSets && reuse->replicaSets->from == replicaSets_) {
+    rsIndex_ = reuse->replicaSets;
+  } else {
+    auto built = std::make_shared<ReplicaSetIndex>();
+    built->from = replicaSets_;
+    for (const auto& rs : *replicaSets_) {
+      if (const api::OwnerReference* ref = rs->metadata.controllerRef()) {
+        built->owner[{rs->metadata.namespace_, rs->metadata.name}] = {ref->kind, ref->name};
+      }
     }
+    for (const auto& [key, owner] : built->owner) {
+      built->controlled[{key.first, owner.first, owner.second}].push_back(key.second);
+    }
+    rsIndex_ = std::move(built);
   }
+  if (reuse != nullptr) reuse->replicaSets = rsIndex_;
   for (const auto& job : jobs_) {
     if (const api::OwnerReference* ref = job.metadata.controllerRef()) {
       jobOwner_[{job.metadata.namespace_, job.metadata.name}] = {ref->kind, ref->name};
     }
   }
   if (readsInPlace()) {  // podsOf reads the views as it is asked
-    for (const auto& [key, owner] : rsOwner_) {
-      controlledSets_[{key.first, owner.first, owner.second}].push_back(key.second);
-    }
     for (const auto& [key, owner] : jobOwner_) {
       controlledJobs_[{key.first, owner.first, owner.second}].push_back(key.second);
     }
@@ -207,12 +241,12 @@ std::vector<const api::Pod*> ClusterSnapshot::viewedPodsOf(const api::WorkloadRe
   };
   // Pods controlled by the workload itself, unless it is a ReplicaSet or Job whose own
   // controller is known (ownerOf then names that controller).
-  const bool mapsUp = (w.kind == "ReplicaSet" && rsOwner_.contains({w.ns, w.name})) ||
+  const bool mapsUp = (w.kind == "ReplicaSet" && rsIndex_->owner.contains({w.ns, w.name})) ||
                       (w.kind == "Job" && jobOwner_.contains({w.ns, w.name}));
   if (!mapsUp) add(w.kind, w.name);
   // Pods of the ReplicaSets and Jobs it controls.
   const RefView ref{w.ns, w.kind, w.name};
-  if (auto sets = controlledSets_.find(ref); sets != controlledSets_.end()) {
+  if (auto sets = rsIndex_->controlled.find(ref); sets != rsIndex_->controlled.end()) {
     for (std::string_view name : sets->second) add("ReplicaSet", name);
   }
   if (auto jobs = controlledJobs_.find(ref); jobs != controlledJobs_.end()) {
@@ -225,8 +259,8 @@ std::vector<const api::Pod*> ClusterSnapshot::viewedPodsOf(const api::WorkloadRe
 }
 
 const api::Node* ClusterSnapshot::node(std::string_view name) const {
-  auto it = nodeIndex_.find(name);
-  return it == nodeIndex_.end() ? nullptr : &nodes_[it->second];
+  auto it = nodes_->byName.find(name);
+  return it == nodes_->byName.end() ? nullptr : &nodes_->nodes[it->second];
 }
 
 const api::Pod* ClusterSnapshot::pod(std::string_view ns, std::string_view name) const {
@@ -242,7 +276,7 @@ api::WorkloadRef ClusterSnapshot::ownerOf(const api::Pod& pod) const {
   const std::string& ns = pod.metadata.namespace_;
   const api::OwnerReference* ref = pod.metadata.controllerRef();
   if (ref == nullptr) return {ns, "Pod", pod.metadata.name};
-  const auto& owners = ref->kind == "ReplicaSet" ? rsOwner_ : jobOwner_;
+  const auto& owners = ref->kind == "ReplicaSet" ? rsIndex_->owner : jobOwner_;
   if (ref->kind == "ReplicaSet" || ref->kind == "Job") {
     if (auto it = owners.find({ns, ref->name}); it != owners.end()) {
       return {ns, std::string(it->second.first), std::string(it->second.second)};

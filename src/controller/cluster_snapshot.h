@@ -47,14 +47,42 @@ class ClusterSnapshot {
   ClusterSnapshot& operator=(const ClusterSnapshot&) = delete;
   ~ClusterSnapshot() = default;
 
+  // The nodes, indexed by name.
+  struct NodeTable {
+    api::SharedList<api::Node> from;  // the cache's list they were copied from; nullptr: listed
+    std::vector<api::Node> nodes;
+    std::map<std::string, std::size_t, std::less<>> byName;  // index into nodes
+  };
+  using NameView = std::pair<std::string_view, std::string_view>;
+  using RefView = std::tuple<std::string_view, std::string_view, std::string_view>;
+  // The ReplicaSets' owners, viewing the names of the objects of `from`, which it keeps.
+  struct ReplicaSetIndex {
+    api::SharedList<api::ReplicaSet> from;
+    // ReplicaSet (namespace, name) → its controller's reference (kind, name).
+    std::map<NameView, NameView> owner;
+    // The other way round: the ReplicaSets each workload (namespace, kind, name) controls, so
+    // that podsOf does not scan every one of them.
+    std::map<RefView, std::vector<std::string_view>> controlled;
+  };
+  // What one snapshot built from the api cache's shared lists, for the next: take() reuses each
+  // table whose list the cache still hands out (the same pointer: nothing in it changed)
+  // instead of copying every node and indexing every ReplicaSet again. Held by a caller that
+  // takes a snapshot per pass (the controller); the tables are immutable and shared.
+  struct Reuse {
+    std::shared_ptr<const NodeTable> nodes;
+    std::shared_ptr<const ReplicaSetIndex> replicaSets;
+  };
+
   // Lists, in `namespaces` (empty = all namespaces): pods (unless api.podView covers every one
   // of them: then they are read in place), LimitRanges, ResourceQuotas, HPAs,
   // and the workload kinds policies targeting `kinds` resolve through (a Deployment's
   // ReplicaSets, a CronJob's Jobs), plus all nodes. Kinds no policy targets are not listed and
-  // stay empty. The first failing list is returned as the error.
+  // stay empty. The first failing list is returned as the error. With `reuse`, the node table
+  // and ReplicaSet index are taken from it when still current, and left in it for the next call.
   static Result<ClusterSnapshot> take(api::ClusterApi& api,
                                       const std::vector<std::string>& namespaces,
-                                      const std::set<api::TargetKind>& kinds);
+                                      const std::set<api::TargetKind>& kinds,
+                                      Reuse* reuse = nullptr);
   // Builds a snapshot from lists already read (tests, and callers with their own caches).
   static ClusterSnapshot fromLists(
       api::List<api::Pod> pods, api::List<api::Node> nodes, api::List<api::Deployment> deployments,
@@ -74,7 +102,7 @@ class ClusterSnapshot {
   const std::map<std::string, std::string, std::less<>>& podListVersions() const {
     return podListVersions_;
   }
-  const std::vector<api::Node>& nodes() const { return nodes_; }
+  const std::vector<api::Node>& nodes() const { return nodes_->nodes; }
   const std::vector<std::shared_ptr<const api::Deployment>>& deployments() const {
     return *deployments_;
   }
@@ -132,7 +160,9 @@ class ClusterSnapshot {
 
  private:
   ClusterSnapshot() = default;
-  void index();
+  // Indexes the lists; the node table and ReplicaSet index are built unless `reuse` holds them
+  // for the same lists.
+  void index(Reuse* reuse);
   // The view covering namespace `ns`, or nullptr.
   const api::PodView* viewOf(std::string_view ns) const;
   // podsOf through the views.
@@ -143,7 +173,7 @@ class ClusterSnapshot {
   // The pod caches read in place, by the namespace they were asked for ("" = all).
   std::map<std::string, const api::PodView*, std::less<>> views_;
   std::map<std::string, std::string, std::less<>> podListVersions_;
-  std::vector<api::Node> nodes_;
+  std::shared_ptr<const NodeTable> nodes_;
   // Shared with the api's cache when it keeps one (ClusterApi::sharedDeployments), else listed.
   api::SharedList<api::Deployment> deployments_ =
       std::make_shared<const std::vector<std::shared_ptr<const api::Deployment>>>();
@@ -159,19 +189,12 @@ class ClusterSnapshot {
   std::optional<api::ServerVersion> serverVersion_;
 
   mutable std::map<const void*, bool> inNamespaceOrder_;  // by list, for inNamespace
-  std::map<std::string, std::size_t, std::less<>> nodeIndex_;
   std::map<std::pair<std::string, std::string>, std::size_t> podIndex_;
-  // The owner indexes below view the strings of replicaSets_' and jobs_' objects, which the
-  // snapshot keeps and which moving it does not move (it cannot be copied).
-  using NameView = std::pair<std::string_view, std::string_view>;
-  using RefView = std::tuple<std::string_view, std::string_view, std::string_view>;
-  // ReplicaSet / Job (namespace, name) → its controller's reference (kind, name).
-  std::map<NameView, NameView> rsOwner_;
+  std::shared_ptr<const ReplicaSetIndex> rsIndex_;
+  // Job (namespace, name) → its controller's reference (kind, name), viewing jobs_' strings,
+  // which moving the snapshot does not move (it cannot be copied).
   std::map<NameView, NameView> jobOwner_;
-  // Read in place: the names of the ReplicaSets and Jobs each workload (namespace, kind, name)
-  // controls (rsOwner_ and jobOwner_ the other way round), so that podsOf does not scan every
-  // one of them.
-  std::map<RefView, std::vector<std::string_view>> controlledSets_;
+  // Read in place: the Jobs each workload controls (jobOwner_ the other way round).
   std::map<RefView, std::vector<std::string_view>> controlledJobs_;
   mutable std::map<api::WorkloadRef, std::vector<const api::Pod*>> podsByOwner_;
 };

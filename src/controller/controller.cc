@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <set>
+#include <unordered_set>
 #include <utility>
 
 #include "api/policy/policy_defaults.h"
@@ -134,6 +135,8 @@ Result<bool> Controller::readPolicies() {
   if (!std::ranges::is_sorted(read.owned, {}, namespaceOf)) {
     std::ranges::stable_sort(read.owned, {}, namespaceOf);
   }
+  read.keys.reserve(read.owned.size());
+  for (const api::AttunePolicy* p : read.owned) read.keys.push_back(namespacedKey(p->metadata));
   listed_ = std::move(read);
   return true;
 }
@@ -167,13 +170,13 @@ Result<Controller::DefaultsTiers> Controller::listDefaults() {
   return tiers;
 }
 
-void Controller::notePolicies(std::span<const api::AttunePolicy* const> policies, Time now) {
-  std::set<std::string, std::less<>> present;
+void Controller::notePolicies(std::span<const api::AttunePolicy* const> policies,
+                              std::span<const std::string> keys, Time now) {
+  const std::unordered_set<std::string_view> present(keys.begin(), keys.end());
   bool membership = false;  // a policy came or went: the namespace index is rebuilt
-  for (const api::AttunePolicy* listed : policies) {
-    const api::AttunePolicy& p = *listed;
-    const std::string key = namespacedKey(p.metadata);
-    present.insert(key);
+  for (std::size_t i = 0; i < policies.size(); ++i) {
+    const api::AttunePolicy& p = *policies[i];
+    const std::string& key = keys[i];
     auto [it, added] = policies_.try_emplace(key);
     membership = membership || added;
     if (added || it->second.generation != p.metadata.generation) {
@@ -273,20 +276,21 @@ Result<void> Controller::reconcile(bool everything) {
   if (!defaults) return std::unexpected(defaults.error());
   const Time now = clock_.now();
   const std::vector<const api::AttunePolicy*>& policies = listed_.owned;
-  if (*changed) notePolicies(policies, now);
+  const std::vector<std::string>& keys = listed_.keys;  // of `policies`
+  if (*changed) notePolicies(policies, keys, now);
   // Policies that fell due together are written over the next few passes, and keep that
   // spread (each then falls due a heartbeat later).
   heartbeats_ = HeartbeatBudget::perReconcile(policies_.size(), options_.resyncPeriod,
                                               options_.statusHeartbeat);
   // Changed defaults may change every policy's effective spec.
   if (defaults->digest != defaults_.digest) {
-    for (const api::AttunePolicy* p : policies) queue_.add(namespacedKey(p->metadata), now);
+    for (const std::string& key : keys) queue_.add(key, now);
   }
   defaults_ = std::move(*defaults);
   // A full resync also finds HPAs of policies deleted while no controller ran.
   if (orphanCheck_ || everything) orphanCheck_ = !restoreOrphanedHpas(now);
   if (everything) {
-    for (const api::AttunePolicy* p : policies) queue_.add(namespacedKey(p->metadata), now);
+    for (const std::string& key : keys) queue_.add(key, now);
     // Every policy runs now: the pod watch has nothing to add. It starts again from this pass's
     // snapshot instead of being drained.
     podWatch_.clear();
@@ -310,13 +314,16 @@ Result<void> Controller::reconcile(bool everything) {
     }
   }
   const std::set<std::string_view> dueKeys(due.begin(), due.end());
-  std::set<api::TargetKind> kinds;
-  for (const api::AttunePolicy* p : policies) {
-    if (dueKeys.contains(namespacedKey(p->metadata)) && p->spec.targetRef.kind) {
-      kinds.insert(*p->spec.targetRef.kind);
-    }
+  // The due policies, in the order they were listed (namespace, then name).
+  std::vector<std::size_t> ordered;
+  for (std::size_t i = 0; i < policies.size(); ++i) {
+    if (dueKeys.contains(keys[i])) ordered.push_back(i);
   }
-  auto snapshot = ClusterSnapshot::take(api_, options_.watchNamespaces, kinds);
+  std::set<api::TargetKind> kinds;
+  for (const std::size_t i : ordered) {
+    if (policies[i]->spec.targetRef.kind) kinds.insert(*policies[i]->spec.targetRef.kind);
+  }
+  auto snapshot = ClusterSnapshot::take(api_, options_.watchNamespaces, kinds, &snapshotReuse_);
   if (!snapshot) {
     for (const std::string& key : due) queue_.add(key, now);  // due again at the next call
     return std::unexpected(snapshot.error());
@@ -324,13 +331,8 @@ Result<void> Controller::reconcile(bool everything) {
   for (const auto& [scope, version] : snapshot->podListVersions()) {
     if (!podWatch_.contains(scope)) podWatch_[scope] = version;
   }
-  // In the order the policies were listed (namespace, then name), in groups of whole
-  // namespaces (ControllerOptions::passGroup, passGroupSamples): a group's passes prepared, then
-  // finished.
-  std::vector<const api::AttunePolicy*> ordered;
-  for (const api::AttunePolicy* listed : policies) {
-    if (dueKeys.contains(namespacedKey(listed->metadata))) ordered.push_back(listed);
-  }
+  // In order, in groups of whole namespaces (ControllerOptions::passGroup, passGroupSamples): a
+  // group's passes prepared, then finished.
   usage::SharedUsageReads sharedReads;
   usage::SharedUsageReads* reads = options_.sharedUsageReads ? &sharedReads : nullptr;
   // A policy's rivals for a workload are in its namespace (policies is in namespace order):
@@ -352,19 +354,20 @@ Result<void> Controller::reconcile(bool everything) {
     std::size_t samplesIn = 0;
     while (next < ordered.size() && (policiesIn == 0 || (policiesIn < options_.passGroup &&
                                                          samplesIn < options_.passGroupSamples))) {
-      const std::string& ns = ordered[next]->metadata.namespace_;
+      const std::string& ns = policies[ordered[next]]->metadata.namespace_;
       const auto neighbours = std::ranges::equal_range(policies, ns, {}, namespaceOf);
       std::size_t steps = 0;  // of the namespace's longest read
-      for (; next < ordered.size() && ordered[next]->metadata.namespace_ == ns; ++next) {
+      for (; next < ordered.size() && policies[ordered[next]]->metadata.namespace_ == ns; ++next) {
         ++reconciledLastCall_;
         ++policiesIn;
-        if (auto pass = preparePass(*ordered[next], *snapshot, neighbours, reads)) {
+        const std::size_t i = ordered[next];
+        if (auto pass = preparePass(*policies[i], keys[i], *snapshot, neighbours, reads)) {
           if (auto range = pass->pass->announceUsageRead()) {
             steps = std::max(steps, usage::stepsOf(range->samples));
           }
           passes.push_back(std::move(pass));
         } else {
-          queue_.add(namespacedKey(ordered[next]->metadata), now + options_.resyncPeriod);
+          queue_.add(keys[i], now + options_.resyncPeriod);
         }
       }
       samplesIn += steps * snapshot->podCount(ns);
@@ -445,10 +448,11 @@ metrics::MetricsSource& Controller::metricsOf(const api::AttunePolicy& stored) {
 }
 
 std::unique_ptr<PreparedPass> Controller::preparePass(
-    const api::AttunePolicy& stored, const ClusterSnapshot& snapshot,
+    const api::AttunePolicy& stored, const std::string& key, const ClusterSnapshot& snapshot,
     std::span<const api::AttunePolicy* const> listed, usage::SharedUsageReads* reads) {
   auto prepared = std::make_unique<PreparedPass>();
-  prepared->key = namespacedKey(stored.metadata);
+  prepared->key = key;
+  Known& known = policies_[key];
   prepared->started = options_.durationClock ? options_.durationClock->now() : Time{};
   // The effective policy: the policy's own fields, then its namespace's defaults, the cluster's
   // defaults and the built-in ones. Without the status, which passes read from `stored`.
@@ -476,12 +480,9 @@ std::unique_ptr<PreparedPass> Controller::preparePass(
                       (clusterDefaults ? clusterDefaults->metadata.name : "-") +
                       "): " + (error.field.empty() ? "" : error.field + ": ") + error.message;
       PolicyPass::reportInvalid(api_, stored, error, clock_.now());
-      Known& known = policies_[namespacedKey(stored.metadata)];
       known.state.reset();
       known.podSelectors.clear();
-      if (options_.admissionSizing != nullptr) {
-        options_.admissionSizing->withdraw(namespacedKey(stored.metadata));
-      }
+      if (options_.admissionSizing != nullptr) options_.admissionSizing->withdraw(key);
       return nullptr;
     }
   }
@@ -491,7 +492,6 @@ std::unique_ptr<PreparedPass> Controller::preparePass(
           ? *options_.strategyOverride
           : std::string(api::toString(policy.spec.strategy.value_or(api::kDefaultStrategy)));
 
-  Known& known = policies_[namespacedKey(stored.metadata)];
   auto& state = known.state;
   if (!state || state->generation != stored.metadata.generation ||
       state->strategyName != strategyName || !(known.effectiveSpec == policy.spec)) {
@@ -501,9 +501,7 @@ std::unique_ptr<PreparedPass> Controller::preparePass(
       PolicyPass::reportInvalid(api_, stored, fresh.error(), clock_.now());
       state.reset();
       known.podSelectors.clear();
-      if (options_.admissionSizing != nullptr) {
-        options_.admissionSizing->withdraw(namespacedKey(stored.metadata));
-      }
+      if (options_.admissionSizing != nullptr) options_.admissionSizing->withdraw(key);
       return nullptr;
     }
     state = std::move(*fresh);

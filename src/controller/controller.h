@@ -23,6 +23,7 @@
 #include "api/cluster_api.h"
 #include "api/policy/attune_defaults.h"
 #include "api/policy/attune_policy.h"
+#include "controller/cluster_snapshot.h"
 #include "controller/event_recorder.h"
 #include "controller/operator_metrics.h"
 #include "controller/policy_status.h"
@@ -177,7 +178,6 @@ using ActionObserver = std::function<void(const ActionRecord&)>;
 
 struct PolicyState;
 struct PreparedPass;
-class ClusterSnapshot;
 
 class Controller {
  public:
@@ -245,8 +245,9 @@ class Controller {
     // The lists holding them: shared with the api's cache (ClusterApi::sharedAttunePolicies),
     // else listed. One per watched scope.
     std::vector<api::SharedList<api::AttunePolicy>> lists;
-    // The owned ones, in (namespace, name) order.
+    // The owned ones, in (namespace, name) order, and their keys ("namespace/name").
     std::vector<const api::AttunePolicy*> owned;
+    std::vector<std::string> keys;
   };
 
   // reconcileDue(), with every policy queued for now first when `everything`.
@@ -256,8 +257,9 @@ class Controller {
   Result<bool> readPolicies();
   // Both kinds of defaults in the watched scope; a kind whose CRD is not installed is empty.
   Result<DefaultsTiers> listDefaults();
-  // Queues new and changed policies; forgets those that are gone.
-  void notePolicies(std::span<const api::AttunePolicy* const> policies, Time now);
+  // Queues new and changed policies (keys[i]: policies[i]'s key); forgets those that are gone.
+  void notePolicies(std::span<const api::AttunePolicy* const> policies,
+                    std::span<const std::string> keys, Time now);
   // Drains the pod watch of every watched scope and queues the policies whose targets select
   // a pod that was added, deleted or changed state.
   void notePodChanges(Time now);
@@ -265,11 +267,12 @@ class Controller {
   // (attune.io/hpa-original-targets names it); false when the HPAs could not be listed.
   bool restoreOrphanedHpas(Time now);
   // The first half of a pass of `stored` over `snapshot` (PolicyPass::prepare); nullptr when the
-  // policy is invalid (reported in its status), due again at the next resync. `listed`: the
+  // policy is invalid (reported in its status), due again at the next resync. `key`: its
+  // "namespace/name". `listed`: the
   // listed policies of its namespace (overlapping policies, policy_overlaps.h).
   // `reads`: the usage reads the reconcile's passes share (nullptr: none). The pass is built;
   // its prepare() is left to the caller, after every pass announced its usage read.
-  std::unique_ptr<PreparedPass> preparePass(const api::AttunePolicy& stored,
+  std::unique_ptr<PreparedPass> preparePass(const api::AttunePolicy& stored, const std::string& key,
                                             const ClusterSnapshot& snapshot,
                                             std::span<const api::AttunePolicy* const> listed,
                                             usage::SharedUsageReads* reads);
@@ -293,6 +296,8 @@ class Controller {
   HeartbeatBudget heartbeats_;
   HeldHeartbeats held_;        // with ControllerOptions::heartbeatsPerCall
   StatusWrites statusWrites_;  // with ControllerOptions::statusWriteBatch
+  // The last snapshot's node table and ReplicaSet index, reused while the cache is unchanged.
+  ClusterSnapshot::Reuse snapshotReuse_;
   // The policies as last read; kept between calls so that an unchanged cache is seen as such
   // (and nothing is copied or compared).
   ListedPolicies listed_;

@@ -230,6 +230,10 @@ api::SharedList<api::ReplicaSet> CachedClusterApi::sharedReplicaSets(std::string
   return covers(replicaSets_.synced(), ns) ? replicaSets_.shared(ns) : nullptr;
 }
 
+api::SharedList<api::Node> CachedClusterApi::sharedNodes() {
+  return nodes_.synced() ? nodes_.shared("") : nullptr;
+}
+
 api::SharedList<api::AttunePolicy> CachedClusterApi::sharedAttunePolicies(std::string_view ns) {
   return covers(policies_.synced(), ns) ? policies_.shared(ns) : nullptr;
 }

@@ -17,9 +17,9 @@
 //   namespaceFilter, the caches hold the accepted namespaces' objects only, and every read is
 //   answered from them: a rejected namespace reads as empty (lists empty, gets kNotFound) and
 //   costs no request.
-// - sharedDeployments, sharedReplicaSets and sharedAttunePolicies hand out the informers' shared
-//   lists (ListedInformer::shared: the cached objects themselves, never copied; the same list
-//   while the cache is unchanged).
+// - sharedNodes, sharedDeployments, sharedReplicaSets and sharedAttunePolicies hand out the
+//   informers' shared lists (ListedInformer::shared: the cached objects themselves, never
+//   copied; the same list while the cache is unchanged).
 // - podView hands out the pod informer itself (api::PodView: pods by owner and by name, read in
 //   place) once it has synced, for namespaces it covers.
 // - watchPods follows the pod informer's log of recent changes (PodInformer::recentEvents): the
@@ -119,6 +119,7 @@ class CachedClusterApi final : public api::ForwardingClusterApi {
   // snapshot and the controller read them without a copy per read.
   api::SharedList<api::Deployment> sharedDeployments(std::string_view ns) override;
   api::SharedList<api::ReplicaSet> sharedReplicaSets(std::string_view ns) override;
+  api::SharedList<api::Node> sharedNodes() override;
   api::SharedList<api::AttunePolicy> sharedAttunePolicies(std::string_view ns) override;
 
   Result<api::ObjectMeta> patchPodAnnotations(std::string_view ns, std::string_view name,

@@ -285,6 +285,72 @@ TEST_F(SnapshotViewsTest, SimulatedWorkloadListsAnswerAsListsAndStayUnchangedWhi
   EXPECT_EQ(take(simulated_, {"shop"})->deployments().size(), 1u);
 }
 
+// A controller's snapshots share one node table and ReplicaSet index while the cache's lists are
+// unchanged, and build new ones, answering as LISTs do, once a node or a ReplicaSet changes.
+TEST_F(SnapshotViewsTest, ReusesTheNodeTableAndReplicaSetIndexWhileTheCacheIsUnchanged) {
+  const auto addNode = [&](const std::string& name, const std::string& cpu) {
+    api::Node n;
+    n.metadata.name = name;
+    n.status.allocatable.cpu = Quantity::parse(cpu).value();
+    EXPECT_TRUE(state_.nodes.create(n));
+  };
+  addNode("node-a", "4");
+  addNode("node-b", "8");
+  ASSERT_TRUE(cached_.sync());
+  const std::set<api::TargetKind> kinds = {api::TargetKind::kDeployment};
+  ClusterSnapshot::Reuse reuse;
+  const auto take = [&](api::ClusterApi& api, ClusterSnapshot::Reuse* with) {
+    auto snapshot = ClusterSnapshot::take(api, {}, kinds, with);
+    EXPECT_TRUE(snapshot);
+    return snapshot ? std::optional<ClusterSnapshot>(std::move(*snapshot)) : std::nullopt;
+  };
+  const api::WorkloadRef web{"shop", "Deployment", "web"};
+  const auto expectAsListed = [&](const ClusterSnapshot& s) {
+    std::optional<ClusterSnapshot> listed = take(cluster_, nullptr);
+    ASSERT_TRUE(listed);
+    EXPECT_EQ(s.nodes(), listed->nodes());
+    for (const api::Node& n : listed->nodes()) {
+      ASSERT_NE(s.node(n.metadata.name), nullptr) << n.metadata.name;
+      EXPECT_EQ(*s.node(n.metadata.name), n);
+    }
+    EXPECT_EQ(values(s.podsOf(web)), values(listed->podsOf(web)));
+    for (const api::Pod& pod : listed->pods()) {
+      EXPECT_EQ(s.ownerOf(pod), listed->ownerOf(pod)) << pod.metadata.name;
+    }
+  };
+  std::optional<ClusterSnapshot> first = take(cached_, &reuse);
+  ASSERT_TRUE(first);
+  expectAsListed(*first);
+  const api::Node* firstNodes = first->nodes().data();
+  ASSERT_TRUE(reuse.nodes && reuse.replicaSets);
+  const auto* firstIndex = reuse.replicaSets.get();
+  first.reset();  // the reused tables outlive the snapshot that built them
+  std::optional<ClusterSnapshot> second = take(cached_, &reuse);
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->nodes().data(), firstNodes);
+  EXPECT_EQ(reuse.replicaSets.get(), firstIndex);
+  expectAsListed(*second);
+  // Without `reuse`, or through an api with no shared lists, each snapshot has its own.
+  EXPECT_NE(take(cached_, nullptr)->nodes().data(), firstNodes);
+  // A node added and the ReplicaSet without a controller adopted by the Deployment.
+  addNode("node-c", "16");
+  EXPECT_TRUE(
+      state_.replicaSets.modify("shop", "legacy", "", [](api::ReplicaSet& r) -> Result<Change> {
+        r.metadata.ownerReferences = {controller("apps/v1", "Deployment", "web")};
+        return Change::kMetadata;
+      }));
+  ASSERT_TRUE(cached_.sync());
+  std::optional<ClusterSnapshot> third = take(cached_, &reuse);
+  ASSERT_TRUE(third);
+  EXPECT_EQ(third->nodes().size(), 3u);
+  EXPECT_NE(reuse.replicaSets.get(), firstIndex);
+  EXPECT_EQ(third->podsOf(web).size(), 8u);  // web-1's six and legacy's two
+  expectAsListed(*third);
+  // The snapshot taken before the change still answers as it did.
+  EXPECT_EQ(second->nodes().size(), 2u);
+  EXPECT_EQ(second->node("node-c"), nullptr);
+}
+
 TEST_F(SnapshotViewsTest, PointersStayValidAcrossAWriteUntilTheNextSync) {
   ASSERT_TRUE(cached_.sync());
   auto snapshot = ClusterSnapshot::take(cached_, {"shop"}, {api::TargetKind::kDeployment});
