@@ -1,6 +1,8 @@
 #include "metrics/exposition/registry.h"
 
+#include <algorithm>
 #include <cassert>
+#include <functional>
 #include <utility>
 
 #include "metrics/exposition/text_format.h"
@@ -29,6 +31,15 @@ MetricFamily::MetricFamily(std::string name, std::string help, MetricType type,
       type_(type),
       labelNames_(std::move(labelNames)),
       bounds_(std::move(buckets)) {}
+
+std::size_t MetricFamily::LabelValuesHash::operator()(
+    const std::vector<std::string>& values) const {
+  std::size_t h = values.size();
+  for (const std::string& v : values) {
+    h ^= std::hash<std::string_view>{}(v) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  }
+  return h;
+}
 
 MetricFamily::Series& MetricFamily::series(const std::vector<std::string>& labelValues) {
   assert(labelValues.size() == labelNames_.size());
@@ -81,8 +92,14 @@ std::uint64_t MetricFamily::count(const std::vector<std::string>& labelValues) c
 void MetricFamily::render(std::string& out) const {
   std::lock_guard lock(mutex_);
   appendFamilyHeader(out, name_, help_, typeName(type_));
+  std::vector<const std::pair<const std::vector<std::string>, Series>*> sorted;
+  sorted.reserve(series_.size());
+  for (const auto& entry : series_) sorted.push_back(&entry);
+  std::ranges::sort(
+      sorted, {}, [](const auto* entry) -> const auto& { return entry->first; });
   std::vector<LabelPair> labels;
-  for (const auto& [values, s] : series_) {
+  for (const auto* entry : sorted) {
+    const auto& [values, s] = *entry;
     labels.clear();
     for (std::size_t i = 0; i < labelNames_.size(); ++i) {
       labels.emplace_back(labelNames_[i], values[i]);

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace attune::metrics {
@@ -57,8 +58,13 @@ class MetricFamily {
   MetricType type_;
   std::vector<std::string> labelNames_;
   std::vector<double> bounds_;  // histogram upper bounds, ascending, without +Inf
+  // Hashes a series' label values: a pass sets tens of thousands of series, each looked up by
+  // its values (render() sorts them).
+  struct LabelValuesHash {
+    std::size_t operator()(const std::vector<std::string>& values) const;
+  };
   mutable std::mutex mutex_;
-  std::map<std::vector<std::string>, Series> series_;
+  std::unordered_map<std::vector<std::string>, Series, LabelValuesHash> series_;
 };
 
 class Registry {

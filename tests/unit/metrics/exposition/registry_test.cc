@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace attune::metrics {
 namespace {
 
@@ -38,6 +43,31 @@ TEST(RegistryTest, RendersFamiliesInNameOrderWithSortedSeries) {
             "# TYPE b_gauge gauge\n"
             "b_gauge{ns=\"a\"} 2\n"
             "b_gauge{ns=\"z\"} 1.5\n");
+}
+
+// Series are kept hashed; rendering still lists them by their label values, value by value
+// (not as one joined string: "a" and "b" before "a-b" and "a").
+TEST(RegistryTest, RendersManySeriesByTheirLabelValuesWhateverTheInsertionOrder) {
+  Registry registry;
+  auto& gauge = registry.gauge("g", "Many series.", {"ns", "name"});
+  std::vector<std::pair<std::string, std::string>> values;
+  for (int i = 0; i < 300; ++i) {
+    values.emplace_back("team-" + std::to_string(i % 7), "app-" + std::to_string((i * 37) % 101));
+  }
+  values.emplace_back("a", "b");
+  values.emplace_back("a-b", "a");
+  for (const auto& [ns, name] : values) gauge.set({ns, name}, 1);
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  std::string expected = "# HELP g Many series.\n# TYPE g gauge\n";
+  for (const auto& [ns, name] : values) {
+    expected += "g{ns=\"" + ns + "\",name=\"" + name + "\"} 1\n";
+  }
+  EXPECT_EQ(registry.render(), expected);
+  EXPECT_EQ(gauge.value({"a-b", "a"}), 1);
+  EXPECT_EQ(gauge.value({"a", "b-a"}), 0);
+  gauge.remove({"a", "b"});
+  EXPECT_EQ(gauge.value({"a", "b"}), 0);
 }
 
 TEST(RegistryTest, HistogramBucketsAreCumulative) {
