@@ -10,8 +10,10 @@ namespace attune::cli {
 // an arena of its own (up to eight per core) and keeps what is freed in each;
 // the usage reads decode responses of several MiB on their own threads, so the freed memory of
 // a pass ended up spread over many arenas, most of the resident size (docs/scale.md, "A day of
-// history").
-inline constexpr int kMallocArenas = 2;
+// history"), before the trim after each pass. With too few, the reads' threads share the pass
+// thread's arena and each waits on the other's lock: at 2, a 100,000-pod pass slept about 50 ms
+// in malloc and free (docs/scale.md, "the trim after the pass").
+inline constexpr int kMallocArenas = 8;
 // Allocations of at least this many bytes are mapped on their own and unmapped when freed.
 // glibc's default threshold starts at 128 KiB but rises after each such free, up to 32 MiB, so
 // a process that reads large responses soon carves every later response body, parser buffer and
