@@ -220,8 +220,8 @@ class WebhookServer {
     // Every serving and CA key is masked in the log, wherever it would appear.
     out->certificates_->onPrivateKey(
         [&redactor](std::string_view key) { redactor.addSecret(key); });
-    out->refresh();
-    if (out->certificates_->current() == nullptr) return nullptr;
+    // The port is bound first, closing connections until the first certificate is served, so a
+    // client that sees the patched caBundle never finds the port closed.
     auto server = http::server::HttpServer::start(
         {.host = s.webhookAddress->host,
          .port = s.webhookAddress->port,
@@ -238,6 +238,8 @@ class WebhookServer {
       return nullptr;
     }
     out->server_ = std::move(*server);
+    out->refresh();
+    if (out->certificates_->current() == nullptr) return nullptr;
     out->refresher_ = std::jthread([w = out.get()](std::stop_token stop) { w->loop(stop); });
     return out;
   }

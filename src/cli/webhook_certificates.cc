@@ -146,7 +146,11 @@ Result<CertificateRefresh> WebhookCertificates::refreshSelfManaged(Time now) {
     context = std::move(*made);
   }
   // The bundles first: a client must trust the CA before a certificate it signed is served.
+  // Until then nothing was served, so no client can lose a working connection: the first
+  // certificate is served at once, and a client that sees the patched bundle finds it served.
+  const bool wasServing = current() != nullptr;
   std::swap(ca_, ca);
+  if (!wasServing && context) serve(context);
   std::optional<Error> failure;
   for (const auto& [kind, name] :
        {std::pair{api::WebhookConfigurationKind::kMutating, options_.mutatingConfiguration},
@@ -164,7 +168,7 @@ Result<CertificateRefresh> WebhookCertificates::refreshSelfManaged(Time now) {
       ++out.bundlesPatched;
     }
   }
-  if (failure && current() != nullptr && out.caReplaced) {
+  if (failure && wasServing && out.caReplaced) {
     std::swap(ca_, ca);  // keep serving what the bundles still trust; retried next refresh
     return std::unexpected(*failure);
   }

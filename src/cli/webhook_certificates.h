@@ -13,7 +13,8 @@
 //        kMaxBundledCas in all, in one canonical order (newest notAfter first): replicas add
 //        their own CA and never remove a live one, so two replicas serving the same Service
 //        agree on the bundle instead of fighting over it;
-//      * the bundle is patched before the new certificate is served.
+//      * the bundle is patched before the new certificate is served; the first certificate
+//        (nothing served before it) is served before its bundle is patched.
 //  - from files: `dir`/tls.crt and `dir`/tls.key (and ca.crt when present), as a Secret of
 //    type kubernetes.io/tls is mounted; reloaded by refresh when their contents change. The
 //    caBundle is then the issuer's business (e.g. cert-manager's CA injector).

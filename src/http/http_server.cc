@@ -307,6 +307,7 @@ void HttpServer::serve(Connection& c) {
   const TlsServerContext* tls = options_.tls;
   if (options_.currentTls) {
     current = options_.currentTls();
+    if (current == nullptr) return;  // no certificate yet: closed, never served in plain text
     tls = current.get();
   }
   if (tls != nullptr) {

@@ -30,7 +30,8 @@ struct HttpServerOptions {
   const TlsServerContext* tls = nullptr;
   // When set (instead of `tls`), each new connection takes the context it returns, which it
   // keeps for its life: a rotated certificate serves the next connections. Called on the
-  // accepting connection's thread; must be thread-safe and return non-null.
+  // accepting connection's thread; must be thread-safe. While it returns nullptr (no certificate
+  // loaded yet) connections are closed at once: the port can be bound before the first one.
   std::function<std::shared_ptr<const TlsServerContext>()> currentTls;
 
   // Sizes: a head over its limit is answered 431, a body over its limit 413 (docs/http-server.md).

@@ -6,6 +6,7 @@
 
 #include <fstream>
 
+#include "api/forwarding_cluster_api.h"
 #include "api/k8s/base64.h"
 #include "sim/cluster/cluster.h"
 
@@ -90,6 +91,41 @@ TEST_F(WebhookCertificatesTest, TheServingCertificateRotatesBeforeExpiryUnderThe
   EXPECT_NE(certs.current(), first);
   EXPECT_NE(certs.current()->certPem(), first->certPem());
   EXPECT_EQ(certs.caPem(), ca);
+}
+
+// What was served when each bundle patch reached the cluster.
+class PatchWitness : public api::ForwardingClusterApi {
+ public:
+  using ForwardingClusterApi::ForwardingClusterApi;
+  Result<api::WebhookConfiguration> patchWebhookCaBundles(
+      const api::WebhookConfiguration& config) override {
+    servedAtPatch.push_back(certs == nullptr ? nullptr : certs->current());
+    return inner().patchWebhookCaBundles(config);
+  }
+  const WebhookCertificates* certs = nullptr;
+  std::vector<std::shared_ptr<const http::server::TlsServerContext>> servedAtPatch;
+};
+
+// A client that reads the patched bundle and connects at once finds the first certificate
+// served; a new CA is in the bundles while the certificate it replaces is still served.
+TEST_F(WebhookCertificatesTest, TheFirstCertificateIsServedBeforeItsBundleAppearsLaterOnesAfter) {
+  PatchWitness witness(cluster_);
+  WebhookCertificates certs(witness, options_);
+  witness.certs = &certs;
+  ASSERT_TRUE(certs.refresh(clock_.now()));
+  const auto first = certs.current();
+  ASSERT_NE(first, nullptr);
+  ASSERT_EQ(witness.servedAtPatch.size(), 2u);
+  EXPECT_EQ(witness.servedAtPatch[0], first);
+  EXPECT_EQ(witness.servedAtPatch[1], first);
+  clock_.advance(901 * kDay);  // a new CA and a new serving certificate
+  auto r = certs.refresh(clock_.now());
+  ASSERT_TRUE(r);
+  ASSERT_TRUE(r->caReplaced);
+  ASSERT_EQ(witness.servedAtPatch.size(), 4u);
+  EXPECT_EQ(witness.servedAtPatch[2], first);
+  EXPECT_EQ(witness.servedAtPatch[3], first);
+  EXPECT_NE(certs.current(), first);
 }
 
 TEST_F(WebhookCertificatesTest, ANewCaJoinsTheBundleBesideTheOldOneUntilItExpires) {

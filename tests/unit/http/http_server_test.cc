@@ -241,6 +241,19 @@ TEST(HttpServerLimits, ASilentConnectionIsClosedWithoutAnAnswer) {
   EXPECT_TRUE(client.closedByPeer());
 }
 
+// A TLS listener bound before its first certificate closes connections without a byte, rather
+// than answering them in plain text.
+TEST(HttpServer, ATlsListenerWithoutACertificateYetClosesConnections) {
+  HttpServerOptions options;
+  options.currentTls = [] { return std::shared_ptr<const TlsServerContext>(); };
+  auto server = HttpServer::start(options, echo);
+  ASSERT_TRUE(server) << server.error().toString();
+  Client client((*server)->port());
+  ASSERT_TRUE(client.connected());
+  client.trySend("GET /a HTTP/1.1\r\n\r\n");  // fails once the server has closed: either way
+  EXPECT_EQ(client.readUntil("GET /a"), "");
+}
+
 TEST(HttpServerLimits, AnIdleKeptAliveConnectionIsClosedAfterTheIdleTimeout) {
   HttpServerOptions options;
   options.idleTimeout = 200ms;
