@@ -542,11 +542,13 @@ int runController(const ControllerFlags& f) {
   // not inside the pass, and not after every poll. Passes run back to back trim at the start of
   // the next one.
   bool trimDue = false;
+  auto trimIfDue = [&trimDue] {
+    if (!trimDue) return;
+    releaseFreeMemory();
+    trimDue = false;
+  };
   auto pass = [&]() -> Result<PassSummary> {
-    if (trimDue) {
-      releaseFreeMemory();
-      trimDue = false;
-    }
+    trimIfDue();
     if (guard) guard->runDue();
     monitorNodeLoad();
     if (auto ok = reachable(); !ok) return std::unexpected(ok.error());
@@ -578,10 +580,7 @@ int runController(const ControllerFlags& f) {
     ctl.setObserver(nullptr);
     if (!done) return std::unexpected(done.error());
     counter.summary.policies = ctl.reconciledLastCall();
-    if (trimDue) {
-      releaseFreeMemory();
-      trimDue = false;
-    }
+    trimIfDue();
     return counter.summary;
   };
   runUntilShutdown(f.process, settings->election, leaseApi, clock, *log, registry, health,

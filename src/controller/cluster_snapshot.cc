@@ -78,12 +78,13 @@ Result<ClusterSnapshot> ClusterSnapshot::take(api::ClusterApi& api,
       for (const auto& node : *shared) nodes.push_back(*node);
       s.nodes_ = nodeTableOf(std::move(nodes), std::move(shared));
     }
+    if (reuse != nullptr) reuse->nodes = s.nodes_;
   } else {
+    // Listed: a table no later snapshot can match, so none is kept.
     std::vector<api::Node> nodes;
     ok = listInto(nodes, all, [&](const auto& o) { return api.listNodes(o); });
     s.nodes_ = nodeTableOf(std::move(nodes), nullptr);
   }
-  if (reuse != nullptr) reuse->nodes = s.nodes_;
   // Pods in place when a cache covers every namespace of the pass; listed otherwise.
   for (const std::string& ns : namespaces.empty() ? std::vector<std::string>{""} : namespaces) {
     const api::PodView* view = api.podView(ns);
