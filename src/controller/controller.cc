@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <set>
 #include <unordered_set>
@@ -345,11 +346,13 @@ Result<void> Controller::reconcile(bool everything) {
   const bool mayOptimise = options_.watchNamespaces.empty() && !options_.shard.sharded();
   std::vector<std::unique_ptr<PreparedPass>> passes;  // made, not finished yet
   std::size_t prepared = 0;                           // passes[0, prepared) are prepared
-  std::size_t next = 0;                               // ordered[next] starts the next group
+  std::deque<std::size_t> begun;  // the passes of each group begun and not prepared, in order
+  std::size_t next = 0;           // ordered[next] starts the next group
   // Makes the passes of the next group, namespace by namespace, and announces their usage reads,
-  // then starts reading them in the background (SharedUsageReads::prefetch): a pass touches no
-  // pod before prepare().
+  // then queues them for reading in the background (SharedUsageReads::prefetch): a pass touches
+  // no pod before prepare().
   const auto begin = [&] {
+    const std::size_t before = passes.size();
     std::size_t policiesIn = 0;
     std::size_t samplesIn = 0;
     while (next < ordered.size() && (policiesIn == 0 || (policiesIn < options_.passGroup &&
@@ -373,21 +376,28 @@ Result<void> Controller::reconcile(bool everything) {
       samplesIn += steps * snapshot->podCount(ns);
     }
     if (reads != nullptr) reads->prefetch(options_.parallelUsageReads);
+    begun.push_back(passes.size() - before);
   };
   if (ordered.empty()) return {};
+  // The reads of the group after the one being served are made while it is prepared and
+  // finished: one group read ahead.
   begin();
+  if (next < ordered.size()) begin();
   for (;;) {
-    const bool last = next == ordered.size();
-    for (std::size_t i = prepared; i < passes.size(); ++i) passes[i]->pass->prepare();
-    prepared = passes.size();
-    // The next group's reads are made while this one finishes.
-    if (!last) begin();
+    const std::size_t end = prepared + begun.front();
+    begun.pop_front();
+    for (std::size_t i = prepared; i < end; ++i) passes[i]->pass->prepare();
+    prepared = end;
+    const bool last = begun.empty();
     std::vector<const PolicyPass*> optimised;
     for (std::size_t i = 0; i < prepared; ++i) {
       if (passes[i]->pass->nodeOptimised()) optimised.push_back(passes[i]->pass.get());
     }
     // Node optimisation holds the prepared passes until the last group.
-    if (!last && mayOptimise && !optimised.empty()) continue;
+    if (!last && mayOptimise && !optimised.empty()) {
+      if (next < ordered.size()) begin();
+      continue;
+    }
     const rollout::NodeOptimisation nodes = optimised.empty() || !mayOptimise
                                                 ? rollout::NodeOptimisation{}
                                                 : optimiseNodes(*snapshot, optimised);
@@ -401,6 +411,7 @@ Result<void> Controller::reconcile(bool everything) {
     if (last) break;
     snapshot->forgetViewedPods();
     if (options_.releasePods) options_.releasePods();
+    if (next < ordered.size()) begin();
   }
   return {};
 }

@@ -117,7 +117,8 @@ struct ControllerOptions {
   bool sharedUsageReads = true;
   // With shared reads, the first reads of each (source, namespace) of a group are made in the
   // background, up to this many at a time over sources that can be read in parallel
-  // (SharedUsageReads::prefetch; Prometheus), while the group before it is finished: a
+  // (SharedUsageReads::prefetch; Prometheus), while the group before it is prepared and
+  // finished: a
   // Prometheus server evaluates each query on one core, and a pass that waits on it one query
   // at a time, then writes its statuses one at a time, leaves both idle in turn. 1: each read is
   // made when its first reader asks.

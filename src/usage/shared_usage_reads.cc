@@ -81,10 +81,11 @@ bool SharedUsageReads::shareable(const metrics::Scope& scope, const ReadRange& r
 
 void SharedUsageReads::expect(metrics::MetricsSource& source, const metrics::Scope& scope,
                               const ReadRange& range) {
-  waitPrefetch();
   if (!shareable(scope, range)) return;
   const Duration step = range.samples.step;
-  Entry& e = entries_[Key{&source, scope.namespaces.front(), step}];
+  Key key{&source, scope.namespaces.front(), step};
+  Entry& e = entries_[key];
+  settle(key, e);
   if (!e.start) {  // the exclusions are those of the first read: fixed once it is made
     const std::set<std::string> excluded(scope.excludedContainers.begin(),
                                          scope.excludedContainers.end());
@@ -122,59 +123,78 @@ bool SharedUsageReads::fetch(metrics::MetricsSource& source, Entry& e, const std
 }
 
 void SharedUsageReads::prefetch(std::size_t parallel) {
-  waitPrefetch();
   if (parallel <= 1) return;
+  std::lock_guard lock(mutex_);
   // The reads a first reader would make, by source, in key order.
-  struct Pending {
-    const std::string* ns;
-    Duration step;
-    Entry* entry;
-  };
-  std::map<metrics::MetricsSource*, std::vector<Pending>> pending;
+  std::map<metrics::MetricsSource*, std::vector<Task>> pending;
   for (auto& [key, e] : entries_) {
-    if (e.start || e.failed || e.expected == 0 || !e.wantStart || !e.wantEnd) continue;
+    if (e.start || e.failed || e.expected == 0 || !e.wantStart || !e.wantEnd ||
+        e.prefetch != Entry::Prefetch::kNo) {
+      continue;
+    }
     const auto& [source, ns, step] = key;
-    pending[source].push_back({&ns, step, &e});
+    pending[source].push_back({&e, &ns, step, *e.wantStart, *e.wantEnd});
   }
-  // Every thread works through one source's list; the lists outlive the threads (joined in
-  // waitPrefetch()), and each entry is filled by one thread.
-  auto lists = std::make_shared<std::vector<std::vector<Pending>>>();
-  lists->reserve(pending.size());  // never moved while a thread reads one
   for (auto& [source, reads] : pending) {
-    // The source's copies are kept for the pass: their connections serve every group.
-    std::vector<std::unique_ptr<metrics::MetricsSource>>& sources = copies_[source];
-    const std::size_t wanted = std::min(parallel, reads.size());
-    while (sources.size() < wanted) {
+    Pool& pool = pools_[source];
+    const std::size_t wanted = std::min(parallel, pool.queue.size() + reads.size());
+    while (pool.copies.size() < wanted) {
       auto copy = source->parallelCopy();
       if (!copy) break;
-      sources.push_back(std::move(copy));
+      metrics::MetricsSource& through = *copy;
+      pool.copies.push_back(std::move(copy));
+      pool.threads.emplace_back(
+          [this, &pool, &through](const std::stop_token& stop) { work(pool, through, stop); });
     }
-    const std::size_t copies = std::min(wanted, sources.size());
-    if (copies == 0) continue;
-    lists->push_back(std::move(reads));
-    const std::vector<Pending>& list = lists->back();
-    auto next = std::make_shared<std::atomic<std::size_t>>(0);
-    for (std::size_t c = 0; c < copies; ++c) {
-      metrics::MetricsSource& through = *sources[c];
-      prefetching_.emplace_back([this, lists, &list, next, &through] {
-        for (std::size_t i = (*next)++; i < list.size(); i = (*next)++) {
-          Entry& e = *list[i].entry;
-          fetch(through, e, *list[i].ns, *e.wantStart, *e.wantEnd, list[i].step);
-        }
-      });
+    if (pool.threads.empty()) continue;
+    for (const Task& task : reads) {
+      task.entry->prefetch = Entry::Prefetch::kQueued;
+      pool.queue.push_back(task);
+      ++queued_;
     }
+  }
+  changed_.notify_all();
+}
+
+void SharedUsageReads::work(Pool& pool, metrics::MetricsSource& through,
+                            const std::stop_token& stop) {
+  std::unique_lock lock(mutex_);
+  // Stopped (the pass is over): reads still queued are not made.
+  while (changed_.wait(lock, stop, [&] { return !pool.queue.empty(); }) && !stop.stop_requested()) {
+    const Task task = pool.queue.front();
+    pool.queue.pop_front();
+    task.entry->prefetch = Entry::Prefetch::kReading;
+    lock.unlock();
+    // The entry is this thread's until it is marked done: the caller waits for it (settle()).
+    fetch(through, *task.entry, *task.ns, task.start, task.end, task.step);
+    lock.lock();
+    task.entry->prefetch = Entry::Prefetch::kNo;
+    --queued_;
+    changed_.notify_all();
   }
 }
 
+void SharedUsageReads::settle(const Key& key, Entry& e) {
+  std::unique_lock lock(mutex_);
+  if (e.prefetch == Entry::Prefetch::kQueued) {
+    std::deque<Task>& queue = pools_.at(std::get<0>(key)).queue;
+    std::erase_if(queue, [&](const Task& t) { return t.entry == &e; });
+    e.prefetch = Entry::Prefetch::kNo;
+    --queued_;
+    return;
+  }
+  changed_.wait(lock, [&] { return e.prefetch == Entry::Prefetch::kNo; });
+}
+
 void SharedUsageReads::waitPrefetch() {
-  prefetching_.clear();  // joins
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return queued_ == 0; });
 }
 
 Result<UsageReading> SharedUsageReads::read(metrics::MetricsSource& source,
                                             const metrics::Scope& scope, const ReadRange& range,
                                             const ContainerFilter& wanted,
                                             const std::vector<std::string_view>* pods) {
-  waitPrefetch();
   ++readsServed_;
   const auto alone = [&]() -> Result<UsageReading> {
     ++sourceReads_;
@@ -197,6 +217,7 @@ Result<UsageReading> SharedUsageReads::read(metrics::MetricsSource& source,
     it->second.excluded = {scope.excludedContainers.begin(), scope.excludedContainers.end()};
   }
   Entry& e = it->second;
+  settle(it->first, e);
   // This reader is one of those announced; the reading goes once the last one has its part.
   if (e.expected > 0) --e.expected;
   const auto done = [&](Result<UsageReading> out) {

@@ -22,17 +22,21 @@
 //   this pass with the same error; nothing is retried until the next pass (a new object).
 // - Memory: a reading is dropped as soon as every announced reader has taken its part.
 //
-// One object per pass; not thread-safe (prefetch() runs its own threads, joined before any other
-// call uses what they fill). The sources must outlive it.
+// One object per pass, called from one thread: prefetch()'s threads touch only the entries handed
+// to them, and a call that needs one of those waits for it alone. The sources must outlive it.
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstddef>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -87,15 +91,18 @@ class SharedUsageReads {
                             const ReadRange& range, const ContainerFilter& wanted = {},
                             const std::vector<std::string_view>* pods = nullptr);
 
-  // Starts making, in the background, the first read of every announced (source, namespace,
-  // step) not read yet whose source offers a parallelCopy(): up to `parallel` reads at a time,
-  // each thread reading through a copy of the source of its own, kept for this object's later
-  // prefetches (so the source itself stays free for the caller, e.g. throttleRatio()). Each
-  // reading (or error) is the one the first reader's read() would have made; readers then take
-  // their parts as usual. Reads of sources without copies, and all reads when `parallel` ≤ 1,
-  // are left to read(). expect(), read() and the next prefetch() first wait for the one
-  // started; waitPrefetch() waits for it alone.
+  // Queues, for reading in the background, the first read of every announced (source,
+  // namespace, step) not read nor queued yet whose source offers a parallelCopy(): up to
+  // `parallel` threads per source, each reading through a copy of the source of its own (so the
+  // source itself stays free for the caller, e.g. throttleRatio()). Threads and copies are kept
+  // for this object's life: a later prefetch() queues its reads behind those already queued, so
+  // a caller can announce and prefetch one group of readers while it serves the group before.
+  // Each reading (or error) is the one the first reader's read() would have made; readers then
+  // take their parts as usual. read() and expect() of an entry being read wait for that read
+  // alone; of an entry still queued, take it back (read() then reads it itself). Reads of
+  // sources without copies, and all reads when `parallel` ≤ 1, are left to read().
   void prefetch(std::size_t parallel);
+  // Waits until every read queued by prefetch() is done.
   void waitPrefetch();
 
   // The CPU throttle ratios of `scope` over `range` (the safety checks' read at the end of an
@@ -124,12 +131,33 @@ class SharedUsageReads {
     std::map<std::pair<metrics::ContainerId, Time>, Bytes> oomKills;
     std::optional<Error> failed;
     std::size_t expected = 0;  // announced readers still to come
+    // Handed to a prefetch thread (guarded by mutex_): queued, or being read by it.
+    enum class Prefetch { kNo, kQueued, kReading } prefetch = Prefetch::kNo;
+  };
+  // A read queued for a prefetch thread: its entry, the entry's key parts, the samples' span.
+  struct Task {
+    Entry* entry;
+    const std::string* ns;
+    Duration step;
+    Time start;
+    Time end;
+  };
+  // One source's prefetch threads, each reading through a copy of its own, and their queue.
+  struct Pool {
+    std::vector<std::unique_ptr<metrics::MetricsSource>> copies;
+    std::deque<Task> queue;
+    std::vector<std::jthread> threads;  // last: joined before the copies go
   };
 
   static bool shareable(const metrics::Scope& scope, const ReadRange& range);
   // Reads samples over [start, end] into `entry`; false (entry.failed set) on an error.
   bool fetch(metrics::MetricsSource& source, Entry& entry, const std::string& ns, Time start,
              Time end, Duration step);
+  // A prefetch thread: reads its pool's queue through `through` until stopped.
+  void work(Pool& pool, metrics::MetricsSource& through, const std::stop_token& stop);
+  // Leaves `entry` to the caller: taken back from its queue when not started, waited for when
+  // being read.
+  void settle(const Key& key, Entry& entry);
 
   std::map<Key, Entry> entries_;
   using ThrottleKey = std::tuple<const metrics::MetricsSource*, std::string, Time, Time, Duration,
@@ -137,10 +165,12 @@ class SharedUsageReads {
   std::map<ThrottleKey, Result<std::vector<metrics::ContainerSeries>>> throttle_;
   std::atomic<std::size_t> sourceReads_ = 0;  // counted by prefetch()'s threads too
   std::size_t readsServed_ = 0;
-  // prefetch()'s copies of each source, kept for the pass so that every group reuses their
-  // connections; then the threads of the prefetch under way (declared last: joined first).
-  std::map<metrics::MetricsSource*, std::vector<std::unique_ptr<metrics::MetricsSource>>> copies_;
-  std::vector<std::jthread> prefetching_;
+  // prefetch()'s threads, by source, kept for the pass so that every group reuses their
+  // connections (declared last: stopped and joined first).
+  std::mutex mutex_;
+  std::condition_variable_any changed_;  // a read queued, a read done
+  std::size_t queued_ = 0;               // reads queued or being read
+  std::map<metrics::MetricsSource*, Pool> pools_;
 };
 
 }  // namespace attune::usage

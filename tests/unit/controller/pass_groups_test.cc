@@ -8,7 +8,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -23,15 +25,87 @@ using namespace std::chrono_literals;
 const std::vector<std::string>& kNamespaces = kFourNamespaces;
 constexpr std::size_t kReplicas = 3;
 
+// The simulation's metrics, with copies for SharedUsageReads::prefetch's threads: every copy
+// reads the same simulation, one call at a time (the simulation is not stepped meanwhile).
+class CopyableMetrics final : public metrics::MetricsSource {
+ public:
+  struct Shared {
+    metrics::MetricsSource& real;
+    std::mutex mutex;
+    std::atomic<int> copies = 0;
+    std::atomic<int> readsOnCopies = 0;
+  };
+  explicit CopyableMetrics(std::shared_ptr<Shared> shared, bool copy = false)
+      : shared_(std::move(shared)), copy_(copy) {}
+
+  Result<std::vector<metrics::ContainerSeries>> cpuUsage(const metrics::Scope& s,
+                                                         const metrics::Range& r) override {
+    return locked([&] { return shared_->real.cpuUsage(s, r); });
+  }
+  Result<std::vector<metrics::ContainerSeries>> cpuPressureWaiting(
+      const metrics::Scope& s, const metrics::Range& r) override {
+    return locked([&] { return shared_->real.cpuPressureWaiting(s, r); });
+  }
+  Result<std::vector<metrics::ContainerSeries>> memoryWorkingSet(const metrics::Scope& s,
+                                                                 const metrics::Range& r) override {
+    return locked([&] { return shared_->real.memoryWorkingSet(s, r); });
+  }
+  Result<std::vector<metrics::ContainerSeries>> cpuThrottleRatio(const metrics::Scope& s,
+                                                                 const metrics::Range& r) override {
+    return locked([&] { return shared_->real.cpuThrottleRatio(s, r); });
+  }
+  Result<std::vector<metrics::OomKill>> oomKills(const metrics::Scope& s,
+                                                 const metrics::Range& r) override {
+    return locked([&] { return shared_->real.oomKills(s, r); });
+  }
+  Result<std::vector<metrics::RestartCount>> restartCounts(const metrics::Scope& s,
+                                                           Time at) override {
+    return locked([&] { return shared_->real.restartCounts(s, at); });
+  }
+  Result<std::vector<metrics::ContainerResourceValues>> resources(const metrics::Scope& s,
+                                                                  Time at) override {
+    return locked([&] { return shared_->real.resources(s, at); });
+  }
+  Result<std::vector<metrics::PodOwner>> podOwners(const metrics::Scope& s, Time at) override {
+    return locked([&] { return shared_->real.podOwners(s, at); });
+  }
+  Result<std::vector<metrics::NodeSeries>> nodeLoad(const metrics::Range& r) override {
+    return locked([&] { return shared_->real.nodeLoad(r); });
+  }
+  Result<std::vector<metrics::NodeCapacity>> nodeCapacity(Time at) override {
+    return locked([&] { return shared_->real.nodeCapacity(at); });
+  }
+  std::unique_ptr<metrics::MetricsSource> parallelCopy() const override {
+    ++shared_->copies;
+    return std::make_unique<CopyableMetrics>(shared_, true);
+  }
+
+ private:
+  template <typename Call>
+  auto locked(Call call) -> decltype(call()) {
+    std::lock_guard lock(shared_->mutex);
+    if (copy_) ++shared_->readsOnCopies;
+    return call();
+  }
+
+  std::shared_ptr<Shared> shared_;
+  bool copy_;
+};
+
 struct Outcome {
   // Every action: its kind, pod and time.
   std::vector<std::string> actions;
   int releases = 0;                 // releasePods calls
   std::size_t mostUnpacked = 0;     // unpacked pods held after a reconcile, at most
   std::size_t leastUnpacked = ~0u;  // and at least, after a reconcile that ran every policy
+  int copies = 0;                   // metrics source copies made for prefetching
+  int readsOnCopies = 0;            // and the reads made through them
 };
 
-Outcome run(std::size_t passGroup, std::size_t passGroupSamples = 1'000'000) {
+// `parallel` > 1: usage reads prefetched (ControllerOptions::parallelUsageReads) through copies
+// of the metrics source, a group read ahead.
+Outcome run(std::size_t passGroup, std::size_t passGroupSamples = 1'000'000,
+            std::size_t parallel = 1) {
   Outcome out;
   // The cache's own clock only schedules full relists: it stays put (the watch is followed).
   SimulatedClock cacheClock(*parseRfc3339("2025-01-01T00:00:00Z"));
@@ -39,6 +113,7 @@ Outcome run(std::size_t passGroup, std::size_t passGroupSamples = 1'000'000) {
   HarnessOptions options;
   options.controller.passGroup = passGroup;
   options.controller.passGroupSamples = passGroupSamples;
+  options.controller.parallelUsageReads = parallel;
   options.controller.releasePods = [&] {
     ++out.releases;
     cache->pods().releaseUnpacked();
@@ -51,6 +126,10 @@ Outcome run(std::size_t passGroup, std::size_t passGroupSamples = 1'000'000) {
   ScenarioHarness h(fourNamespaces(static_cast<int>(kReplicas)), options);
   EXPECT_TRUE(h.usable());
   if (!h.usable() || cache == nullptr) return out;
+  auto shared = std::shared_ptr<CopyableMetrics::Shared>(
+      new CopyableMetrics::Shared{.real = h.sim().metrics()});
+  CopyableMetrics metrics(shared);
+  if (parallel > 1) h.restartController(&metrics);
   const Time end = h.now() + 3h;
   while (h.now() < end) {
     EXPECT_TRUE(h.sim().step().has_value());
@@ -63,6 +142,8 @@ Outcome run(std::size_t passGroup, std::size_t passGroupSamples = 1'000'000) {
       out.leastUnpacked = std::min(out.leastUnpacked, held);
     }
   }
+  out.copies = shared->copies;
+  out.readsOnCopies = shared->readsOnCopies;
   for (const ActionRecord& a : h.actions()) {
     out.actions.push_back(std::string(toString(a.kind)) + " " + a.workload.ns + "/" + a.pod + " " +
                           a.container + " " + a.detail + " " + formatRfc3339(a.time));
@@ -84,6 +165,18 @@ TEST(PassGroupsTest, GroupsOfOneNamespaceActAsOneReconcileAndFreeEachGroupsPods)
   EXPECT_GT(grouped.mostUnpacked, 0u);
   EXPECT_LE(grouped.mostUnpacked, 2 * kReplicas);
   EXPECT_LT(grouped.mostUnpacked, whole.leastUnpacked);
+}
+
+// Reads made in the background a group ahead, on two threads: the same actions, the pods of
+// each group freed as before (a reading or pod kept past its group would be a use after free).
+TEST(PassGroupsTest, UsageReadsMadeAGroupAheadChangeNothing) {
+  const Outcome whole = run(/*passGroup=*/256);
+  const Outcome ahead = run(/*passGroup=*/1, 1'000'000, /*parallel=*/2);
+  ASSERT_FALSE(whole.actions.empty()) << "the scenario resized nothing: it tests nothing";
+  EXPECT_EQ(ahead.actions, whole.actions);
+  EXPECT_GT(ahead.copies, 0);
+  EXPECT_GT(ahead.readsOnCopies, 0);
+  EXPECT_LE(ahead.mostUnpacked, 2 * kReplicas);
 }
 
 TEST(PassGroupsTest, ANamespaceWhoseReadsReachTheSampleBudgetClosesItsGroup) {

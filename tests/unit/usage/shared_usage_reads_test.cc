@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -42,8 +43,18 @@ class FakeSource final : public metrics::MetricsSource {
     std::mutex mutex;
     std::size_t copies = 0;
     std::size_t queries = 0;
+    bool held = false;  // the copies' queries wait until it is cleared (release())
+    std::condition_variable released;
+    void release() {
+      {
+        const std::lock_guard lock(mutex);
+        held = false;
+      }
+      released.notify_all();
+    }
   };
   std::shared_ptr<Parallel> parallel;
+  bool copy = false;  // made by parallelCopy()
 
   std::unique_ptr<metrics::MetricsSource> parallelCopy() const override {
     if (!parallel) return nullptr;
@@ -51,6 +62,7 @@ class FakeSource final : public metrics::MetricsSource {
     copy->failing = failing;
     copy->oomAt = oomAt;
     copy->parallel = parallel;
+    copy->copy = true;
     const std::lock_guard lock(parallel->mutex);
     ++parallel->copies;
     return copy;
@@ -103,8 +115,9 @@ class FakeSource final : public metrics::MetricsSource {
   void record(const std::string& metric, const Scope& s, const Range& r) {
     queries.push_back({metric, s, r});
     if (!parallel) return;
-    const std::lock_guard lock(parallel->mutex);
+    std::unique_lock lock(parallel->mutex);
     ++parallel->queries;
+    if (copy) parallel->released.wait(lock, [&] { return !parallel->held; });
   }
 
   Result<std::vector<ContainerSeries>> series(const std::string& metric, const Scope& s,
@@ -439,6 +452,41 @@ TEST(SharedUsageReadsTest, PrefetchLeavesSourcesWithoutCopiesAndOneAtATimeToTheF
   ASSERT_TRUE(reads.read(copyable, shop(), range));
   EXPECT_EQ(plain.queries.size(), 4u);
   EXPECT_EQ(copyable.parallel->queries, 4u);
+}
+
+// prefetch() queues behind the reads already queued (a caller announces one group while the
+// one before is still being read), and a reader whose read is still queued makes it itself.
+TEST(SharedUsageReadsTest, PrefetchesQueueBehindEachOtherAndAReaderTakesBackAQueuedRead) {
+  FakeSource source;
+  source.parallel = std::make_shared<FakeSource::Parallel>();
+  source.parallel->held = true;  // the two copies' first reads wait
+  SharedUsageReads reads;
+  const ReadRange range = readRange(kT0, kT0 + hours(6), kStep);
+  for (const char* ns : {"shop", "other", "third"}) {
+    reads.expect(source, Scope{.namespaces = {ns}}, range);
+  }
+  reads.prefetch(2);
+  // Queued in key order: "other" and "shop" are taken by the two threads and wait; "third"
+  // cannot be taken before one of them is done, so its reader reads it through the source.
+  const Scope third{.namespaces = {"third"}};
+  auto thirdReading = reads.read(source, third, range);
+  ASSERT_TRUE(thirdReading) << thirdReading.error().toString();
+  EXPECT_EQ(dump(*thirdReading), dump(alone(third, range)));
+  EXPECT_EQ(source.queries.size(), 4u);
+  // The next group, announced and queued while the reads before it are still under way.
+  reads.expect(source, Scope{.namespaces = {"fourth"}}, range);
+  reads.prefetch(2);
+  source.parallel->release();
+  reads.waitPrefetch();
+  for (const char* ns : {"shop", "other", "fourth"}) {
+    const Scope scope{.namespaces = {ns}};
+    auto reading = reads.read(source, scope, range);
+    ASSERT_TRUE(reading) << reading.error().toString();
+    EXPECT_EQ(dump(*reading), dump(alone(scope, range))) << ns;
+  }
+  EXPECT_EQ(source.parallel->copies, 2u);  // kept: the second prefetch made none
+  EXPECT_EQ(source.queries.size(), 4u);    // "third" only
+  EXPECT_EQ(reads.sourceReads(), 4u);
 }
 
 TEST(SharedUsageReadsTest, APrefetchThatFailedFailsEveryReaderOfItsNamespace) {
