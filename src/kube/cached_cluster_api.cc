@@ -38,6 +38,7 @@ CachedClusterApi::CachedClusterApi(api::ClusterApi& inner, Clock& clock,
                                    CachedClusterApiOptions options)
     : ForwardingClusterApi(inner),
       options_(std::move(options)),
+      clock_(clock),
       pods_(inner, clock, podOptions(options_)),
       nodes_(inner, &api::ClusterApi::listNodes, clock, listedOptions(options_, false)),
       deployments_(inner, &api::ClusterApi::listDeployments, clock, listedOptions(options_, true)),
@@ -105,6 +106,19 @@ Result<api::List<T>> CachedClusterApi::cachedList(const ListedInformer<T>& infor
 Result<api::Pod> CachedClusterApi::getPod(std::string_view ns, std::string_view name) {
   if (!covers(pods_.synced(), ns)) return inner().getPod(ns, name);
   return found(pods_.get(ns, name), "pods", name);
+}
+
+Result<api::ServerVersion> CachedClusterApi::getServerVersion() {
+  const Time now = clock_.now();
+  if (!options_.listEveryRead && version_ && now - versionAt_ < options_.serverVersionTtl) {
+    return *version_;
+  }
+  auto version = ForwardingClusterApi::getServerVersion();
+  if (version) {
+    version_ = *version;
+    versionAt_ = now;
+  }
+  return version;
 }
 
 Result<api::List<api::Pod>> CachedClusterApi::listPods(const api::ListOptions& options) {

@@ -38,6 +38,7 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -66,6 +67,10 @@ struct CachedClusterApiOptions {
   // No cache: sync() fills nothing, so every read goes to the inner api (a LIST per pass and
   // kind). What a controller without informers does; the scale run measures against it.
   bool listEveryRead = false;
+  // getServerVersion() answers from the last successful answer for this long (every snapshot
+  // asks for it: each pass, and each poll that reconciles a policy); an upgraded API server is
+  // seen within it. Zero: every call asks the server.
+  Duration serverVersionTtl = std::chrono::minutes(1);
 };
 
 class CachedClusterApi final : public api::ForwardingClusterApi {
@@ -82,6 +87,7 @@ class CachedClusterApi final : public api::ForwardingClusterApi {
 
   Result<api::Pod> getPod(std::string_view ns, std::string_view name) override;
   Result<api::List<api::Pod>> listPods(const api::ListOptions& options) override;
+  Result<api::ServerVersion> getServerVersion() override;
   Result<api::Node> getNode(std::string_view name) override;
   Result<api::List<api::Node>> listNodes(const api::ListOptions& options) override;
   Result<api::Deployment> getDeployment(std::string_view ns, std::string_view name) override;
@@ -149,6 +155,9 @@ class CachedClusterApi final : public api::ForwardingClusterApi {
                                   const api::ListOptions& options);
 
   CachedClusterApiOptions options_;
+  Clock& clock_;
+  std::optional<api::ServerVersion> version_;  // the last answer, and when it came
+  Time versionAt_{};
   PodInformer pods_;
   ListedInformer<api::Node> nodes_;
   ListedInformer<api::Deployment> deployments_;

@@ -63,6 +63,28 @@ TEST_F(CachedClusterApiTest, ReadsPassThroughUntilTheFirstSync) {
   EXPECT_EQ(inner_.getPodCalls, 1);  // served from the cache now
 }
 
+// Every snapshot asks for the server version: answered from the last answer for a minute.
+TEST_F(CachedClusterApiTest, TheServerVersionIsAskedForOnceAMinute) {
+  CachedClusterApi api(inner_, clock_);
+  ASSERT_TRUE(api.getServerVersion());
+  ASSERT_TRUE(api.getServerVersion());
+  EXPECT_EQ(inner_.versionCalls, 1);
+  clock_.advance(std::chrono::seconds(59));
+  auto version = api.getServerVersion();
+  ASSERT_TRUE(version);
+  EXPECT_EQ(version->gitVersion, cluster_.getServerVersion()->gitVersion);
+  EXPECT_EQ(inner_.versionCalls, 1);
+  clock_.advance(std::chrono::seconds(1));
+  ASSERT_TRUE(api.getServerVersion());
+  EXPECT_EQ(inner_.versionCalls, 2);
+  CachedClusterApiOptions always;
+  always.serverVersionTtl = Duration::zero();
+  CachedClusterApi uncached(inner_, clock_, always);
+  ASSERT_TRUE(uncached.getServerVersion());
+  ASSERT_TRUE(uncached.getServerVersion());
+  EXPECT_EQ(inner_.versionCalls, 4);
+}
+
 // The LIST baseline (listEveryRead): sync() caches nothing, every read is the server's.
 TEST_F(CachedClusterApiTest, WithoutACacheEveryReadGoesToTheServer) {
   CachedClusterApiOptions options;

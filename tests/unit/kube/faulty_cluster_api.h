@@ -47,7 +47,12 @@ class FaultyClusterApi final : public api::ForwardingClusterApi {
   int watchCalls = 0;
   int listDeploymentsCalls = 0;
   int getPodCalls = 0;
+  int versionCalls = 0;
 
+  Result<api::ServerVersion> getServerVersion() override {
+    ++versionCalls;
+    return inner().getServerVersion();
+  }
   Result<api::Pod> getPod(std::string_view ns, std::string_view name) override {
     ++getPodCalls;
     return inner().getPod(ns, name);
