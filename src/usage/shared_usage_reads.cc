@@ -128,8 +128,9 @@ void SharedUsageReads::prefetch(std::size_t parallel) {
   // The reads a first reader would make, by source, in key order.
   std::map<metrics::MetricsSource*, std::vector<Task>> pending;
   for (auto& [key, e] : entries_) {
-    if (e.start || e.failed || e.expected == 0 || !e.wantStart || !e.wantEnd ||
-        e.prefetch != Entry::Prefetch::kNo) {
+    // An entry handed to a thread is not looked at (its thread writes it): first the test.
+    if (e.prefetch != Entry::Prefetch::kNo || e.start || e.failed || e.expected == 0 ||
+        !e.wantStart || !e.wantEnd) {
       continue;
     }
     const auto& [source, ns, step] = key;
