@@ -38,7 +38,7 @@ CachedClusterApi::CachedClusterApi(api::ClusterApi& inner, Clock& clock,
                                    CachedClusterApiOptions options)
     : ForwardingClusterApi(inner),
       options_(std::move(options)),
-      clock_(clock),
+      versionSchedule_(clock, options_.serverVersionTtl),
       pods_(inner, clock, podOptions(options_)),
       nodes_(inner, &api::ClusterApi::listNodes, clock, listedOptions(options_, false)),
       deployments_(inner, &api::ClusterApi::listDeployments, clock, listedOptions(options_, true)),
@@ -109,14 +109,11 @@ Result<api::Pod> CachedClusterApi::getPod(std::string_view ns, std::string_view 
 }
 
 Result<api::ServerVersion> CachedClusterApi::getServerVersion() {
-  const Time now = clock_.now();
-  if (!options_.listEveryRead && version_ && now - versionAt_ < options_.serverVersionTtl) {
-    return *version_;
-  }
+  if (!options_.listEveryRead && version_ && !versionSchedule_.due()) return *version_;
   auto version = ForwardingClusterApi::getServerVersion();
   if (version) {
     version_ = *version;
-    versionAt_ = now;
+    versionSchedule_.listed();
   }
   return version;
 }

@@ -155,9 +155,8 @@ class CachedClusterApi final : public api::ForwardingClusterApi {
                                   const api::ListOptions& options);
 
   CachedClusterApiOptions options_;
-  Clock& clock_;
-  std::optional<api::ServerVersion> version_;  // the last answer, and when it came
-  Time versionAt_{};
+  std::optional<api::ServerVersion> version_;  // the last answer
+  ResyncSchedule versionSchedule_;             // when it came, and when to ask again
   PodInformer pods_;
   ListedInformer<api::Node> nodes_;
   ListedInformer<api::Deployment> deployments_;
