@@ -265,8 +265,8 @@ void PolicyPass::readUsage() {
     pods.reserve(podOwner.size());
     for (const auto& [name, owner] : podOwner) pods.push_back(name);
     refreshed = state_.usage.refresh(
-        [&](const usage::ReadRange& range) {
-          return ctx_.sharedReads->read(ctx_.metrics, scope, range, wanted, &pods);
+        [&](const usage::ReadRange& range, const usage::ViewUser& use) {
+          return ctx_.sharedReads->use(ctx_.metrics, scope, range, use, wanted, &pods);
         },
         readTime, workloadOf);
   }

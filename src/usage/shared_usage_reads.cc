@@ -35,14 +35,12 @@ bool wants(const metrics::Scope& scope, const ContainerFilter& wanted,
 }
 
 // The series of `from` that `scope` includes and `wanted` accepts, with their points in
-// [start, end]; a series left without points is not returned (as a query of that range).
-// With `pods` (sorted names in the namespace `ns`), only their series are visited.
-std::vector<metrics::ContainerSeries> slice(const SeriesByContainer& from,
-                                            const metrics::Scope& scope,
-                                            const ContainerFilter& wanted, Time start, Time end,
-                                            const std::string& ns,
-                                            const std::vector<std::string_view>* pods) {
-  std::vector<metrics::ContainerSeries> out;
+// [start, end], seen in place; a series left without points is not returned (as a query of that
+// range). With `pods` (sorted names in the namespace `ns`), only their series are visited.
+std::vector<SeriesView> slice(const SeriesByContainer& from, const metrics::Scope& scope,
+                              const ContainerFilter& wanted, Time start, Time end,
+                              const std::string& ns, const std::vector<std::string_view>* pods) {
+  std::vector<SeriesView> out;
   const auto take = [&](const metrics::ContainerId& id, const std::vector<metrics::Point>& points) {
     if (!wants(scope, wanted, id)) return;
     const auto first = std::lower_bound(points.begin(), points.end(), start,
@@ -50,7 +48,7 @@ std::vector<metrics::ContainerSeries> slice(const SeriesByContainer& from,
     const auto last = std::upper_bound(first, points.end(), end,
                                        [](Time t, const auto& p) { return t < p.time; });
     if (first == last) return;
-    out.push_back(metrics::ContainerSeries{id, std::vector<metrics::Point>(first, last)});
+    out.push_back({&id, std::span<const metrics::Point>(first, last)});
   };
   if (pods == nullptr) {
     for (const auto& [id, points] : from) take(id, points);
@@ -61,6 +59,16 @@ std::vector<metrics::ContainerSeries> slice(const SeriesByContainer& from,
          it != from.end() && it->first.ns == ns && it->first.pod == pod; ++it) {
       take(it->first, it->second);
     }
+  }
+  return out;
+}
+
+// The series `view` sees, copied.
+std::vector<metrics::ContainerSeries> copied(const std::vector<SeriesView>& view) {
+  std::vector<metrics::ContainerSeries> out;
+  out.reserve(view.size());
+  for (const SeriesView& s : view) {
+    out.push_back({*s.id, std::vector<metrics::Point>(s.points.begin(), s.points.end())});
   }
   return out;
 }
@@ -196,17 +204,37 @@ Result<UsageReading> SharedUsageReads::read(metrics::MetricsSource& source,
                                             const metrics::Scope& scope, const ReadRange& range,
                                             const ContainerFilter& wanted,
                                             const std::vector<std::string_view>* pods) {
+  UsageReading out;
+  auto used = use(
+      source, scope, range,
+      [&](const UsageView& reading) {
+        out.cpu = copied(reading.cpu);
+        out.psi = copied(reading.psi);
+        out.memory = copied(reading.memory);
+        out.oomKills = reading.oomKills;
+      },
+      wanted, pods);
+  if (!used) return std::unexpected(used.error());
+  return out;
+}
+
+Result<void> SharedUsageReads::use(metrics::MetricsSource& source, const metrics::Scope& scope,
+                                   const ReadRange& range, const ViewUser& user,
+                                   const ContainerFilter& wanted,
+                                   const std::vector<std::string_view>* pods) {
   ++readsServed_;
-  const auto alone = [&]() -> Result<UsageReading> {
+  const auto alone = [&]() -> Result<void> {
     ++sourceReads_;
     auto reading = readUsage(source, scope, range);
-    if (reading && wanted) {
+    if (!reading) return std::unexpected(reading.error());
+    if (wanted) {
       keepWanted(reading->cpu, wanted);
       keepWanted(reading->psi, wanted);
       keepWanted(reading->memory, wanted);
       std::erase_if(reading->oomKills, [&](const auto& k) { return !wanted(k.id); });
     }
-    return reading;
+    user(viewOf(*reading));
+    return {};
   };
   if (!shareable(scope, range)) return alone();
 
@@ -221,7 +249,7 @@ Result<UsageReading> SharedUsageReads::read(metrics::MetricsSource& source,
   settle(it->first, e);
   // This reader is one of those announced; the reading goes once the last one has its part.
   if (e.expected > 0) --e.expected;
-  const auto done = [&](Result<UsageReading> out) {
+  const auto done = [&](Result<void> out) {
     if (e.expected == 0) entries_.erase(it);
     return out;
   };
@@ -246,16 +274,17 @@ Result<UsageReading> SharedUsageReads::read(metrics::MetricsSource& source,
     }
   }
 
-  UsageReading out;
-  out.cpu = slice(e.cpu, scope, wanted, range.samples.start, range.samples.end, ns, pods);
-  out.psi = slice(e.psi, scope, wanted, range.samples.start, range.samples.end, ns, pods);
-  out.memory = slice(e.memory, scope, wanted, range.samples.start, range.samples.end, ns, pods);
+  UsageView view;
+  view.cpu = slice(e.cpu, scope, wanted, range.samples.start, range.samples.end, ns, pods);
+  view.psi = slice(e.psi, scope, wanted, range.samples.start, range.samples.end, ns, pods);
+  view.memory = slice(e.memory, scope, wanted, range.samples.start, range.samples.end, ns, pods);
   for (const auto& [key, memory] : e.oomKills) {
     const auto& [id, time] = key;
     if (time < range.oomKills.start || time > range.oomKills.end) continue;
-    if (wants(scope, wanted, id)) out.oomKills.push_back(metrics::OomKill{id, time, memory});
+    if (wants(scope, wanted, id)) view.oomKills.push_back(metrics::OomKill{id, time, memory});
   }
-  return done(std::move(out));
+  user(view);
+  return done({});
 }
 
 Result<std::vector<metrics::ContainerSeries>> SharedUsageReads::throttleRatio(

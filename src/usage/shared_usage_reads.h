@@ -90,6 +90,12 @@ class SharedUsageReads {
   Result<UsageReading> read(metrics::MetricsSource& source, const metrics::Scope& scope,
                             const ReadRange& range, const ContainerFilter& wanted = {},
                             const std::vector<std::string_view>* pods = nullptr);
+  // The same reading, given to `user` in place instead of copied out (the shared reading's
+  // points are only seen, so a reader's part costs no copy): `user` is called once when the
+  // read succeeds, and the view is valid during that call only.
+  Result<void> use(metrics::MetricsSource& source, const metrics::Scope& scope,
+                   const ReadRange& range, const ViewUser& user, const ContainerFilter& wanted = {},
+                   const std::vector<std::string_view>* pods = nullptr);
 
   // Queues, for reading in the background, the first read of every announced (source,
   // namespace, step) not read nor queued yet whose source offers a parallelCopy(): up to

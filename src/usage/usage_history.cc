@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <span>
 #include <utility>
 
 #include "usage/pod_aggregation.h"
@@ -11,16 +12,17 @@ namespace attune::usage {
 namespace {
 
 using Points = std::vector<metrics::Point>;
+using PointSpan = std::span<const metrics::Point>;
 
 // The series of one pod's container, per metric (usually one each).
 struct PodSeries {
-  std::vector<const Points*> cpu, psi, memory;
+  std::vector<PointSpan> cpu, psi, memory;
 };
 
 // (workload, container) → pod → its series
-using Grouped = std::map<UsageHistory::Key, std::map<std::string, PodSeries>>;
+using Grouped = std::map<UsageHistory::Key, std::map<std::string, PodSeries, std::less<>>>;
 
-bool increasing(const Points& points) {
+bool increasing(PointSpan points) {
   return std::ranges::adjacent_find(points, [](const metrics::Point& a, const metrics::Point& b) {
            return a.time >= b.time;
          }) == points.end();
@@ -29,12 +31,11 @@ bool increasing(const Points& points) {
 // One value per timestamp, in time order: where several points (of one series or of several)
 // share a timestamp, the last one given counts. A single series in time order (what a source
 // returns) is used as it is; anything else is copied into `scratch`.
-const Points& byTime(const std::vector<const Points*>& series, Points& scratch) {
-  static const Points kNone;
-  if (series.empty()) return kNone;
-  if (series.size() == 1 && increasing(*series.front())) return *series.front();
+PointSpan byTime(const std::vector<PointSpan>& series, Points& scratch) {
+  if (series.empty()) return {};
+  if (series.size() == 1 && increasing(series.front())) return series.front();
   scratch.clear();
-  for (const Points* s : series) scratch.insert(scratch.end(), s->begin(), s->end());
+  for (PointSpan s : series) scratch.insert(scratch.end(), s.begin(), s.end());
   std::ranges::stable_sort(scratch, {}, &metrics::Point::time);
   // Keep the last point of each run of equal timestamps.
   auto out = scratch.begin();
@@ -49,9 +50,9 @@ const Points& byTime(const std::vector<const Points*>& series, Points& scratch) 
 // A pod's samples: the timestamps with both CPU and memory, with PSI where it has a point too.
 std::vector<stats::Sample> podSamples(const PodSeries& pod) {
   Points cpuScratch, psiScratch, memoryScratch;
-  const Points& cpu = byTime(pod.cpu, cpuScratch);
-  const Points& psi = byTime(pod.psi, psiScratch);
-  const Points& memory = byTime(pod.memory, memoryScratch);
+  const PointSpan cpu = byTime(pod.cpu, cpuScratch);
+  const PointSpan psi = byTime(pod.psi, psiScratch);
+  const PointSpan memory = byTime(pod.memory, memoryScratch);
   std::vector<stats::Sample> samples;
   samples.reserve(std::min(cpu.size(), memory.size()));
   auto m = memory.begin();
@@ -118,21 +119,31 @@ ContainerUsage& UsageHistory::at(Key key) {
 
 void UsageHistory::add(const UsageReading& reading, const ReadRange& range,
                        const WorkloadOf& workloadOf) {
+  add(viewOf(reading), range, workloadOf);
+}
+
+void UsageHistory::add(const UsageView& reading, const ReadRange& range,
+                       const WorkloadOf& workloadOf) {
   Grouped grouped;
-  const auto group = [&](const std::vector<metrics::ContainerSeries>& all,
-                         std::vector<const Points*> PodSeries::*metric) {
-    for (const auto& series : all) {
-      auto workload = workloadOf(series.id);
-      if (!workload) continue;
-      PodSeries& pod = grouped[{std::move(*workload), series.id.container}][series.id.pod];
-      (pod.*metric).push_back(&series.points);
-    }
+  // The pod's series of `series`' container, when workloadOf maps it (asked once per series).
+  const auto podOf = [&](const SeriesView& series) -> PodSeries* {
+    auto workload = workloadOf(*series.id);
+    if (!workload) return nullptr;
+    auto& pods = grouped[{std::move(*workload), series.id->container}];
+    auto it = pods.find(series.id->pod);
+    if (it == pods.end()) it = pods.try_emplace(series.id->pod).first;
+    return &it->second;
   };
-  group(reading.cpu, &PodSeries::cpu);
-  group(reading.psi, &PodSeries::psi);
-  group(reading.memory, &PodSeries::memory);
-  for (const auto& series : reading.memory) {
-    if (!workloadOf(series.id)) continue;
+  for (const SeriesView& series : reading.cpu) {
+    if (PodSeries* pod = podOf(series)) pod->cpu.push_back(series.points);
+  }
+  for (const SeriesView& series : reading.psi) {
+    if (PodSeries* pod = podOf(series)) pod->psi.push_back(series.points);
+  }
+  for (const SeriesView& series : reading.memory) {
+    PodSeries* pod = podOf(series);
+    if (pod == nullptr) continue;
+    pod->memory.push_back(series.points);
     // The series' newest finite point (the last of equal timestamps), then the one kept.
     const metrics::Point* newest = nullptr;
     for (const auto& p : series.points) {
@@ -140,8 +151,12 @@ void UsageHistory::add(const UsageReading& reading, const ReadRange& range,
     }
     if (newest == nullptr) continue;
     const PodSample sample{newest->time, newest->value};
-    auto [it, added] = latestMemory_.try_emplace(series.id, sample);
-    if (!added && it->second.time <= sample.time) it->second = sample;
+    auto it = latestMemory_.find(*series.id);
+    if (it == latestMemory_.end()) {
+      latestMemory_.emplace(*series.id, sample);
+    } else if (it->second.time <= sample.time) {
+      it->second = sample;
+    }
   }
   std::erase_if(latestMemory_,
                 [&](const auto& entry) { return entry.second.time < range.samples.end - window_; });
@@ -168,17 +183,20 @@ void UsageHistory::add(const UsageReading& reading, const ReadRange& range,
 
 Result<void> UsageHistory::refresh(metrics::MetricsSource& source, const metrics::Scope& scope,
                                    Time now, const WorkloadOf& workloadOf) {
-  return refresh([&](const ReadRange& range) { return readUsage(source, scope, range); }, now,
-                 workloadOf);
+  return refresh(
+      [&](const ReadRange& range, const ViewUser& use) -> Result<void> {
+        auto reading = readUsage(source, scope, range);
+        if (!reading) return std::unexpected(reading.error());
+        use(viewOf(*reading));
+        return {};
+      },
+      now, workloadOf);
 }
 
 Result<void> UsageHistory::refresh(const Reader& read, Time now, const WorkloadOf& workloadOf) {
   const std::optional<ReadRange> range = nextRefresh(now);
   if (!range) return {};
-  auto reading = read(*range);
-  if (!reading) return std::unexpected(reading.error());
-  add(*reading, *range, workloadOf);
-  return {};
+  return read(*range, [&](const UsageView& reading) { add(reading, *range, workloadOf); });
 }
 
 std::optional<ReadRange> UsageHistory::nextRefresh(Time now) const {

@@ -83,14 +83,17 @@ class UsageHistory {
   // the samples of the pods of one workload are combined per timestamp as the aggregation
   // says; OOM kills an earlier read covered are dropped. The history then ends at range's end.
   void add(const UsageReading& reading, const ReadRange& range, const WorkloadOf& workloadOf);
+  void add(const UsageView& reading, const ReadRange& range, const WorkloadOf& workloadOf);
 
   // nextRead(floorToStep(now, step)), readUsage and add: the controller's refresh, on the grid
   // of whole steps so that successive refreshes line up. A source error leaves the history as
   // it was (the same range is read again next time) and is returned.
   Result<void> refresh(metrics::MetricsSource& source, const metrics::Scope& scope, Time now,
                        const WorkloadOf& workloadOf);
-  // The same, reading through `read` (e.g. a pass's SharedUsageReads) instead of readUsage.
-  using Reader = std::function<Result<UsageReading>(const ReadRange& range)>;
+  // The same, reading through `read` (e.g. a pass's SharedUsageReads) instead of readUsage:
+  // `read` reads `range` and, when that succeeds, gives the reading to `use` once (which adds
+  // it), in place: the reading need only live during that call.
+  using Reader = std::function<Result<void>(const ReadRange& range, const ViewUser& use)>;
   Result<void> refresh(const Reader& read, Time now, const WorkloadOf& workloadOf);
   // What refresh(..., now, ...) reads: nextRead(floorToStep(now, step)).
   std::optional<ReadRange> nextRefresh(Time now) const;

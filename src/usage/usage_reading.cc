@@ -13,6 +13,19 @@ std::size_t stepsOf(const metrics::Range& range) {
   return static_cast<std::size_t>((range.end - range.start) / range.step) + 1;
 }
 
+UsageView viewOf(const UsageReading& reading) {
+  const auto view = [](const std::vector<metrics::ContainerSeries>& all) {
+    std::vector<SeriesView> out;
+    out.reserve(all.size());
+    for (const auto& s : all) out.push_back({&s.id, s.points});
+    return out;
+  };
+  return {.cpu = view(reading.cpu),
+          .psi = view(reading.psi),
+          .memory = view(reading.memory),
+          .oomKills = reading.oomKills};
+}
+
 Result<UsageReading> readUsage(metrics::MetricsSource& source, const metrics::Scope& scope,
                                const ReadRange& range, const QueryObserver& observer) {
   UsageReading out;

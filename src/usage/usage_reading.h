@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -36,6 +37,23 @@ struct UsageReading {
   std::vector<metrics::ContainerSeries> memory;  // working set, bytes
   std::vector<metrics::OomKill> oomKills;
 };
+
+// A reading seen in place: each series' container and points belong to whoever holds the
+// reading (a UsageReading, or a pass's shared reading) and stay valid while the view is used.
+struct SeriesView {
+  const metrics::ContainerId* id;
+  std::span<const metrics::Point> points;
+};
+struct UsageView {
+  std::vector<SeriesView> cpu, psi, memory;
+  std::vector<metrics::OomKill> oomKills;  // copied: there are few
+};
+
+// `reading` seen in place.
+UsageView viewOf(const UsageReading& reading);
+
+// Given a reading in place, valid during the call only.
+using ViewUser = std::function<void(const UsageView& reading)>;
 
 // Told about each query of readUsage: before it with `found` unset, after it (when it
 // succeeded) with the number of series or kills found. `query` is "cpu usage", "cpu pressure",

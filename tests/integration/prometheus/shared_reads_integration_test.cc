@@ -133,8 +133,10 @@ class SharedReadsIntegration : public ::testing::Test {
     for (std::size_t i = 0; i < histories.size(); ++i) {
       const metrics::Scope scope = scopeOf(static_cast<int>(i));
       auto ok = histories[i]->refresh(
-          [&](const ReadRange& range) { return reads.read(source, scope, range); }, now,
-          workloadOf);
+          [&](const ReadRange& range, const ViewUser& use) {
+            return reads.use(source, scope, range, use);
+          },
+          now, workloadOf);
       ASSERT_TRUE(ok) << ok.error().toString();
     }
   }

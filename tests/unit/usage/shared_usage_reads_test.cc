@@ -276,6 +276,62 @@ TEST(SharedUsageReadsTest, AReaderNamingItsPodsGetsWhatItsFilterAloneGives) {
   for (const auto& series : b->cpu) EXPECT_EQ(series.id.pod, "web-b");
 }
 
+// use() gives each reader its part where it lies in the shared reading: what read() copies out,
+// the same points seen by every reader, and an error (no call) when the read fails.
+TEST(SharedUsageReadsTest, UseGivesEachReaderItsPartInPlace) {
+  FakeSource source;
+  SharedUsageReads reads;
+  const Time end = kT0 + hours(2);
+  const ReadRange whole = readRange(kT0, end, kStep);
+  const ReadRange last = readRange(end, end, kStep);
+  const ContainerFilter web = [](const ContainerId& id) { return id.pod.starts_with("web-"); };
+  reads.expect(source, shop(), whole);
+  reads.expect(source, shop(), last);
+  reads.expect(source, shop(), whole);
+  std::vector<const metrics::Point*> seen;  // the last point each reader saw of web-a/app's cpu
+  const auto user = [&](const ReadRange& range, const ContainerFilter& wanted) {
+    return [&, range, wanted](const UsageView& view) {
+      UsageReading copy;
+      for (const auto& [all, into] : {std::pair{&view.cpu, &copy.cpu},
+                                      {&view.psi, &copy.psi},
+                                      {&view.memory, &copy.memory}}) {
+        for (const SeriesView& s : *all) {
+          into->push_back({*s.id, {s.points.begin(), s.points.end()}});
+          if (all == &view.cpu && *s.id == ContainerId{"shop", "web-a", "app"}) {
+            seen.push_back(&s.points.back());
+          }
+        }
+      }
+      copy.oomKills = view.oomKills;
+      auto own = alone(shop(), range);
+      if (wanted) {
+        for (auto* series : {&own.cpu, &own.psi, &own.memory}) {
+          std::erase_if(*series, [&](const auto& s) { return !wanted(s.id); });
+        }
+        std::erase_if(own.oomKills, [&](const auto& k) { return !wanted(k.id); });
+      }
+      EXPECT_EQ(dump(copy), dump(own));
+    };
+  };
+  ASSERT_TRUE(reads.use(source, shop(), whole, user(whole, {})));
+  ASSERT_TRUE(reads.use(source, shop(), last, user(last, web), web));
+  ASSERT_TRUE(reads.use(source, shop(), whole, user(whole, web), web));
+  EXPECT_EQ(source.count("cpu"), 1u);
+  // Not copied: the three readers saw web-a/app's last point at one address.
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_EQ(seen[0], seen[1]);
+  EXPECT_EQ(seen[1], seen[2]);
+
+  FakeSource down;
+  down.failing = true;
+  reads.expect(down, shop(), whole);
+  bool called = false;
+  auto failed = reads.use(down, shop(), whole, [&](const UsageView&) { called = true; });
+  ASSERT_FALSE(failed);
+  EXPECT_EQ(failed.error().code, ErrorCode::kUnavailable);
+  EXPECT_FALSE(called);
+}
+
 TEST(SharedUsageReadsTest, AFailedReadFailsEveryReaderWithTheSameError) {
   FakeSource source;
   source.failing = true;

@@ -50,7 +50,7 @@ TEST(UsageHistoryTest, FirstReadCoversTheWindowLaterOnesWhatIsNew) {
   EXPECT_EQ(first->samples.start, kT0);
   EXPECT_EQ(first->samples.end, end);
   EXPECT_EQ(first->oomKills.start, kT0 - minutes(5));
-  h.add({}, *first, web);
+  h.add(UsageReading{}, *first, web);
   EXPECT_EQ(h.readEnd(), end);
   EXPECT_FALSE(h.nextRead(end));  // nothing new
   auto next = h.nextRead(end + minutes(10));
