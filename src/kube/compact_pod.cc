@@ -85,6 +85,18 @@ class Unpacker {
     s.assign(in_.substr(pos_, n));
     pos_ += n;
   }
+  // Reads the next string when it equals `s` (true); otherwise reads nothing (false).
+  bool strEquals(std::string_view s) {
+    const std::size_t start = pos_;
+    std::uint64_t n = 0;
+    count(n);
+    if (n == s.size() && in_.compare(pos_, n, s) == 0) {
+      pos_ += n;
+      return true;
+    }
+    pos_ = start;
+    return false;
+  }
   void raw(void* p, std::size_t n) {
     assert(n <= in_.size() - pos_);
     std::memcpy(p, in_.data() + pos_, n);
@@ -185,11 +197,20 @@ void io(A& a, std::map<std::string, V, std::less<>>& m) {
   if constexpr (A::kReading) {
     std::uint64_t n = 0;
     a.count(n);
-    // The map's nodes are filled again rather than freed and allocated: unpacking into a reused
-    // pod then allocates only for entries longer or more numerous than before.
+    // Entries whose key is the one the reused map has at that place keep their node: only the
+    // value is read into it (a pod object reused for a pod of the same kind, same label and
+    // annotation keys, touches no tree).
+    std::uint64_t i = 0;
+    auto same = m.begin();
+    for (; i < n && same != m.end() && a.strEquals(same->first); ++i, ++same) {
+      io(a, same->second);
+    }
+    // The remaining nodes are filled again rather than freed and allocated: unpacking into a
+    // reused pod then allocates only for entries longer or more numerous than before. Packed
+    // keys are in order, so the rest go after the entries kept.
     std::map<std::string, V, std::less<>> old;
-    old.swap(m);
-    for (std::uint64_t i = 0; i < n; ++i) {
+    while (same != m.end()) old.insert(m.extract(same++));
+    for (; i < n; ++i) {
       if (old.empty()) {
         std::string key;
         V value{};

@@ -765,6 +765,34 @@ TEST(CompactPodTest, RoundTripsEveryField) {
   EXPECT_EQ(reused, plain);
 }
 
+// A map entry of a reused object keeps its node when its key is the packed one at that place;
+// whatever the two maps hold, the object ends equal to the packed pod.
+TEST(CompactPodTest, UnpackingIntoAReusedObjectGivesThePackedMapsWhateverItHeld) {
+  const std::vector<api::StringMap> maps = {
+      {},
+      {{"a", "1"}},
+      {{"a", "1"}, {"b", "2"}},
+      {{"a", "other value"}, {"b", ""}},
+      {{"a", "1"}, {"c", "3"}},
+      {{"b", "2"}, {"c", "3"}, {"d", "4"}},
+      {{"a", "1"}, {"b", "2"}, {"c", "3"}, {"d", "a value longer than the short-string buffer"}},
+  };
+  for (const api::StringMap& held : maps) {
+    for (const api::StringMap& packed : maps) {
+      api::Pod before = everyFieldPod();
+      before.metadata.labels = held;
+      before.metadata.annotations = packed;
+      before.spec.containers[0].resources.requests.other = {{"nvidia.com/gpu", q("1")}};
+      api::Pod pod = makePod("shop", "web-1");
+      pod.metadata.labels = packed;
+      pod.metadata.annotations = held;
+      api::Pod reused = before;
+      unpackPod(packPod(pod), reused);
+      EXPECT_EQ(reused, pod) << held.size() << " entries held, " << packed.size() << " packed";
+    }
+  }
+}
+
 TEST(CompactPodTest, RealisticPodIsSmallAndExact) {
   auto pod = api::decodePod(attune::testing::realisticPod(7).dump());
   ASSERT_TRUE(pod);
