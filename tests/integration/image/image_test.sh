@@ -48,7 +48,9 @@ others=$(cd "$rootfs" && find . -type f ! -path './attune' ! -path './usr/lib/*'
 # own mounted there, in new mount and PID namespaces (the unpacked copy gains an empty /proc; the
 # image is unchanged).
 run=(chroot)
-if ldd "$binary" | grep -q 'libasan'; then
+# Not `ldd | grep -q`: grep would stop at the first match, ldd could then die of SIGPIPE, and
+# under pipefail the test would run the sanitized binary without a proc of its own.
+if [[ $(ldd "$binary") == *libasan* ]]; then
   mkdir -p "$rootfs/proc"
   run=(unshare --mount --fork --pid --mount-proc="$rootfs/proc" chroot)
 fi
