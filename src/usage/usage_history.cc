@@ -20,7 +20,7 @@ struct PodSeries {
 };
 
 // (workload, container) → pod → its series
-using Grouped = std::map<UsageHistory::Key, std::map<std::string, PodSeries, std::less<>>>;
+using Grouped = std::map<UsageHistory::Key, std::map<std::string, PodSeries>>;
 
 bool increasing(PointSpan points) {
   return std::ranges::adjacent_find(points, [](const metrics::Point& a, const metrics::Point& b) {
@@ -129,10 +129,7 @@ void UsageHistory::add(const UsageView& reading, const ReadRange& range,
   const auto podOf = [&](const SeriesView& series) -> PodSeries* {
     auto workload = workloadOf(*series.id);
     if (!workload) return nullptr;
-    auto& pods = grouped[{std::move(*workload), series.id->container}];
-    auto it = pods.find(series.id->pod);
-    if (it == pods.end()) it = pods.try_emplace(series.id->pod).first;
-    return &it->second;
+    return &grouped[{std::move(*workload), series.id->container}][series.id->pod];
   };
   for (const SeriesView& series : reading.cpu) {
     if (PodSeries* pod = podOf(series)) pod->cpu.push_back(series.points);
@@ -151,12 +148,8 @@ void UsageHistory::add(const UsageView& reading, const ReadRange& range,
     }
     if (newest == nullptr) continue;
     const PodSample sample{newest->time, newest->value};
-    auto it = latestMemory_.find(*series.id);
-    if (it == latestMemory_.end()) {
-      latestMemory_.emplace(*series.id, sample);
-    } else if (it->second.time <= sample.time) {
-      it->second = sample;
-    }
+    auto [it, added] = latestMemory_.try_emplace(*series.id, sample);
+    if (!added && it->second.time <= sample.time) it->second = sample;
   }
   std::erase_if(latestMemory_,
                 [&](const auto& entry) { return entry.second.time < range.samples.end - window_; });
