@@ -3,29 +3,30 @@
 namespace attune::controller {
 
 void WorkQueue::add(const std::string& key, Time due) {
-  auto it = due_.find(key);
-  if (it != due_.end()) {
-    if (it->second <= due) return;
-    order_.erase({it->second, key});
-    it->second = due;
-  } else {
-    due_.emplace(key, due);
+  auto it = keys_.find(key);
+  if (it == keys_.end()) {
+    it = keys_.emplace(key, std::nullopt).first;
+  } else if (it->second) {
+    if (*it->second <= due) return;
+    order_.erase({*it->second, it});
   }
-  order_.emplace(due, key);
+  it->second = due;
+  order_.emplace(due, it);
 }
 
 void WorkQueue::forget(std::string_view key) {
-  auto it = due_.find(key);
-  if (it == due_.end()) return;
-  order_.erase({it->second, it->first});
-  due_.erase(it);
+  auto it = keys_.find(key);
+  if (it == keys_.end()) return;
+  if (it->second) order_.erase({*it->second, it});
+  keys_.erase(it);
 }
 
 std::vector<std::string> WorkQueue::popDue(Time now) {
   std::vector<std::string> keys;
   while (!order_.empty() && order_.begin()->first <= now) {
-    keys.push_back(order_.begin()->second);
-    due_.erase(keys.back());
+    const Keys::iterator it = order_.begin()->second;
+    keys.push_back(it->first);
+    it->second.reset();
     order_.erase(order_.begin());
   }
   return keys;
@@ -37,8 +38,8 @@ std::optional<Time> WorkQueue::nextDue() const {
 }
 
 std::optional<Time> WorkQueue::dueOf(std::string_view key) const {
-  auto it = due_.find(key);
-  if (it == due_.end()) return std::nullopt;
+  auto it = keys_.find(key);
+  if (it == keys_.end()) return std::nullopt;
   return it->second;
 }
 

@@ -29,11 +29,22 @@ class WorkQueue {
   std::optional<Time> nextDue() const;
   // When `key` is due, or nullopt when it is not queued.
   std::optional<Time> dueOf(std::string_view key) const;
-  std::size_t size() const { return due_.size(); }
+  std::size_t size() const { return order_.size(); }
 
  private:
-  std::map<std::string, Time, std::less<>> due_;
-  std::set<std::pair<Time, std::string>> order_;
+  // Every key queued since it was last forgotten, with when it is due (nullopt: not queued now).
+  // Kept while popped, so that the controller's passes, which queue every policy again, make no
+  // new key (a pass pops and queues about one key per policy).
+  using Keys = std::map<std::string, std::optional<Time>, std::less<>>;
+  struct Soonest {  // by time, then key
+    bool operator()(const std::pair<Time, Keys::iterator>& a,
+                    const std::pair<Time, Keys::iterator>& b) const {
+      if (a.first != b.first) return a.first < b.first;
+      return a.second->first < b.second->first;
+    }
+  };
+  Keys keys_;
+  std::set<std::pair<Time, Keys::iterator>, Soonest> order_;  // the queued keys
 };
 
 }  // namespace attune::controller

@@ -38,6 +38,33 @@ TEST(WorkQueueTest, PopDueHandsOutWhatIsDueSoonestFirstAndKeepsTheRest) {
   EXPECT_FALSE(q.nextDue().has_value());
 }
 
+// A popped key is no longer queued (the queue keeps its name for the next add): it is queued
+// again at whatever time is asked, and a forgotten one is gone whether queued or not.
+TEST(WorkQueueTest, APoppedKeyIsQueuedAgainAtAnyTimeAndAForgottenOneIsGone) {
+  WorkQueue q;
+  q.add("a/web", kT0 + 1min);
+  q.add("a/api", kT0 + 1min);
+  ASSERT_EQ(q.popDue(kT0 + 1min), (std::vector<std::string>{"a/api", "a/web"}));
+  EXPECT_EQ(q.size(), 0u);
+  EXPECT_FALSE(q.dueOf("a/web").has_value());
+  EXPECT_FALSE(q.nextDue().has_value());
+  q.add("a/web", kT0 + 30min);  // later than its popped time
+  q.add("a/api", kT0 + 2min);
+  q.add("a/web", kT0 + 3min);
+  EXPECT_EQ(q.size(), 2u);
+  EXPECT_EQ(q.dueOf("a/web"), kT0 + 3min);
+  q.forget("a/api");
+  EXPECT_FALSE(q.dueOf("a/api").has_value());
+  EXPECT_EQ(q.nextDue(), kT0 + 3min);
+  EXPECT_TRUE(q.popDue(kT0 + 2min).empty());
+  EXPECT_EQ(q.popDue(kT0 + 3min), (std::vector<std::string>{"a/web"}));
+  q.forget("a/web");  // popped: forgetting it is harmless
+  q.forget("a/none");
+  EXPECT_EQ(q.size(), 0u);
+  q.add("a/api", kT0 + 4min);
+  EXPECT_EQ(q.popDue(kT0 + 4min), (std::vector<std::string>{"a/api"}));
+}
+
 const std::string kResizedAtStart =
     "    annotations: {attune.io/last-resize-time: \"" + std::string(kStart) + "\"}\n";
 
