@@ -196,6 +196,9 @@ void Controller::notePolicies(std::span<const api::AttunePolicy* const> policies
     }
     queue_.forget(it->first);
     if (options_.admissionSizing != nullptr) options_.admissionSizing->withdraw(it->first);
+    // Its recommendation and savings series go with it.
+    operatorMetrics_.forgetPolicy(it->second.namespace_,
+                                  it->first.substr(it->second.namespace_.size() + 1));
     it = policies_.erase(it);
     membership = true;
     orphanCheck_ = true;  // the HPAs it retuned get their original targets back

@@ -1,5 +1,6 @@
 #include "controller/operator_metrics.h"
 
+#include <set>
 #include <vector>
 
 namespace attune::controller {
@@ -103,6 +104,52 @@ void OperatorMetrics::recordWorkloadSavings(const std::string& ns, const std::st
   if (!added && it->second == std::pair{cpuCores, memoryBytes}) return;
   it->second = {cpuCores, memoryBytes};
   changedSavings_.insert(ns);
+}
+
+void OperatorMetrics::published(const std::string& policy, Published now) {
+  static const Published kNothing;
+  auto it = published_.find(policy);
+  const Published& before = it == published_.end() ? kNothing : it->second;
+  if (before == now) return;
+  const std::set<std::pair<std::string, std::string>> workloads(now.workloads.begin(),
+                                                                now.workloads.end());
+  const std::set<std::array<std::string, 3>> containers(now.containers.begin(),
+                                                        now.containers.end());
+  const auto publishedBy = [&](const std::string& ns, const std::string& workload) {
+    auto owner = publisher_.find({ns, workload});
+    return owner != publisher_.end() && owner->second == policy;
+  };
+  for (const auto& [ns, workload, container] : before.containers) {
+    if (containers.contains({ns, workload, container}) || !publishedBy(ns, workload)) continue;
+    const std::vector<std::string> labels{ns, workload, container};
+    recommendationCpu.remove(labels);
+    recommendationMemory.remove(labels);
+    confidence.remove(labels);
+  }
+  std::set<std::string> summed;  // namespaces whose sums lost a workload
+  for (const auto& w : before.workloads) {
+    if (workloads.contains(w) || !publishedBy(w.first, w.second)) continue;
+    if (workloadSavings_.erase(w) > 0) {
+      changedSavings_.insert(w.first);
+      summed.insert(w.first);
+    }
+    publisher_.erase(w);
+  }
+  for (const auto& w : now.workloads) publisher_[w] = policy;
+  for (const std::string& ns : summed) publishSavings(ns);
+  if (now == kNothing) {
+    if (it != published_.end()) published_.erase(it);
+  } else if (it == published_.end()) {
+    published_.emplace(policy, std::move(now));
+  } else {
+    it->second = std::move(now);
+  }
+}
+
+void OperatorMetrics::forgetPolicy(const std::string& ns, const std::string& name) {
+  published(ns + "/" + name, {});
+  reclaimedCpu.remove({ns, name});
+  reclaimedMemory.remove({ns, name});
 }
 
 bool OperatorMetrics::firstResizeSeries(const std::string& ns, const std::string& workload) {

@@ -25,11 +25,13 @@
 //   attune_hpa_guard_query_failures_total{namespace,hpa}
 #pragma once
 
+#include <array>
 #include <map>
 #include <set>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "metrics/exposition/registry.h"
 
@@ -53,6 +55,21 @@ struct OperatorMetrics {
   void recordWorkloadSavings(const std::string& ns, const std::string& workload, double cpuCores,
                              double memoryBytes);
   void publishSavings(const std::string& ns);
+  // What one policy's pass published: the workloads whose savings it recorded, and the
+  // (namespace, workload, container) whose recommendation gauges it set.
+  struct Published {
+    std::vector<std::pair<std::string, std::string>> workloads;
+    std::vector<std::array<std::string, 3>> containers;
+    bool operator==(const Published&) const = default;
+  };
+  // Ends a policy's pass (`policy`: "namespace/name"): what it published in its previous pass and
+  // not in this one (a workload deleted or no longer targeted, a container gone) is withdrawn,
+  // the gauges removed and the workload's savings taken out of its namespace's sums; not what
+  // another policy published since (a workload that moved to it).
+  void published(const std::string& policy, Published now);
+  // Withdraws everything the policy published, and its reclaimed-request gauges (a policy
+  // deleted, or one that recommends nothing now).
+  void forgetPolicy(const std::string& ns, const std::string& name);
   // True the first time it is asked about the workload: its attune_resize_total series are then
   // to be created at 0. Counter series are never removed, so later passes need not again.
   bool firstResizeSeries(const std::string& ns, const std::string& workload);
@@ -86,6 +103,11 @@ struct OperatorMetrics {
   // Namespaces with a workload's savings recorded or changed since their sums were last
   // published: publishSavings sums only these (every policy of a namespace publishes it).
   std::set<std::string, std::less<>> changedSavings_;
+  // By policy key: what its last pass published (published()).
+  std::map<std::string, Published, std::less<>> published_;
+  // (namespace, workload) -> the policy that last began publishing it: only that policy's
+  // withdrawal removes the workload's series.
+  std::map<std::pair<std::string, std::string>, std::string> publisher_;
   // (namespace, workload) whose attune_resize_total series exist.
   std::set<std::pair<std::string, std::string>, std::less<>> resizeSeries_;
 };

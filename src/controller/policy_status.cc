@@ -137,7 +137,10 @@ void publishRecommendations(const std::vector<RecommendedWorkload>& recommended,
                             api::AttunePolicyStatus& status) {
   status.recommendations.clear();
   status.savings.reset();
-  if (observing(policy)) return;  // Observe tracks data points only; no recommendations
+  if (observing(policy)) {  // Observe tracks data points only; no recommendations
+    metrics.forgetPolicy(policy.metadata.namespace_, policy.metadata.name);
+    return;
+  }
   status.savings = summarizeSavings(recommended, replicas);
   const std::vector<std::string> policyLabels{policy.metadata.namespace_, policy.metadata.name};
   if (auto cpu = parseCpu(status.savings->cpuRequestReduction)) {
@@ -147,6 +150,8 @@ void publishRecommendations(const std::vector<RecommendedWorkload>& recommended,
     metrics.reclaimedMemory.set(policyLabels, static_cast<double>(memory->value()));
   }
   std::set<std::string> namespaces;  // whose savings sums are published, once each
+  OperatorMetrics::Published published;
+  published.workloads.reserve(recommended.size());
   for (const RecommendedWorkload& a : recommended) {
     if (resizing(policy) && metrics.firstResizeSeries(a.ref.ns, a.ref.name)) {
       // The workload's resize series exist at 0 from its first pass under a resizing mode, so
@@ -167,6 +172,7 @@ void publishRecommendations(const std::vector<RecommendedWorkload>& recommended,
       const std::vector<std::string> labels{a.ref.ns, a.ref.name, c.name};
       const auto& r = c.recommendation.resources;
       if (!c.recommendation.enoughData) continue;
+      published.containers.push_back({a.ref.ns, a.ref.name, c.name});
       for (const api::ContainerRecommendation& written : status.recommendations.back().containers) {
         if (written.name == c.name && written.confidence) {
           metrics.confidence.set(labels, *written.confidence);
@@ -187,9 +193,12 @@ void publishRecommendations(const std::vector<RecommendedWorkload>& recommended,
       }
     }
     metrics.recordWorkloadSavings(a.ref.ns, a.ref.name, cpuSaved * pods, memorySaved * pods);
+    published.workloads.emplace_back(a.ref.ns, a.ref.name);
     namespaces.insert(a.ref.ns);
   }
   for (const std::string& ns : namespaces) metrics.publishSavings(ns);
+  // What it published in its last pass and no longer does is withdrawn.
+  metrics.published(namespacedKey(policy.metadata), std::move(published));
 }
 
 std::optional<api::CanaryStatus> summarizeCanary(

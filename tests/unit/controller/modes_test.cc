@@ -51,6 +51,45 @@ TEST(ModesTest, ObserveTracksDataPointsButWritesNoRecommendation) {
   EXPECT_EQ(text.find("attune_savings_cpu_cores_total{"), std::string::npos);
 }
 
+// A policy moved to another workload, then deleted: the gauges of what it no longer recommends
+// go, and the namespace's savings are those of what is still recommended.
+TEST(ModesTest, TheSeriesOfWhatAPolicyNoLongerRecommendsAreWithdrawn) {
+  ScenarioHarness h(scenarioYaml(
+      workloadYaml({.name = "web", .replicas = 2}) + workloadYaml({.name = "api"}),
+      policyYaml({.name = "web", .target = "web", .updateStrategy = "{type: Recommend}"})));
+  ASSERT_TRUE(h.usable());
+  const auto cpu = [&](const std::string& workload) {
+    return h.metric(R"(attune_recommendation_cpu_cores{namespace="apps",workload=")" + workload +
+                    R"(",container="app"})");
+  };
+  const auto savings = [&] {
+    return h.metric(R"(attune_savings_cpu_cores_total{namespace="apps"})");
+  };
+  h.runMinutes(60);
+  ASSERT_TRUE(cpu("web").has_value());
+  ASSERT_FALSE(cpu("api").has_value());
+
+  api::ClusterApi& cluster = h.sim().api();
+  api::AttunePolicy policy = *cluster.getAttunePolicy("apps", "web");
+  policy.spec.targetRef.name = "api";
+  ASSERT_TRUE(cluster.updateAttunePolicy(policy));
+  h.runMinutes(60);
+  EXPECT_FALSE(cpu("web").has_value());
+  ASSERT_TRUE(cpu("api").has_value());
+  EXPECT_EQ(h.metricsText().find(R"(workload="web",container)"), std::string::npos);
+  // The savings are api's alone: the policy's reclaimed requests, which are its one workload's.
+  EXPECT_NEAR(
+      savings().value_or(-1),
+      h.metric(R"(attune_reclaimed_request_cpu_cores{namespace="apps",policy="web"})").value_or(-2),
+      0.001);
+
+  ASSERT_TRUE(h.sim().state().attunePolicies.erase("apps", "web"));
+  h.runMinutes(2);
+  EXPECT_FALSE(cpu("api").has_value());
+  EXPECT_EQ(h.metricsText().find("attune_reclaimed_request_cpu_cores{"), std::string::npos);
+  EXPECT_EQ(savings().value_or(-1), 0);
+}
+
 TEST(ModesTest, RecommendWritesRecommendationsAndNeverTouchesAPod) {
   ScenarioHarness h(scenarioYaml(
       workloadYaml({.name = "web", .replicas = 2}),
