@@ -106,26 +106,6 @@ class PodView {
   virtual std::size_t podCount(std::string_view ns) const = 0;
 };
 
-// Status writes sent by ClusterApi::sendAttunePolicyStatuses.
-class SentStatusWrites {
- public:
-  virtual ~SentStatusWrites() = default;
-  // Once every write is answered: each one's result, in the order the policies were given.
-  // Called once. A handle dropped without it still waits for its writes.
-  virtual std::vector<Result<AttunePolicy>> wait() = 0;
-};
-
-// Writes already answered.
-class WrittenStatuses final : public SentStatusWrites {
- public:
-  explicit WrittenStatuses(std::vector<Result<AttunePolicy>> results)
-      : results_(std::move(results)) {}
-  std::vector<Result<AttunePolicy>> wait() override { return std::move(results_); }
-
- private:
-  std::vector<Result<AttunePolicy>> results_;
-};
-
 class ClusterApi {
  public:
   virtual ~ClusterApi() = default;
@@ -381,18 +361,16 @@ class ClusterApi {
   // stale); kNotFound when absent. Never changes metadata.generation; a status equal to the
   // stored one is not a write (same resourceVersion). Returns the stored policy.
   virtual Result<AttunePolicy> updateAttunePolicyStatus(const AttunePolicy& policy) = 0;
-  // Each of `policies` written as updateAttunePolicyStatus writes it; the handle's wait() gives
-  // the results in the same order. This writes them one after another before it returns;
-  // kube::HttpClusterApi sends several at once (HttpClusterApiOptions::parallelWrites) and
-  // returns while they are under way, so their order is not kept (one call must not hold two
-  // writes of the same policy) and the caller calls wait() before it relies on them. The handle
-  // must not outlive this ClusterApi.
-  virtual std::unique_ptr<SentStatusWrites> sendAttunePolicyStatuses(
-      std::vector<AttunePolicy> policies) {
+  // Each of `policies` written as updateAttunePolicyStatus writes it, with the results in the same
+  // order. This sends them one after another; kube::HttpClusterApi sends several at once
+  // (HttpClusterApiOptions::parallelWrites), so their order is not kept: one call must not hold
+  // two writes of the same policy.
+  virtual std::vector<Result<AttunePolicy>> updateAttunePolicyStatuses(
+      std::span<const AttunePolicy> policies) {
     std::vector<Result<AttunePolicy>> results;
     results.reserve(policies.size());
     for (const AttunePolicy& policy : policies) results.push_back(updateAttunePolicyStatus(policy));
-    return std::make_unique<WrittenStatuses>(std::move(results));
+    return results;
   }
 
   // PUT on an autoscaling/v2 HorizontalPodAutoscaler: replaces spec, labels and annotations;

@@ -274,8 +274,6 @@ Result<void> Controller::reconcileDue() {
 
 Result<void> Controller::reconcile(bool everything) {
   reconciledLastCall_ = 0;
-  // The last call's status writes may still be under way: the policies are read after them.
-  statusWrites_.settle(api_);
   auto changed = readPolicies();
   if (!changed) return std::unexpected(changed.error());
   auto defaults = listDefaults();

@@ -86,9 +86,7 @@ struct ControllerOptions {
   std::size_t eventsPerCall = 0;
   // Above zero, the status writes of the passes are sent together (StatusWrites: several at once
   // through kube::HttpClusterApi) once this many are pending, and at the end of each group of
-  // passes, instead of each by its pass. They are waited for when the next batch is sent or the
-  // next call begins, so the passes after them go on meanwhile (the conflicts are then written
-  // again over the latest version). The writes a replica killed mid-group had not sent are
+  // passes, instead of each by its pass. The writes a replica killed mid-group had not sent are
   // lost with it, as a pass's own write would be; its next pass decides the status again. 0:
   // each pass sends its write.
   std::size_t statusWriteBatch = 0;

@@ -499,19 +499,12 @@ void StatusWrites::add(api::AttunePolicy update) {
 }
 
 void StatusWrites::flush(api::ClusterApi& api) {
-  settle(api);
   if (pending_.empty()) return;
-  sent_ = std::exchange(pending_, {});
-  inFlight_ = api.sendAttunePolicyStatuses(sent_);
-}
-
-void StatusWrites::settle(api::ClusterApi& api) {
-  if (!inFlight_) return;
-  const std::vector<Result<api::AttunePolicy>> written = std::exchange(inFlight_, {})->wait();
-  for (std::size_t i = 0; i < sent_.size() && i < written.size(); ++i) {
-    if (conflicted(written[i])) writeOverLatest(api, sent_[i]);
+  const std::vector<api::AttunePolicy> sent = std::exchange(pending_, {});
+  const std::vector<Result<api::AttunePolicy>> written = api.updateAttunePolicyStatuses(sent);
+  for (std::size_t i = 0; i < sent.size() && i < written.size(); ++i) {
+    if (conflicted(written[i])) writeOverLatest(api, sent[i]);
   }
-  sent_.clear();
 }
 
 void writeStatus(api::ClusterApi& api, const api::AttunePolicy& stored,

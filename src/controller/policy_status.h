@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -134,25 +133,20 @@ class HeldHeartbeats {
   std::uint64_t next_ = 0;
 };
 
-// Status writes decided by passes and sent together (ClusterApi::sendAttunePolicyStatuses, which
-// kube::HttpClusterApi sends several at once in the background), so that passes do not wait on
-// each write's round trip (ControllerOptions::statusWriteBatch). One write per policy is pending:
-// a later one replaces it.
+// Status writes decided by passes and sent together (ClusterApi::updateAttunePolicyStatuses,
+// which kube::HttpClusterApi sends several at once), so that passes do not wait on each write's
+// round trip (ControllerOptions::statusWriteBatch). One write per policy is pending: a later one
+// replaces it.
 class StatusWrites {
  public:
   void add(api::AttunePolicy update);
   std::size_t size() const { return pending_.size(); }
-  // Settles the writes sent before, then sends every pending write and returns while they may
-  // still be under way.
+  // Sends every pending write; one refused for a conflict is written again over the latest
+  // version, as writeStatus does.
   void flush(api::ClusterApi& api);
-  // Waits for the writes sent; one refused for a conflict is written again over the latest
-  // version, as writeStatus does. Before anything reads the policies again.
-  void settle(api::ClusterApi& api);
 
  private:
   std::vector<api::AttunePolicy> pending_;
-  std::vector<api::AttunePolicy> sent_;  // under way in inFlight_
-  std::unique_ptr<api::SentStatusWrites> inFlight_;
 };
 
 // Writes `status` when it differs from the stored one; on a conflict, over the latest version

@@ -1,6 +1,5 @@
 #include "kube/cached_cluster_api.h"
 
-#include <memory>
 #include <utility>
 
 namespace attune::kube {
@@ -351,34 +350,13 @@ Result<api::AttunePolicy> CachedClusterApi::updateAttunePolicyStatus(
   return stored;
 }
 
-namespace {
-
-// The inner API's writes; the cache takes each written policy when they are waited for (on the
-// caller's thread, like every other write).
-class CachedStatusWrites final : public api::SentStatusWrites {
- public:
-  CachedStatusWrites(std::unique_ptr<api::SentStatusWrites> sent,
-                     ListedInformer<api::AttunePolicy>& cache)
-      : sent_(std::move(sent)), cache_(cache) {}
-  std::vector<Result<api::AttunePolicy>> wait() override {
-    auto stored = sent_->wait();
-    for (const auto& policy : stored) {
-      if (policy) cache_.recordWrite(*policy);
-    }
-    return stored;
+std::vector<Result<api::AttunePolicy>> CachedClusterApi::updateAttunePolicyStatuses(
+    std::span<const api::AttunePolicy> policies) {
+  auto stored = inner().updateAttunePolicyStatuses(policies);
+  for (const auto& policy : stored) {
+    if (policy) policies_.recordWrite(*policy);
   }
-
- private:
-  std::unique_ptr<api::SentStatusWrites> sent_;
-  ListedInformer<api::AttunePolicy>& cache_;
-};
-
-}  // namespace
-
-std::unique_ptr<api::SentStatusWrites> CachedClusterApi::sendAttunePolicyStatuses(
-    std::vector<api::AttunePolicy> policies) {
-  return std::make_unique<CachedStatusWrites>(inner().sendAttunePolicyStatuses(std::move(policies)),
-                                              policies_);
+  return stored;
 }
 
 Result<api::HorizontalPodAutoscaler> CachedClusterApi::updateHpa(

@@ -142,9 +142,8 @@ class CachedClusterApi final : public api::ForwardingClusterApi {
   Result<api::AttunePolicy> createAttunePolicy(const api::AttunePolicy& policy) override;
   Result<api::AttunePolicy> updateAttunePolicy(const api::AttunePolicy& policy) override;
   Result<api::AttunePolicy> updateAttunePolicyStatus(const api::AttunePolicy& policy) override;
-  // The cache takes the written policies when the handle is waited for.
-  std::unique_ptr<api::SentStatusWrites> sendAttunePolicyStatuses(
-      std::vector<api::AttunePolicy> policies) override;
+  std::vector<Result<api::AttunePolicy>> updateAttunePolicyStatuses(
+      std::span<const api::AttunePolicy> policies) override;
   Result<api::HorizontalPodAutoscaler> updateHpa(const api::HorizontalPodAutoscaler& hpa) override;
 
  private:

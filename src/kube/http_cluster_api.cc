@@ -69,7 +69,7 @@ HttpClusterApi::HttpClusterApi(std::string server, TransportFactory factory, Clo
       options_(options),
       rest_(std::move(server), factory_(), clock, options.rest) {}
 
-HttpClusterApi::~HttpClusterApi() { joinLaneWrites(); }
+HttpClusterApi::~HttpClusterApi() = default;
 
 template <typename T, typename Decode>
 Result<T> HttpClusterApi::getOne(const std::string& path, Decode decode) {

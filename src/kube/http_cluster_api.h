@@ -45,7 +45,7 @@ struct HttpClusterApiOptions {
   // decoding them (WatchStream's `keep`); cluster-scoped objects are decoded as before. Empty:
   // every event is decoded.
   std::function<bool(std::string_view)> watchNamespaceFilter;
-  // How many requests sendAttunePolicyStatuses keeps in flight, each on a connection of its
+  // How many requests updateAttunePolicyStatuses keeps in flight, each on a connection of its
   // own (1: one after another, on the client's connection).
   int parallelWrites = 1;
 };
@@ -172,14 +172,12 @@ class HttpClusterApi final : public api::ClusterApi {
   Result<api::AttunePolicy> updateAttunePolicy(const api::AttunePolicy& policy) override;
   Result<api::AttunePolicy> updateAttunePolicyStatus(const api::AttunePolicy& policy) override;
   // With parallelWrites above 1: the writes go out on up to that many connections at once, each
-  // on a thread of its own, and this returns once every write has taken its token from the
-  // client's limiter (on the calling thread, in order, before it is sent) while they are still
-  // under way. The handle's wait() waits for them; a write that failed as unavailable (transport
-  // error, 429, 5xx) is then sent again through the client's usual path, with its retries and
-  // backoff. A call made while an earlier one's writes are under way first waits for them (one
-  // set of connections). rest().attempts() counts only the client's own requests.
-  std::unique_ptr<api::SentStatusWrites> sendAttunePolicyStatuses(
-      std::vector<api::AttunePolicy> policies) override;
+  // on a thread of its own for the call. Each request still takes its token from the client's
+  // limiter (on the calling thread, in order, before it is sent); a write that fails as
+  // unavailable (transport error, 429, 5xx) is sent again afterwards through the client's usual
+  // path, with its retries and backoff. rest().attempts() counts only the client's own requests.
+  std::vector<Result<api::AttunePolicy>> updateAttunePolicyStatuses(
+      std::span<const api::AttunePolicy> policies) override;
   Result<api::HorizontalPodAutoscaler> updateHpa(const api::HorizontalPodAutoscaler& hpa) override;
   Result<api::Lease> getLease(std::string_view ns, std::string_view name) override;
   Result<api::WebhookConfiguration> getWebhookConfiguration(api::WebhookConfigurationKind kind,
@@ -228,13 +226,8 @@ class HttpClusterApi final : public api::ClusterApi {
   TransportFactory factory_;
   HttpClusterApiOptions options_;
   RestClient rest_;
-  class LaneWrites;
-  // Waits for the writes under way on the lanes, if any (their results stay for their handle).
-  void joinLaneWrites();
-  // sendAttunePolicyStatuses' connections (parallelWrites of them, made on first use), and the
-  // writes under way on them (owned by the caller's handle; nullptr: none).
+  // updateAttunePolicyStatuses' connections (parallelWrites of them, made on first use).
   std::vector<std::unique_ptr<RestClient>> writeLanes_;
-  LaneWrites* laneWrites_ = nullptr;
   // The open watch of each resource, by collection ("pods", "deployments", ...).
   std::map<std::string, std::unique_ptr<Watch>, std::less<>> watches_;
 };

@@ -239,100 +239,59 @@ Result<api::AttunePolicy> HttpClusterApi::updateAttunePolicyStatus(
   return writeStatus(rest_, policy);
 }
 
-// The writes of one sendAttunePolicyStatuses call on the write lanes: each lane's thread takes
-// the next write whose token the calling thread has taken.
-class HttpClusterApi::LaneWrites final : public api::SentStatusWrites {
- public:
-  LaneWrites(HttpClusterApi& api, std::vector<api::AttunePolicy> policies)
-      : api_(api), policies_(std::move(policies)), results_(policies_.size()) {}
-  ~LaneWrites() override { join(); }
-  LaneWrites(const LaneWrites&) = delete;
-  LaneWrites& operator=(const LaneWrites&) = delete;
-
-  void start(std::span<const std::unique_ptr<RestClient>> lanes) {
-    threads_.reserve(lanes.size());
-    for (const auto& client : lanes) {
-      threads_.emplace_back([this, client = client.get()] { lane(*client); });
-    }
-  }
-  // One more write may be sent.
-  void release() {
-    {
-      std::lock_guard lock(mutex_);
-      ++sendable_;
-    }
-    released_.notify_one();
-  }
-  // Waits for every write; each must have been released.
-  void join() {
-    released_.notify_all();
-    threads_.clear();
-    if (api_.laneWrites_ == this) api_.laneWrites_ = nullptr;
-  }
-  std::vector<Result<api::AttunePolicy>> wait() override {
-    join();
-    std::vector<Result<api::AttunePolicy>> out;
-    out.reserve(policies_.size());
-    for (std::size_t i = 0; i < policies_.size(); ++i) {
-      Result<api::AttunePolicy>& result = *results_[i];
-      if (!result && result.error().code == ErrorCode::kUnavailable) {
-        result = api_.updateAttunePolicyStatus(policies_[i]);
-      }
-      out.push_back(std::move(result));
-    }
-    return out;
-  }
-
- private:
-  void lane(RestClient& client) {
-    for (;;) {
-      std::size_t i = 0;
-      {
-        std::unique_lock lock(mutex_);
-        released_.wait(lock, [&] { return taken_ < sendable_ || taken_ == policies_.size(); });
-        if (taken_ == policies_.size()) return;
-        i = taken_++;
-      }
-      results_[i] = writeStatus(client, policies_[i]);
-    }
-  }
-
-  HttpClusterApi& api_;
-  const std::vector<api::AttunePolicy> policies_;
-  std::vector<std::optional<Result<api::AttunePolicy>>> results_;  // each written by one lane
-  std::mutex mutex_;
-  std::condition_variable released_;
-  std::size_t sendable_ = 0;           // writes whose token was taken, guarded by mutex_
-  std::size_t taken_ = 0;              // writes a lane took, guarded by mutex_
-  std::vector<std::jthread> threads_;  // last: they end before the members they use
-};
-
-void HttpClusterApi::joinLaneWrites() {
-  if (laneWrites_ != nullptr) laneWrites_->join();
-}
-
-std::unique_ptr<api::SentStatusWrites> HttpClusterApi::sendAttunePolicyStatuses(
-    std::vector<api::AttunePolicy> policies) {
-  joinLaneWrites();
+std::vector<Result<api::AttunePolicy>> HttpClusterApi::updateAttunePolicyStatuses(
+    std::span<const api::AttunePolicy> policies) {
   const std::size_t lanes =
       std::min(static_cast<std::size_t>(std::max(options_.parallelWrites, 1)), policies.size());
-  if (lanes <= 1) return ClusterApi::sendAttunePolicyStatuses(std::move(policies));
+  if (lanes <= 1) return ClusterApi::updateAttunePolicyStatuses(policies);
   RestOptions laneOptions = options_.rest;
   laneOptions.rateLimit.qps = -1;  // the calling thread takes each request's token
-  laneOptions.maxRetries = 0;      // what is unavailable is sent again by wait(), one by one
+  laneOptions.maxRetries = 0;      // what is unavailable is sent again below, one by one
   while (writeLanes_.size() < lanes) {
     writeLanes_.push_back(
         std::make_unique<RestClient>(rest_.server(), factory_(), rest_.clock(), laneOptions));
   }
-  const std::size_t count = policies.size();
-  auto writes = std::make_unique<LaneWrites>(*this, std::move(policies));
-  writes->start(std::span(writeLanes_).first(lanes));
-  laneWrites_ = writes.get();
-  for (std::size_t i = 0; i < count; ++i) {
-    rest_.limiter().acquire();
-    writes->release();
+  std::vector<std::optional<Result<api::AttunePolicy>>> results(policies.size());
+  std::mutex mutex;
+  std::condition_variable released;
+  std::size_t sendable = 0;  // writes whose token was taken, guarded by mutex
+  std::size_t taken = 0;     // writes a lane took, guarded by mutex
+  const auto lane = [&](RestClient& client) {
+    for (;;) {
+      std::size_t i = 0;
+      {
+        std::unique_lock lock(mutex);
+        released.wait(lock, [&] { return taken < sendable || taken == policies.size(); });
+        if (taken == policies.size()) return;
+        i = taken++;
+      }
+      results[i] = writeStatus(client, policies[i]);
+    }
+  };
+  {
+    std::vector<std::jthread> threads;
+    threads.reserve(lanes);
+    for (std::size_t k = 0; k < lanes; ++k) threads.emplace_back(lane, std::ref(*writeLanes_[k]));
+    for (std::size_t i = 0; i < policies.size(); ++i) {
+      rest_.limiter().acquire();
+      {
+        std::lock_guard lock(mutex);
+        ++sendable;
+      }
+      released.notify_one();
+    }
+    released.notify_all();
+  }  // the lanes end once every write is taken and sent
+  std::vector<Result<api::AttunePolicy>> out;
+  out.reserve(policies.size());
+  for (std::size_t i = 0; i < policies.size(); ++i) {
+    Result<api::AttunePolicy>& result = *results[i];
+    if (!result && result.error().code == ErrorCode::kUnavailable) {
+      result = updateAttunePolicyStatus(policies[i]);
+    }
+    out.push_back(std::move(result));
   }
-  return writes;
+  return out;
 }
 
 Result<api::HorizontalPodAutoscaler> HttpClusterApi::updateHpa(

@@ -1,8 +1,7 @@
 // Status writes sent together (ControllerOptions::statusWriteBatch): the passes' writes go out in
-// calls of sendAttunePolicyStatuses of at most the batch size, each waited for before the next
-// is sent and before the policies are read again, the cluster ends in the same state as when each
-// pass sends its own, and a write refused for a conflict is written again over the latest
-// version.
+// calls of updateAttunePolicyStatuses of at most the batch size, the cluster ends in the same
+// state as when each pass sends its own, and a write refused for a conflict is written again
+// over the latest version.
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -22,33 +21,19 @@ using namespace std::chrono_literals;
 
 // What the controller's status writes looked like, kept by the test (the harness owns the api).
 struct Seen {
-  std::vector<std::size_t> batches;    // the size of each sendAttunePolicyStatuses call
+  std::vector<std::size_t> batches;    // the size of each updateAttunePolicyStatuses call
   std::size_t singles = 0;             // updateAttunePolicyStatus calls
   std::set<std::string> conflictOnce;  // policies whose next status write is refused
-  bool underWay = false;               // a batch sent and not waited for
-  std::size_t overlapped = 0;  // batches sent, and policies read, while a batch was under way
 };
 
 class CountingApi final : public api::ForwardingClusterApi {
  public:
   CountingApi(api::ClusterApi& inner, Seen& seen) : ForwardingClusterApi(inner), seen_(seen) {}
 
-  // The writes are made when they are waited for: until then they are under way.
-  std::unique_ptr<api::SentStatusWrites> sendAttunePolicyStatuses(
-      std::vector<api::AttunePolicy> policies) override {
+  std::vector<Result<api::AttunePolicy>> updateAttunePolicyStatuses(
+      std::span<const api::AttunePolicy> policies) override {
     seen_.batches.push_back(policies.size());
-    if (seen_.underWay) ++seen_.overlapped;
-    seen_.underWay = true;
-    return std::make_unique<Deferred>(*this, std::move(policies));
-  }
-  Result<api::List<api::AttunePolicy>> listAttunePolicies(
-      const api::ListOptions& options) override {
-    if (seen_.underWay) ++seen_.overlapped;
-    return ForwardingClusterApi::listAttunePolicies(options);
-  }
-  api::SharedList<api::AttunePolicy> sharedAttunePolicies(std::string_view ns) override {
-    if (seen_.underWay) ++seen_.overlapped;
-    return ForwardingClusterApi::sharedAttunePolicies(ns);
+    return ForwardingClusterApi::updateAttunePolicyStatuses(policies);
   }
   Result<api::AttunePolicy> updateAttunePolicyStatus(const api::AttunePolicy& policy) override {
     ++seen_.singles;
@@ -59,20 +44,6 @@ class CountingApi final : public api::ForwardingClusterApi {
   }
 
  private:
-  class Deferred final : public api::SentStatusWrites {
-   public:
-    Deferred(CountingApi& api, std::vector<api::AttunePolicy> policies)
-        : api_(api), policies_(std::move(policies)) {}
-    std::vector<Result<api::AttunePolicy>> wait() override {
-      api_.seen_.underWay = false;
-      return api_.ForwardingClusterApi::sendAttunePolicyStatuses(std::move(policies_))->wait();
-    }
-
-   private:
-    CountingApi& api_;
-    std::vector<api::AttunePolicy> policies_;
-  };
-
   Seen& seen_;
 };
 
@@ -115,8 +86,7 @@ TEST(StatusWritesTest, PassesSendTheirWritesTogetherAndEndAsIfEachSentItsOwn) {
     EXPECT_LE(size, 2U);
     sent += size;
   }
-  EXPECT_EQ(sent, batched.singles);  // every write went through a batch, and was waited for
-  EXPECT_EQ(batched.overlapped, 0U);
+  EXPECT_EQ(sent, batched.singles);  // every write went through a batch
   EXPECT_TRUE(alone.batches.empty());
   EXPECT_EQ(alone.singles, batched.singles);
 
@@ -141,7 +111,6 @@ TEST(StatusWritesTest, AConflictIsWrittenAgainOverTheLatestVersion) {
   ASSERT_FALSE(seen.batches.empty());
   EXPECT_EQ(seen.batches.front(), 5U);
   EXPECT_GE(seen.singles, 6U);
-  EXPECT_EQ(seen.overlapped, 0U);
 }
 
 TEST(StatusWritesTest, ALaterWriteOfAPolicyReplacesThePendingOne) {

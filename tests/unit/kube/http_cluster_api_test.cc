@@ -446,7 +446,7 @@ TEST_F(ApiTest, StatusWritesSentTogetherComeBackInOrder) {
       },
       HttpClusterApiOptions{.parallelWrites = 3});
   const std::vector<api::AttunePolicy> policies = sevenPolicies();
-  const auto results = api_->sendAttunePolicyStatuses(policies)->wait();
+  const auto results = api_->updateAttunePolicyStatuses(policies);
   ASSERT_EQ(results.size(), policies.size());
   for (std::size_t i = 0; i < results.size(); ++i) {
     if (i == 3) {
@@ -471,13 +471,6 @@ TEST_F(ApiTest, StatusWritesSentTogetherComeBackInOrder) {
   }
 }
 
-// The configuration of a client of `server` over plain HTTP.
-ClusterConfig plainHttp(const http::server::HttpServer& server) {
-  ClusterConfig config;
-  config.server = "http://127.0.0.1:" + std::to_string(server.port());
-  return config;
-}
-
 TEST(ApiParallelWritesTest, StatusWritesAreInFlightTogether) {
   // Each request waits (up to 10 s) for a second one to arrive while it is handled: written one
   // after another, every request would wait the whole time and none would see another.
@@ -498,67 +491,14 @@ TEST(ApiParallelWritesTest, StatusWritesAreInFlightTogether) {
     return response;
   });
   ASSERT_TRUE(server.has_value()) << server.error().toString();
+  ClusterConfig config;
+  config.server = "http://127.0.0.1:" + std::to_string((*server)->port());
   SimulatedClock clock(kStart);
-  HttpClusterApi api(plainHttp(**server), clock, HttpClusterApiOptions{.parallelWrites = 4});
-  const auto results = api.sendAttunePolicyStatuses(sevenPolicies())->wait();
+  HttpClusterApi api(config, clock, HttpClusterApiOptions{.parallelWrites = 4});
+  const auto results = api.updateAttunePolicyStatuses(sevenPolicies());
   ASSERT_EQ(results.size(), 7U);
   for (const auto& result : results) EXPECT_TRUE(result.has_value());
   EXPECT_GE(most, 2);
-}
-
-TEST(ApiParallelWritesTest, SendingReturnsWhileTheWritesAreUnderWayAndWaitGivesTheirResults) {
-  // Every request is held (up to 10 s) until the test opens the gate: a send that waited for its
-  // writes would return only after that time, with every write answered.
-  std::mutex mutex;
-  std::condition_variable opened;
-  bool open = false;
-  int answered = 0;
-  auto server = http::server::HttpServer::start({}, [&](const http::server::HttpRequest& request) {
-    {
-      std::unique_lock lock(mutex);
-      opened.wait_for(lock, 10s, [&] { return open; });
-      ++answered;
-    }
-    auto json = nlohmann::json::parse(request.body);
-    json["metadata"]["resourceVersion"] = "9";
-    http::server::HttpResponse response;
-    response.body = json.dump();
-    return response;
-  });
-  ASSERT_TRUE(server.has_value()) << server.error().toString();
-  SimulatedClock clock(kStart);
-  HttpClusterApi api(plainHttp(**server), clock, HttpClusterApiOptions{.parallelWrites = 4});
-  auto sent = api.sendAttunePolicyStatuses(sevenPolicies());
-  {
-    std::lock_guard lock(mutex);
-    EXPECT_EQ(answered, 0);  // returned before any write was answered
-    EXPECT_FALSE(open);
-    open = true;
-  }
-  opened.notify_all();
-  const auto results = sent->wait();
-  EXPECT_EQ(answered, 7);
-  ASSERT_EQ(results.size(), 7U);
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    ASSERT_TRUE(results[i].has_value()) << i << ": " << results[i].error().toString();
-    EXPECT_EQ(results[i]->metadata.name, "p" + std::to_string(i));
-    EXPECT_EQ(results[i]->metadata.resourceVersion, "9");
-  }
-  // A handle dropped unwaited still waits for its writes (its lanes use the api's connections).
-  {
-    std::lock_guard lock(mutex);
-    open = false;
-    answered = 0;
-  }
-  std::thread opener([&] {
-    std::lock_guard lock(mutex);
-    open = true;
-    opened.notify_all();
-  });
-  api.sendAttunePolicyStatuses(sevenPolicies()).reset();
-  opener.join();
-  std::lock_guard lock(mutex);
-  EXPECT_EQ(answered, 7);
 }
 
 TEST_F(ApiTest, WritesAttunePoliciesAndTheirStatus) {
