@@ -70,6 +70,29 @@ TEST(RegistryTest, RendersManySeriesByTheirLabelValuesWhateverTheInsertionOrder)
   EXPECT_EQ(gauge.value({"a", "b"}), 0);
 }
 
+TEST(RegistryTest, EachOfManySeriesKeepsItsValueThroughGrowthAndRemovals) {
+  // Enough series for the table to grow many times; label values that hash alike in part
+  // (shared prefixes, the same values in another order) must still be told apart.
+  Registry registry;
+  auto& gauge = registry.gauge("g", "Many series.", {"ns", "name", "container"});
+  const auto labels = [](int i) -> std::vector<std::string> {
+    return {"team-" + std::to_string(i % 13), "app-" + std::to_string(i),
+            "c" + std::to_string(i % 3)};
+  };
+  constexpr int kSeries = 20000;
+  for (int i = 0; i < kSeries; ++i) gauge.set(labels(i), i);
+  for (int i = 0; i < kSeries; i += 2) gauge.remove(labels(i));
+  for (int i = 0; i < kSeries; ++i) {
+    ASSERT_EQ(gauge.value(labels(i)), i % 2 == 0 ? 0 : i) << i;
+  }
+  EXPECT_EQ(gauge.value({"app-1", "team-1", "c1"}), 0);  // the values of series 1, reordered
+  gauge.set(labels(4), 7);                               // a removed series set again starts afresh
+  EXPECT_EQ(gauge.value(labels(4)), 7);
+  auto& h = registry.histogram("h_seconds", "Durations.", {"name"}, {1});
+  for (int i = 0; i < 1000; ++i) h.observe({"p-" + std::to_string(i % 100)}, 0.5);
+  EXPECT_EQ(h.count({"p-42"}), 10u);
+}
+
 TEST(RegistryTest, HistogramBucketsAreCumulative) {
   Registry registry;
   auto& h = registry.histogram("d_seconds", "Durations.", {}, {0.1, 1});
