@@ -38,7 +38,7 @@ done
 mapfile -t targets < <(sed -n 's/^attune_fuzz_target(\([a-z0-9_]*\).*/\1/p' tests/fuzz/CMakeLists.txt)
 if ((${#only[@]} > 0)); then
   for name in "${only[@]}"; do
-    if ! printf '%s\n' "${targets[@]}" | grep -qx "$name"; then
+    if ! printf '%s\n' "${targets[@]}" | grep -x "$name" > /dev/null; then
       echo "fuzz.sh: no fuzz target $name (have: ${targets[*]})" >&2
       exit 2
     fi

@@ -138,11 +138,11 @@ EOF
 # Wait (bounded) for the first pass to publish sizing, so the webhook answers with a patch.
 for ((i = 0; i < 120; i++)); do
   if curl -sk -X POST -H 'Content-Type: application/json' --data-binary "@$work/review.json" \
-    "https://127.0.0.1:$webhook_port/mutate-pods" | grep -q '"patch"'; then break; fi
+    "https://127.0.0.1:$webhook_port/mutate-pods" | grep '"patch"' > /dev/null; then break; fi
   sleep 1
 done
 if curl -sk -X POST -H 'Content-Type: application/json' --data-binary "@$work/review.json" \
-  "https://127.0.0.1:$webhook_port/mutate-pods" | grep -q '"patch"'; then
+  "https://127.0.0.1:$webhook_port/mutate-pods" | grep '"patch"' > /dev/null; then
   echo "load-test: the webhook answers the review with a JSON Patch"
 else
   echo "load-test: the webhook admits the review unchanged (no sizing published yet)"

@@ -32,8 +32,10 @@ if ! command -v kubectl >/dev/null 2>&1; then
 fi
 
 missing=()
+# grep without -q reads all of its input: with -q it may stop first, and under pipefail the
+# writer's SIGPIPE would then count as "not installed".
 for p in "${packages[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep "install ok installed" > /dev/null; then
     missing+=("$p")
   fi
 done
