@@ -468,6 +468,17 @@ std::unique_ptr<PreparedPass> Controller::preparePass(
   prepared->key = key;
   Known& known = policies_[key];
   prepared->started = options_.durationClock ? options_.durationClock->now() : Time{};
+  // An invalid configuration: reported in the status, and nothing done with it. What the policy
+  // published before is withdrawn (its recommendations no longer stand), and so is its sizing
+  // for the pod webhook.
+  const auto invalid = [&](const Error& error) -> std::unique_ptr<PreparedPass> {
+    PolicyPass::reportInvalid(api_, stored, error, clock_.now());
+    known.state.reset();
+    known.podSelectors.clear();
+    operatorMetrics_.forgetPolicy(stored.metadata.namespace_, stored.metadata.name);
+    if (options_.admissionSizing != nullptr) options_.admissionSizing->withdraw(key);
+    return nullptr;
+  };
   // The effective policy: the policy's own fields, then its namespace's defaults, the cluster's
   // defaults and the built-in ones. Without the status, which passes read from `stored`.
   const api::AttuneDefaults* namespaceDefaults =
@@ -493,11 +504,7 @@ std::unique_ptr<PreparedPass> Controller::preparePass(
                       ", AttuneDefaults " +
                       (clusterDefaults ? clusterDefaults->metadata.name : "-") +
                       "): " + (error.field.empty() ? "" : error.field + ": ") + error.message;
-      PolicyPass::reportInvalid(api_, stored, error, clock_.now());
-      known.state.reset();
-      known.podSelectors.clear();
-      if (options_.admissionSizing != nullptr) options_.admissionSizing->withdraw(key);
-      return nullptr;
+      return invalid(error);
     }
   }
   if (options_.modeOverride) policy.spec.updateStrategy.type = options_.modeOverride;
@@ -511,12 +518,7 @@ std::unique_ptr<PreparedPass> Controller::preparePass(
       state->strategyName != strategyName || !(known.effectiveSpec == policy.spec)) {
     auto fresh = PolicyState::create(policy, strategyName, stored.metadata.generation);
     if (!fresh) {
-      // An invalid configuration: report it in the status and touch nothing.
-      PolicyPass::reportInvalid(api_, stored, fresh.error(), clock_.now());
-      state.reset();
-      known.podSelectors.clear();
-      if (options_.admissionSizing != nullptr) options_.admissionSizing->withdraw(key);
-      return nullptr;
+      return invalid(fresh.error());
     }
     state = std::move(*fresh);
     known.effectiveSpec = policy.spec;

@@ -68,7 +68,7 @@ struct OperatorMetrics {
   // another policy published since (a workload that moved to it).
   void published(const std::string& policy, Published now);
   // Withdraws everything the policy published, and its reclaimed-request gauges (a policy
-  // deleted, or one that recommends nothing now).
+  // deleted, one that recommends nothing now, or one whose configuration is invalid).
   void forgetPolicy(const std::string& ns, const std::string& name);
   // True the first time it is asked about the workload: its attune_resize_total series are then
   // to be created at 0. Counter series are never removed, so later passes need not again.

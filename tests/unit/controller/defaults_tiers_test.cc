@@ -112,5 +112,41 @@ TEST(DefaultsTiersTest, AnInvalidCombinationIsReportedAndNothingIsResized) {
   EXPECT_NE(ready->message.find("minAllowed"), std::string::npos) << ready->message;
 }
 
+TEST(DefaultsTiersTest, APolicyMadeInvalidWithdrawsItsGaugesUntilItIsValidAgain) {
+  ScenarioHarness h(
+      scenarioYaml(workloadYaml({.name = "web"}), policyYaml({.name = "web",
+                                                              .target = "web",
+                                                              .updateStrategy = "{type: Recommend}",
+                                                              .cpu = "maxAllowed: 400m"})));
+  ASSERT_TRUE(h.usable());
+  const auto recommendation = [&] {
+    return h.metric(
+        R"(attune_recommendation_cpu_cores{namespace="apps",workload="web",container="app"})");
+  };
+  const auto savings = [&] {
+    return h.metric(R"(attune_savings_cpu_cores_total{namespace="apps"})");
+  };
+  h.runMinutes(60);
+  ASSERT_TRUE(recommendation().has_value());
+  ASSERT_GT(savings().value_or(0), 0);
+  // The namespace's minimum lies above the policy's maximum: the effective policy is invalid.
+  api::AttuneNamespaceDefaults d(
+      decodeDefaults("apiVersion: attune.io/v1alpha1\nkind: AttuneNamespaceDefaults\nmetadata: "
+                     "{name: apps, namespace: apps}\nspec:\n  cpu: {minAllowed: 500m}\n"));
+  ASSERT_TRUE(h.sim().state().attuneNamespaceDefaults.create(std::move(d)));
+  h.runMinutes(2);
+  EXPECT_FALSE(recommendation().has_value());
+  EXPECT_FALSE(h.metric(R"(attune_confidence{namespace="apps",workload="web",container="app"})")
+                   .has_value());
+  EXPECT_FALSE(
+      h.metric(R"(attune_reclaimed_request_cpu_cores{namespace="apps",policy="web"})").has_value());
+  EXPECT_EQ(savings().value_or(0), 0);
+  // Valid again: its next pass publishes again.
+  ASSERT_TRUE(h.sim().state().attuneNamespaceDefaults.erase("apps", "apps"));
+  h.runMinutes(2);
+  EXPECT_TRUE(recommendation().has_value());
+  EXPECT_GT(savings().value_or(0), 0);
+}
+
 }  // namespace
 }  // namespace attune::controller::testing
