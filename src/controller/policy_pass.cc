@@ -618,6 +618,15 @@ void PolicyPass::reportInvalid(api::ClusterApi& api, const api::AttunePolicy& st
                         .lastTransitionTime = std::nullopt,
                         .observedGeneration = stored.metadata.generation},
                        now);
+  // The recommendations no longer stand (nothing acts on them while the policy is invalid), nor
+  // do the savings and the counts made from them: withdrawn, as from the metrics. The resize
+  // history stays: it records what was done.
+  update.status.recommendations.clear();
+  update.status.savings.reset();
+  if (update.status.workloads) {
+    update.status.workloads->withRecommendations = 0;
+    update.status.workloads->pending = 0;
+  }
   if (update.status == stored.status) return;
   (void)api.updateAttunePolicyStatus(update);
 }

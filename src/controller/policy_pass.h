@@ -144,7 +144,8 @@ class PolicyPass {
   // After run(): the pod selectors of the policy's targets (a pod they match concerns it).
   std::vector<api::LabelSelector> podSelectors() const;
 
-  // Writes a Ready=False condition (reason InvalidConfig) for a policy that cannot be reconciled.
+  // Writes a Ready=False condition (reason InvalidConfig) for a policy that cannot be reconciled,
+  // and withdraws its status recommendations, savings and the workload counts made from them.
   static void reportInvalid(api::ClusterApi& api, const api::AttunePolicy& stored,
                             const Error& error, Time now);
 

@@ -129,6 +129,8 @@ TEST(DefaultsTiersTest, APolicyMadeInvalidWithdrawsItsGaugesUntilItIsValidAgain)
   h.runMinutes(60);
   ASSERT_TRUE(recommendation().has_value());
   ASSERT_GT(savings().value_or(0), 0);
+  ASSERT_FALSE(h.policy("apps", "web").status.recommendations.empty());
+  ASSERT_TRUE(h.policy("apps", "web").status.savings.has_value());
   // The namespace's minimum lies above the policy's maximum: the effective policy is invalid.
   api::AttuneNamespaceDefaults d(
       decodeDefaults("apiVersion: attune.io/v1alpha1\nkind: AttuneNamespaceDefaults\nmetadata: "
@@ -141,11 +143,31 @@ TEST(DefaultsTiersTest, APolicyMadeInvalidWithdrawsItsGaugesUntilItIsValidAgain)
   EXPECT_FALSE(
       h.metric(R"(attune_reclaimed_request_cpu_cores{namespace="apps",policy="web"})").has_value());
   EXPECT_EQ(savings().value_or(0), 0);
+  // So does its status: Ready=False, no recommendation, no savings, none counted as pending.
+  {
+    const api::AttunePolicy web = h.policy("apps", "web");
+    const api::Condition* ready = condition(web, api::kConditionReady);
+    ASSERT_NE(ready, nullptr);
+    EXPECT_FALSE(ready->isTrue());
+    EXPECT_TRUE(web.status.recommendations.empty());
+    EXPECT_FALSE(web.status.savings.has_value());
+    ASSERT_TRUE(web.status.workloads.has_value());
+    EXPECT_EQ(web.status.workloads->withRecommendations, 0);
+    EXPECT_EQ(web.status.workloads->pending, 0);
+    EXPECT_EQ(web.status.workloads->discovered, 1);
+  }
   // Valid again: its next pass publishes again.
   ASSERT_TRUE(h.sim().state().attuneNamespaceDefaults.erase("apps", "apps"));
   h.runMinutes(2);
   EXPECT_TRUE(recommendation().has_value());
   EXPECT_GT(savings().value_or(0), 0);
+  {
+    const api::AttunePolicy web = h.policy("apps", "web");
+    EXPECT_TRUE(condition(web, api::kConditionReady)->isTrue());
+    EXPECT_FALSE(web.status.recommendations.empty());
+    EXPECT_TRUE(web.status.savings.has_value());
+    EXPECT_EQ(web.status.workloads->withRecommendations, 1);
+  }
 }
 
 }  // namespace
