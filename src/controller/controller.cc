@@ -274,6 +274,7 @@ Result<void> Controller::reconcileDue() {
 
 Result<void> Controller::reconcile(bool everything) {
   reconciledLastCall_ = 0;
+  groupsLastCall_ = 0;
   auto changed = readPolicies();
   if (!changed) return std::unexpected(changed.error());
   auto defaults = listDefaults();
@@ -335,8 +336,9 @@ Result<void> Controller::reconcile(bool everything) {
   for (const auto& [scope, version] : snapshot->podListVersions()) {
     if (!podWatch_.contains(scope)) podWatch_[scope] = version;
   }
-  // In order, in groups of whole namespaces (ControllerOptions::passGroup, passGroupSamples): a
-  // group's passes prepared, then finished.
+  // In order, in groups of whole namespaces (ControllerOptions::passGroup, passGroupSamples),
+  // whose usage is read a group ahead: each pass prepared and finished, or, while node
+  // optimisation holds them, every pass prepared, then all finished.
   usage::SharedUsageReads sharedReads;
   usage::SharedUsageReads* reads = options_.sharedUsageReads ? &sharedReads : nullptr;
   // A policy's rivals for a workload are in its namespace (policies is in namespace order):
@@ -380,6 +382,7 @@ Result<void> Controller::reconcile(bool everything) {
     }
     if (reads != nullptr) reads->prefetch(options_.parallelUsageReads);
     begun.push_back(passes.size() - before);
+    ++groupsLastCall_;
   };
   if (ordered.empty()) return {};
   // The reads of the group after the one being served are made while it is prepared and
@@ -389,31 +392,46 @@ Result<void> Controller::reconcile(bool everything) {
   for (;;) {
     const std::size_t end = prepared + begun.front();
     begun.pop_front();
-    for (std::size_t i = prepared; i < end; ++i) passes[i]->pass->prepare();
-    prepared = end;
     const bool last = begun.empty();
-    std::vector<const PolicyPass*> optimised;
-    for (std::size_t i = 0; i < prepared; ++i) {
-      if (passes[i]->pass->nodeOptimised()) optimised.push_back(passes[i]->pass.get());
+    // Unless node optimisation holds this group (a pass of it, or one held from an earlier
+    // group, has it), each pass is finished as soon as it is prepared, and the pods it read are
+    // released: the next pass unpacks its pods into the same few objects, still in the cache,
+    // and finishes while its own are.
+    const bool held = mayOptimise && std::any_of(passes.begin(), passes.begin() + end,
+                                                 [](const std::unique_ptr<PreparedPass>& p) {
+                                                   return p->pass->nodeOptimised();
+                                                 });
+    for (std::size_t i = prepared; i < end; ++i) {
+      passes[i]->pass->prepare();
+      if (held) continue;
+      queue_.add(passes[i]->key, finishPass(*passes[i], rollout::NodeOptimisation{}, now));
+      if (statusWrites_.size() >= options_.statusWriteBatch) statusWrites_.flush(api_);
+      passes[i].reset();
+      snapshot->forgetViewedPods();
+      if (options_.releasePods) options_.releasePods();
     }
-    // Node optimisation holds the prepared passes until the last group.
-    if (!last && mayOptimise && !optimised.empty()) {
+    prepared = end;
+    // Node optimisation holds the prepared passes until the last group, then sizes the pods of
+    // every pass that has it at once.
+    if (held && !last) {
       if (next < ordered.size()) begin();
       continue;
     }
-    const rollout::NodeOptimisation nodes = optimised.empty() || !mayOptimise
-                                                ? rollout::NodeOptimisation{}
-                                                : optimiseNodes(*snapshot, optimised);
-    for (std::size_t i = 0; i < prepared; ++i) {
-      queue_.add(passes[i]->key, finishPass(*passes[i], nodes, now));
-      if (statusWrites_.size() >= options_.statusWriteBatch) statusWrites_.flush(api_);
+    if (held) {
+      std::vector<const PolicyPass*> optimised;
+      for (std::size_t i = 0; i < prepared; ++i) {
+        if (passes[i]->pass->nodeOptimised()) optimised.push_back(passes[i]->pass.get());
+      }
+      const rollout::NodeOptimisation nodes = optimiseNodes(*snapshot, optimised);
+      for (std::size_t i = 0; i < prepared; ++i) {
+        queue_.add(passes[i]->key, finishPass(*passes[i], nodes, now));
+        if (statusWrites_.size() >= options_.statusWriteBatch) statusWrites_.flush(api_);
+      }
     }
     statusWrites_.flush(api_);
     passes.erase(passes.begin(), passes.begin() + static_cast<std::ptrdiff_t>(prepared));
     prepared = 0;
     if (last) break;
-    snapshot->forgetViewedPods();
-    if (options_.releasePods) options_.releasePods();
     if (next < ordered.size()) begin();
   }
   return {};

@@ -203,6 +203,8 @@ class Controller {
   std::size_t heldHeartbeats() const { return held_.size(); }
   // Policies the last reconcileDue() or reconcileAll() reconciled.
   std::size_t reconciledLastCall() const { return reconciledLastCall_; }
+  // The groups those policies ran in (ControllerOptions::passGroup, passGroupSamples).
+  std::size_t groupsLastCall() const { return groupsLastCall_; }
   // The policies this controller reconciles (watched and owned), as of the last call.
   std::size_t policyCount() const { return policies_.size(); }
   // Passes run for `policy` ("namespace/name") since its state was created; nullopt when it is
@@ -292,6 +294,7 @@ class Controller {
   ActionObserver observer_;
   WorkQueue queue_;
   std::size_t reconciledLastCall_ = 0;
+  std::size_t groupsLastCall_ = 0;
   std::map<std::string, Known, std::less<>> policies_;  // by "namespace/name"
   // The heartbeat writes the current reconcile may still make (HeartbeatBudget).
   HeartbeatBudget heartbeats_;

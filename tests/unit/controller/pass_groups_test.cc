@@ -1,10 +1,10 @@
 // A reconcile runs its due policies in groups of whole namespaces (ControllerOptions::passGroup,
-// and passGroupSamples for the samples their usage reads bring), each prepared and finished
-// before the next, with the pods unpacked for a group freed before
-// the next group reads its own (ControllerOptions::releasePods, kube::PodInformer::
-// releaseUnpacked). Grouped or not, the controller takes the same actions at the same times;
-// grouped, the pod cache holds at most one namespace's unpacked pods after a reconcile instead
-// of every target pod. Under ASan a pod pointer kept past its group would be a use after free.
+// and passGroupSamples for the samples their usage reads bring), whose usage is read a group
+// ahead. Each pass is finished as soon as it is prepared, and the pods it unpacked are freed
+// before the next pass reads its own (ControllerOptions::releasePods, kube::PodInformer::
+// releaseUnpacked). Grouped or not, the controller takes the same actions at the same times,
+// and the pod cache holds no unpacked pod after a reconcile. Under ASan a pod pointer kept past
+// its pass would be a use after free.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -95,11 +95,13 @@ class CopyableMetrics final : public metrics::MetricsSource {
 struct Outcome {
   // Every action: its kind, pod and time.
   std::vector<std::string> actions;
-  int releases = 0;                 // releasePods calls
-  std::size_t mostUnpacked = 0;     // unpacked pods held after a reconcile, at most
-  std::size_t leastUnpacked = ~0u;  // and at least, after a reconcile that ran every policy
-  int copies = 0;                   // metrics source copies made for prefetching
-  int readsOnCopies = 0;            // and the reads made through them
+  std::size_t passes = 0;        // policies reconciled, over every call
+  std::size_t releases = 0;      // releasePods calls
+  std::size_t mostUnpacked = 0;  // unpacked pods held after a reconcile, at most
+  // The groups of each reconcile that ran every policy, in order.
+  std::vector<std::size_t> groups;
+  int copies = 0;         // metrics source copies made for prefetching
+  int readsOnCopies = 0;  // and the reads made through them
 };
 
 // `parallel` > 1: usage reads prefetched (ControllerOptions::parallelUsageReads) through copies
@@ -136,10 +138,10 @@ Outcome run(std::size_t passGroup, std::size_t passGroupSamples = 1'000'000,
     EXPECT_TRUE(cache->sync().has_value());
     EXPECT_TRUE(h.controller().reconcileDue().has_value());
     if (h.controller().reconciledLastCall() == 0) continue;
-    const std::size_t held = cache->pods().unpackedCount();
-    out.mostUnpacked = std::max(out.mostUnpacked, held);
+    out.passes += h.controller().reconciledLastCall();
+    out.mostUnpacked = std::max(out.mostUnpacked, cache->pods().unpackedCount());
     if (h.controller().reconciledLastCall() == kNamespaces.size()) {
-      out.leastUnpacked = std::min(out.leastUnpacked, held);
+      out.groups.push_back(h.controller().groupsLastCall());
     }
   }
   out.copies = shared->copies;
@@ -151,20 +153,20 @@ Outcome run(std::size_t passGroup, std::size_t passGroupSamples = 1'000'000,
   return out;
 }
 
-TEST(PassGroupsTest, GroupsOfOneNamespaceActAsOneReconcileAndFreeEachGroupsPods) {
+TEST(PassGroupsTest, GroupsOfOneNamespaceActAsOneReconcileAndEachPassFreesItsPods) {
   const Outcome whole = run(/*passGroup=*/256);
   const Outcome grouped = run(/*passGroup=*/1);
   ASSERT_FALSE(whole.actions.empty()) << "the scenario resized nothing: it tests nothing";
   EXPECT_EQ(grouped.actions, whole.actions);
-  // Four namespaces in one group: nothing to release, every target pod held until the next sync.
-  EXPECT_EQ(whole.releases, 0);
-  EXPECT_EQ(whole.leastUnpacked, kNamespaces.size() * kReplicas);
-  // One group per namespace: releases between groups, and only the last group's pods held after
-  // a reconcile (each at most twice: as read, and as replaced by the pass's own resize).
-  EXPECT_GT(grouped.releases, 0);
-  EXPECT_GT(grouped.mostUnpacked, 0u);
-  EXPECT_LE(grouped.mostUnpacked, 2 * kReplicas);
-  EXPECT_LT(grouped.mostUnpacked, whole.leastUnpacked);
+  // Four namespaces in one group, or one group per namespace, in every reconcile.
+  ASSERT_FALSE(whole.groups.empty());
+  EXPECT_EQ(whole.groups, std::vector<std::size_t>(whole.groups.size(), 1));
+  EXPECT_EQ(grouped.groups, std::vector<std::size_t>(grouped.groups.size(), kNamespaces.size()));
+  // Either way each pass frees the pods it read, and none is held after a reconcile.
+  EXPECT_EQ(whole.releases, whole.passes);
+  EXPECT_EQ(grouped.releases, grouped.passes);
+  EXPECT_EQ(whole.mostUnpacked, 0u);
+  EXPECT_EQ(grouped.mostUnpacked, 0u);
 }
 
 // Reads made in the background a group ahead, on two threads: the same actions, the pods of
@@ -176,7 +178,7 @@ TEST(PassGroupsTest, UsageReadsMadeAGroupAheadChangeNothing) {
   EXPECT_EQ(ahead.actions, whole.actions);
   EXPECT_GT(ahead.copies, 0);
   EXPECT_GT(ahead.readsOnCopies, 0);
-  EXPECT_LE(ahead.mostUnpacked, 2 * kReplicas);
+  EXPECT_EQ(ahead.mostUnpacked, 0u);
 }
 
 TEST(PassGroupsTest, ANamespaceWhoseReadsReachTheSampleBudgetClosesItsGroup) {
@@ -187,13 +189,18 @@ TEST(PassGroupsTest, ANamespaceWhoseReadsReachTheSampleBudgetClosesItsGroup) {
   const Outcome firstPassOnly = run(/*passGroup=*/256, /*passGroupSamples=*/3 * kReplicas);
   EXPECT_EQ(oneNamespace.actions, whole.actions);
   EXPECT_EQ(firstPassOnly.actions, whole.actions);
-  EXPECT_EQ(whole.releases, 0);
+  ASSERT_GE(whole.groups.size(), 2u);
+  EXPECT_EQ(whole.groups, std::vector<std::size_t>(whole.groups.size(), 1));
   // Every namespace's reads reach a budget of 1: one group per namespace in every reconcile.
-  EXPECT_EQ(oneNamespace.releases, run(/*passGroup=*/1).releases);
-  EXPECT_LE(oneNamespace.mostUnpacked, 2 * kReplicas);
-  // A budget of 3 steps a pod: only reads of more than that close a group.
-  EXPECT_GT(firstPassOnly.releases, 0);
-  EXPECT_LT(firstPassOnly.releases, oneNamespace.releases);
+  EXPECT_EQ(oneNamespace.groups,
+            std::vector<std::size_t>(oneNamespace.groups.size(), kNamespaces.size()));
+  // A budget of 3 steps a pod: the first pass's reads (a whole history window) close a group
+  // after each namespace; a later pass's (a step or two) after two or three.
+  ASSERT_EQ(firstPassOnly.groups.size(), whole.groups.size());
+  EXPECT_EQ(firstPassOnly.groups.front(), kNamespaces.size());
+  for (std::size_t i = 1; i < firstPassOnly.groups.size(); ++i) {
+    EXPECT_LT(firstPassOnly.groups[i], kNamespaces.size()) << "reconcile " << i;
+  }
 }
 
 }  // namespace
