@@ -389,18 +389,21 @@ Result<void> Controller::reconcile(bool everything) {
   // finished: one group read ahead.
   begin();
   if (next < ordered.size()) begin();
+  // Once a group has a node-optimised pass, it and every later group are held.
+  bool held = false;
   for (;;) {
     const std::size_t end = prepared + begun.front();
     begun.pop_front();
     const bool last = begun.empty();
-    // Unless node optimisation holds this group (a pass of it, or one held from an earlier
-    // group, has it), each pass is finished as soon as it is prepared, and the pods it read are
-    // released: the next pass unpacks its pods into the same few objects, still in the cache,
-    // and finishes while its own are.
-    const bool held = mayOptimise && std::any_of(passes.begin(), passes.begin() + end,
-                                                 [](const std::unique_ptr<PreparedPass>& p) {
-                                                   return p->pass->nodeOptimised();
-                                                 });
+    // Unless node optimisation holds this group, each pass is finished as soon as it is
+    // prepared, and the pods it read are released: the next pass unpacks its pods into the same
+    // few objects, still in the cache, and finishes while its own are.
+    held =
+        held || (mayOptimise && std::any_of(passes.begin() + static_cast<std::ptrdiff_t>(prepared),
+                                            passes.begin() + static_cast<std::ptrdiff_t>(end),
+                                            [](const std::unique_ptr<PreparedPass>& p) {
+                                              return p->pass->nodeOptimised();
+                                            }));
     for (std::size_t i = prepared; i < end; ++i) {
       passes[i]->pass->prepare();
       if (held) continue;
