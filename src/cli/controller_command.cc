@@ -585,12 +585,18 @@ int runController(const ControllerFlags& f) {
   };
   runUntilShutdown(f.process, settings->election, leaseApi, clock, *log, registry, health,
                    loopOptions, {pass, poll, readiness}, wait, **server);
-  // The Events the last passes recorded and no poll wrote: written before exiting, within 5 s
-  // (a fraction of a Pod's default 30 s of grace).
+  // The Events and status writes the last passes held and no poll wrote: written before
+  // exiting, within 5 s each (a fraction of a Pod's default 30 s of grace). A status write
+  // another replica's overtook is refused (it carries the resourceVersion its pass read).
   if (const std::size_t held = ctl.events().held(); held > 0) {
     ctl.flushEvents(held, std::chrono::seconds(5));
     log->info("held events written",
               {{"events", std::to_string(held)}, {"left", std::to_string(ctl.events().held())}});
+  }
+  if (const std::size_t held = ctl.heldStatusWrites(); held > 0) {
+    ctl.flushStatusWrites(held, std::chrono::seconds(5));
+    log->info("held status writes made", {{"writes", std::to_string(held)},
+                                          {"left", std::to_string(ctl.heldStatusWrites())}});
   }
   return kExitOk;
 }

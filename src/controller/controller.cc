@@ -261,15 +261,19 @@ void Controller::flushEvents(std::size_t limit, Duration slice) {
 Result<void> Controller::reconcileDue() {
   auto done = reconcile(/*everything=*/false);
   if (options_.eventsPerCall > 0) flushEvents(options_.eventsPerCall, options_.heartbeatSlice);
-  if (options_.heartbeatsPerCall == 0) return done;
-  // After this call's passes, the heartbeats held by them and by the passes before.
-  const HeldHeartbeats::Written written =
-      held_.write(api_, options_.heartbeatsPerCall, clock_, options_.heartbeatSlice);
+  // After this call's passes, the status writes held by them and by the passes before.
+  if (options_.heartbeatsPerCall > 0) {
+    flushStatusWrites(options_.heartbeatsPerCall, options_.heartbeatSlice);
+  }
+  return done;
+}
+
+void Controller::flushStatusWrites(std::size_t limit, Duration slice) {
+  const HeldStatusWrites::Written written = held_.write(api_, limit, clock_, slice);
   operatorMetrics_.heartbeatWrites.inc({"written"},
                                        static_cast<double>(written.sent - written.dropped));
   operatorMetrics_.heartbeatWrites.inc({"dropped"}, static_cast<double>(written.dropped));
   operatorMetrics_.heartbeatsHeld.set({}, static_cast<double>(held_.size()));
-  return done;
 }
 
 Result<void> Controller::reconcile(bool everything) {

@@ -70,7 +70,8 @@ struct ControllerOptions {
   // resyncPeriod / statusHeartbeat); the others wait for the next passes, which spreads policies
   // written together over the passes.
   Duration statusHeartbeat = std::chrono::minutes(5);
-  // Above zero, a pass holds the heartbeat writes it decides (HeldHeartbeats) and each
+  // Above zero, a pass holds the status writes it decides that record nothing it did
+  // (heartbeats, new recommendations and skips: HeldStatusWrites) and each
   // reconcileDue() call writes held ones after its own passes: at most this many, none started
   // after heartbeatSlice, so that a pass (and a changed pod behind it) never waits on thousands
   // of them. 0: the pass writes them itself.
@@ -198,9 +199,9 @@ class Controller {
   // When the soonest queued policy is due (nullopt before the first call or with no policy):
   // drivers call reconcileDue() then.
   std::optional<Time> nextDue() const { return queue_.nextDue(); }
-  // Heartbeat writes held for the reconcileDue() calls to make (ControllerOptions::
+  // Status writes held for the reconcileDue() calls to make (ControllerOptions::
   // heartbeatsPerCall).
-  std::size_t heldHeartbeats() const { return held_.size(); }
+  std::size_t heldStatusWrites() const { return held_.size(); }
   // Policies the last reconcileDue() or reconcileAll() reconciled.
   std::size_t reconciledLastCall() const { return reconciledLastCall_; }
   // The groups those policies ran in (ControllerOptions::passGroup, passGroupSamples).
@@ -218,6 +219,8 @@ class Controller {
   // started once `slice` has passed. With every one as the limit, what a replica that shuts
   // down still owes.
   void flushEvents(std::size_t limit, Duration slice);
+  // Writes held status writes (ControllerOptions::heartbeatsPerCall) the same way.
+  void flushStatusWrites(std::size_t limit, Duration slice);
 
  private:
   // What the controller knows of a policy between passes.
@@ -298,7 +301,7 @@ class Controller {
   std::map<std::string, Known, std::less<>> policies_;  // by "namespace/name"
   // The heartbeat writes the current reconcile may still make (HeartbeatBudget).
   HeartbeatBudget heartbeats_;
-  HeldHeartbeats held_;        // with ControllerOptions::heartbeatsPerCall
+  HeldStatusWrites held_;        // with ControllerOptions::heartbeatsPerCall
   StatusWrites statusWrites_;  // with ControllerOptions::statusWriteBatch
   // The last snapshot's node table and ReplicaSet index, reused while the cache is unchanged.
   ClusterSnapshot::Reuse snapshotReuse_;

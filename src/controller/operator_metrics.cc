@@ -77,12 +77,13 @@ OperatorMetrics::OperatorMetrics(metrics::Registry& registry)
           {"namespace", "workload", "action"})),
       heartbeatWrites(registry.counter(
           "attune_status_heartbeat_writes_total",
-          "Status heartbeats written between passes (ControllerOptions::heartbeatsPerCall), by "
-          "result: written, or dropped (refused as overtaken, or failed; the next pass decides "
-          "again).",
+          "Status writes held by passes (heartbeats; new recommendations, savings or skips) and "
+          "written between passes (ControllerOptions::heartbeatsPerCall), by result: written, or "
+          "dropped (refused as overtaken, or failed; the next pass decides again).",
           {"result"})),
       heartbeatsHeld(registry.gauge("attune_status_heartbeats_held",
-                                    "Status heartbeats decided by passes and not yet written.",
+                                    "Status writes held by passes (heartbeats; new recommendations, savings or skips) "
+                                    "and not yet written.",
                                     {})),
       heldEventWrites(registry.counter(
           "attune_held_event_writes_total",

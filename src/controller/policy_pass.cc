@@ -72,6 +72,12 @@ api::AttunePolicyStatus statusToRebuild(const api::AttunePolicyStatus& stored) {
           .observedGeneration = stored.observedGeneration};
 }
 
+const api::AttunePolicyStatus& heldOrStored(const HeldStatusWrites* held,
+                                            const api::AttunePolicy& stored) {
+  const api::AttunePolicyStatus* status = held != nullptr ? held->find(stored.metadata) : nullptr;
+  return status != nullptr ? *status : stored.status;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<PolicyState>> PolicyState::create(const api::AttunePolicy& defaulted,
@@ -107,7 +113,8 @@ PolicyPass::PolicyPass(Context context, const ClusterSnapshot& snapshot,
       policy_(policy),
       state_(state),
       now_(context.clock.now()),
-      status_(statusToRebuild(stored.status)) {}
+      // A status held to be written between passes is newer than the stored one.
+      status_(statusToRebuild(heldOrStored(context.held, stored))) {}
 
 PassResult PolicyPass::run() {
   prepare();

@@ -100,7 +100,7 @@ class PolicyPass {
     // (writeStatus); nullptr: no limit.
     HeartbeatBudget* heartbeats = nullptr;
     // Where the heartbeat writes this pass decides are held (writeStatus); nullptr: written.
-    HeldHeartbeats* held = nullptr;
+    HeldStatusWrites* held = nullptr;
     // Where the status write of this pass is added to be sent with others' (writeStatus);
     // nullptr: the pass sends it.
     StatusWrites* writes = nullptr;

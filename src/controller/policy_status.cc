@@ -421,6 +421,46 @@ void setProgress(api::AttunePolicyStatus& status, StatusProgress p) {
   }
 }
 
+// Whether `status` differs from `stored` only in what a pass found, not in anything it did: in
+// its recommendations, savings, workload counts and progress, and by Skipped history entries
+// newer than every stored entry, added at the end of the history (as many of the oldest dropped
+// as its limit needs). Anything else (a resize, revert or failure recorded; a condition, the
+// cooldown, the canary, the resize time or the generation changed; a field added later) is
+// something the pass did.
+bool nothingDone(api::AttunePolicyStatus& status, const api::AttunePolicyStatus& stored) {
+  const std::vector<api::ResizeHistoryEntry>& history = status.resizeHistory;
+  const std::vector<api::ResizeHistoryEntry>& before = stored.resizeHistory;
+  const std::optional<Time> newest = before.empty() ? std::nullopt : before.back().timestamp;
+  std::size_t kept = history.size();
+  for (; kept > 0; --kept) {
+    const api::ResizeHistoryEntry& entry = history[kept - 1];
+    if (entry.result != api::ResizeResult::kSkipped || !entry.timestamp) break;
+    if (!before.empty() && (!newest || *entry.timestamp <= *newest)) break;
+  }
+  if (kept > before.size() ||
+      !std::equal(history.begin(), history.begin() + static_cast<std::ptrdiff_t>(kept),
+                  before.end() - static_cast<std::ptrdiff_t>(kept))) {
+    return false;
+  }
+  // The rest compared with what a pass finds taken from the stored status, then put back.
+  api::AttunePolicyStatus found{.recommendations = stored.recommendations,
+                                .resizeHistory = before,
+                                .workloads = stored.workloads,
+                                .savings = stored.savings,
+                                .lastReconcileTime = stored.lastReconcileTime};
+  const auto exchange = [&] {
+    std::swap(status.recommendations, found.recommendations);
+    std::swap(status.resizeHistory, found.resizeHistory);
+    std::swap(status.workloads, found.workloads);
+    std::swap(status.savings, found.savings);
+    std::swap(status.lastReconcileTime, found.lastReconcileTime);
+  };
+  exchange();
+  const bool same = status == stored;
+  exchange();
+  return same;
+}
+
 }  // namespace
 
 HeartbeatBudget HeartbeatBudget::perReconcile(std::size_t policies, Duration resync,
@@ -436,7 +476,7 @@ namespace {}  // namespace
 
 std::string namespacedKey(const api::ObjectMeta& meta) { return meta.namespace_ + "/" + meta.name; }
 
-void HeldHeartbeats::hold(api::AttunePolicy update) {
+void HeldStatusWrites::hold(api::AttunePolicy update) {
   std::string key = namespacedKey(update.metadata);
   if (auto it = held_.find(key); it != held_.end()) {
     it->second.update = std::move(update);
@@ -446,7 +486,13 @@ void HeldHeartbeats::hold(api::AttunePolicy update) {
   held_.emplace(std::move(key), Held{next_++, std::move(update)});
 }
 
-void HeldHeartbeats::drop(const api::ObjectMeta& meta) {
+const api::AttunePolicyStatus* HeldStatusWrites::find(const api::ObjectMeta& meta) const {
+  if (held_.empty()) return nullptr;
+  auto it = held_.find(namespacedKey(meta));
+  return it == held_.end() ? nullptr : &it->second.update.status;
+}
+
+void HeldStatusWrites::drop(const api::ObjectMeta& meta) {
   if (held_.empty()) return;
   auto it = held_.find(namespacedKey(meta));
   if (it == held_.end()) return;
@@ -454,7 +500,7 @@ void HeldHeartbeats::drop(const api::ObjectMeta& meta) {
   held_.erase(it);
 }
 
-HeldHeartbeats::Written HeldHeartbeats::write(api::ClusterApi& api, std::size_t limit, Clock& clock,
+HeldStatusWrites::Written HeldStatusWrites::write(api::ClusterApi& api, std::size_t limit, Clock& clock,
                                               Duration slice) {
   Written written;
   const Time start = clock.now();
@@ -509,14 +555,16 @@ void StatusWrites::flush(api::ClusterApi& api) {
 
 void writeStatus(api::ClusterApi& api, const api::AttunePolicy& stored,
                  api::AttunePolicyStatus& status, Duration heartbeat, HeartbeatBudget* budget,
-                 HeldHeartbeats* held, StatusWrites* writes) {
+                 HeldStatusWrites* held, StatusWrites* writes) {
   const std::optional<Time>& storedTime = stored.status.lastReconcileTime;
   bool progressOnly = false;
+  bool foundOnly = false;
   if (storedTime && status.lastReconcileTime && sameShape(status, stored.status)) {
     const bool due = *status.lastReconcileTime - *storedTime >= heartbeat;
     StatusProgress ours = progressOf(status);
     setProgress(status, progressOf(stored.status));
     progressOnly = status == stored.status;
+    foundOnly = !progressOnly && held != nullptr && nothingDone(status, stored.status);
     // Nothing new but progress: it waits for the heartbeat, and for a later pass when this one
     // has spent its heartbeat writes.
     if (progressOnly && (!due || (budget != nullptr && !budget->take()))) return;
@@ -530,7 +578,7 @@ void writeStatus(api::ClusterApi& api, const api::AttunePolicy& stored,
                            .preserved = stored.preserved,
                            .sources = stored.sources};
   if (held != nullptr) {
-    if (progressOnly) {
+    if (progressOnly || foundOnly) {
       held->hold(std::move(update));
       return;
     }

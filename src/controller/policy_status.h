@@ -23,7 +23,7 @@
 namespace attune::controller {
 
 // "namespace/name": the key of a namespaced object (a policy in the work queue and in
-// HeldHeartbeats, a pod in the controller's pod states).
+// HeldStatusWrites, a pod in the controller's pod states).
 std::string namespacedKey(const api::ObjectMeta& meta);
 
 // status.recommendations and status.savings from `recommended` (neither under Observe), and the
@@ -99,14 +99,17 @@ struct HeartbeatBudget {
   }
 };
 
-// Heartbeat writes held by the passes that decided them, to be written between passes
-// (ControllerOptions::heartbeatsPerCall): a heartbeat carries nothing a decision depends on, so
-// a pass need not wait on thousands of them, and they reach the API server spread over the
-// idle time instead of in bursts. One is held per policy (a later one replaces it, keeping its
-// place); each is written conditionally on the resourceVersion it was decided from, so one
-// that anything else overtook (a pass's own write, a spec change, another replica) is refused
-// by the API server and dropped: the policy's next pass decides again.
-class HeldHeartbeats {
+// Status writes that record nothing a pass did (heartbeats; new recommendations, savings and
+// skipped resizes, as a wave of them follows a wave of resizes), held by the passes that decided
+// them, to be written between passes (ControllerOptions::heartbeatsPerCall): no decision depends
+// on them, so a pass need not wait on thousands of them, and they reach the API server spread
+// over the idle time instead of in bursts. One is held per policy (a later one replaces it,
+// keeping its place), and the policy's next pass starts from its status rather than the stored
+// one, so that the history it holds is kept until written. Each is written conditionally on the
+// resourceVersion it was decided from, so one that anything else overtook (a pass's own write, a
+// spec change, another replica) is refused by the API server and dropped: the policy's next pass
+// decides again (a skip record dropped so is not made again while the skip lasts).
+class HeldStatusWrites {
  public:
   struct Written {
     std::size_t sent = 0;     // write requests made
@@ -116,6 +119,8 @@ class HeldHeartbeats {
   // Holds `update` (the stored policy with its new status) for the policy it names; a policy
   // held already keeps its place in the order.
   void hold(api::AttunePolicy update);
+  // The status held for the policy `meta` names; nullptr when none is.
+  const api::AttunePolicyStatus* find(const api::ObjectMeta& meta) const;
   // Forgets what is held for the policy `meta` names: its pass writes the status itself.
   void drop(const api::ObjectMeta& meta);
   // Writes held heartbeats, oldest first: at most `limit`, and none started once `slice` has
@@ -155,11 +160,13 @@ class StatusWrites {
 // and lastUpdated; status.workloads.dataPointsCollected) is written when the stored
 // lastReconcileTime is `heartbeat` old or more and `budget` (nullptr: no limit) grants the write;
 // otherwise it takes the stored progress back and nothing is written. With `held`, such a
-// heartbeat is held there instead of written, and a write of anything else drops the policy's
-// held one. With `writes`, a write is added there to be sent with others instead of sent now.
+// heartbeat is held there instead of written, and so is any status that records nothing the
+// pass did (it differs only in recommendations, savings, workload counts, progress and Skipped
+// history entries newer than every stored one; held whether the heartbeat is due or not); a
+// write of anything else drops the policy's held one. With `writes`, a write is added there to be sent with others instead of sent now.
 void writeStatus(api::ClusterApi& api, const api::AttunePolicy& stored,
                  api::AttunePolicyStatus& status, Duration heartbeat,
-                 HeartbeatBudget* budget = nullptr, HeldHeartbeats* held = nullptr,
+                 HeartbeatBudget* budget = nullptr, HeldStatusWrites* held = nullptr,
                  StatusWrites* writes = nullptr);
 
 }  // namespace attune::controller

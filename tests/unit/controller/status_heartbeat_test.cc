@@ -12,12 +12,19 @@
 #include <vector>
 
 #include "api/forwarding_cluster_api.h"
+#include "controller/policy_status.h"
+#include "core/clock.h"
+#include "core/units.h"
 #include "scenario_harness.h"
+#include "sim/cluster/cluster.h"
+#include "sim/cluster/cluster_state.h"
 
 namespace attune::controller::testing {
 namespace {
 
 using namespace std::chrono_literals;
+using namespace attune::literals;
+using Kind = ActionRecord::Kind;
 
 // Counts the status writes the controller sends.
 class StatusWrites final : public api::ForwardingClusterApi {
@@ -176,7 +183,7 @@ TEST(StatusHeartbeatTest, SteadyPoliciesSpreadTheirWritesOverTheHeartbeat) {
 // Held between passes (ControllerOptions::heartbeatsPerCall), the heartbeats reach the API
 // server as often as when the passes write them: the harness calls reconcileDue() every tick,
 // and each call writes what its passes held.
-TEST(StatusHeartbeatTest, HeldHeartbeatsAreWrittenAsOftenAsThePassesWouldWriteThem) {
+TEST(StatusHeartbeatTest, HeldStatusWritesAreWrittenAsOftenAsThePassesWouldWriteThem) {
   SteadyPolicies run;
   settle(run, 20, 100);
   ASSERT_TRUE(run.h->usable());
@@ -184,7 +191,7 @@ TEST(StatusHeartbeatTest, HeldHeartbeatsAreWrittenAsOftenAsThePassesWouldWriteTh
   run.h->runMinutes(20);
   EXPECT_GE(run.writes, 76);
   EXPECT_LE(run.writes, 84);
-  EXPECT_EQ(run.h->controller().heldHeartbeats(), 0U);
+  EXPECT_EQ(run.h->controller().heldStatusWrites(), 0U);
   EXPECT_EQ(run.h->metric("attune_status_heartbeats_held"), 0.0);
 }
 
@@ -206,14 +213,14 @@ TEST(StatusHeartbeatTest, APassHoldsItsHeartbeatsAndTheCallsAfterItWriteThem) {
   run.writes = 0;
   ASSERT_TRUE(run.h->controller().reconcileAll().has_value());
   EXPECT_EQ(run.writes, 0);
-  const std::size_t held = run.h->controller().heldHeartbeats();
+  const std::size_t held = run.h->controller().heldStatusWrites();
   EXPECT_GE(held, 8U);
   EXPECT_LE(held, 20U);
   for (std::size_t left = held; left > 0; left -= std::min<std::size_t>(left, 3)) {
     const int writesBefore = run.writes;
     ASSERT_TRUE(run.h->controller().reconcileDue().has_value());
     EXPECT_EQ(run.writes - writesBefore, static_cast<int>(std::min<std::size_t>(left, 3)));
-    EXPECT_EQ(run.h->controller().heldHeartbeats(), left - std::min<std::size_t>(left, 3));
+    EXPECT_EQ(run.h->controller().heldStatusWrites(), left - std::min<std::size_t>(left, 3));
   }
   EXPECT_EQ(run.writes, static_cast<int>(held));
   EXPECT_EQ(written() - writtenBefore, static_cast<double>(held));
@@ -236,7 +243,7 @@ TEST(StatusHeartbeatTest, AHeldHeartbeatOvertakenByAnotherWriteIsDropped) {
   ASSERT_TRUE(run.h->usable());
   ASSERT_TRUE(run.h->sim().runFor(10min).has_value());
   ASSERT_TRUE(run.h->controller().reconcileAll().has_value());
-  ASSERT_EQ(run.h->controller().heldHeartbeats(), 1U);
+  ASSERT_EQ(run.h->controller().heldStatusWrites(), 1U);
   api::AttunePolicy other = run.h->policy("apps", "web-0");
   const Time otherTime = run.h->now() - 1min;
   other.status.lastReconcileTime = otherTime;
@@ -244,7 +251,7 @@ TEST(StatusHeartbeatTest, AHeldHeartbeatOvertakenByAnotherWriteIsDropped) {
   run.writes = 0;
   ASSERT_TRUE(run.h->controller().reconcileDue().has_value());
   EXPECT_EQ(run.writes, 1);
-  EXPECT_EQ(run.h->controller().heldHeartbeats(), 0U);
+  EXPECT_EQ(run.h->controller().heldStatusWrites(), 0U);
   EXPECT_EQ(run.h->metric("attune_status_heartbeat_writes_total{result=\"dropped\"}"), 1.0);
   EXPECT_EQ(run.h->policy("apps", "web-0").status.lastReconcileTime, otherTime);
 }
@@ -303,12 +310,172 @@ TEST(StatusHeartbeatTest, AFirstPassWritesItsStatusItselfWhenHeartbeatsAreHeld) 
   run.writes = 0;
   ASSERT_TRUE(run.h->controller().reconcileAll().has_value());
   EXPECT_EQ(run.writes, 3);
-  EXPECT_EQ(run.h->controller().heldHeartbeats(), 0U);
+  EXPECT_EQ(run.h->controller().heldStatusWrites(), 0U);
   for (int i = 0; i < 3; ++i) {
     EXPECT_EQ(run.h->policy("apps", "web-" + std::to_string(i)).status.lastReconcileTime,
               run.h->now())
         << i;
   }
+}
+
+// writeStatus with held writes, on one stored policy: which changes record something the pass did
+// (written at once) and which only what it found (held).
+class HeldStatusWritesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    api::AttunePolicy p;
+    p.metadata.namespace_ = "apps";
+    p.metadata.name = "web";
+    ASSERT_TRUE(cluster_.createAttunePolicy(p).has_value());
+    api::AttunePolicy withStatus = *cluster_.getAttunePolicy("apps", "web");
+    withStatus.status.conditions = {{.type = "Ready", .status = "True", .reason = "Monitoring"}};
+    api::WorkloadRecommendation w{.workload = "web"};
+    w.containers.push_back({.name = "app", .dataPoints = 60});
+    w.containers[0].recommended.cpuRequest = 200_m;
+    withStatus.status.recommendations = {w};
+    withStatus.status.resizeHistory = {resized(t0_)};
+    withStatus.status.lastReconcileTime = t0_;
+    auto written = cluster_.updateAttunePolicyStatus(withStatus);
+    ASSERT_TRUE(written.has_value());
+    stored_ = *written;
+  }
+
+  static api::ResizeHistoryEntry resized(Time at) {
+    return {.timestamp = at, .workload = "web", .pod = "web-1", .result = api::ResizeResult::kSuccess};
+  }
+  static api::ResizeHistoryEntry skipped(Time at) {
+    return {.timestamp = at, .workload = "web", .result = api::ResizeResult::kSkipped, .reason = "Cooldown"};
+  }
+  // The stored status as the next pass finds it: a minute later, the recommendation moved, and a
+  // Cooldown skip recorded.
+  api::AttunePolicyStatus foundLater() const {
+    api::AttunePolicyStatus s = stored_.status;
+    s.lastReconcileTime = t1_;
+    s.recommendations[0].containers[0].recommended.cpuRequest = 300_m;
+    s.resizeHistory.push_back(skipped(t1_));
+    return s;
+  }
+  api::AttunePolicyStatus current() { return cluster_.getAttunePolicy("apps", "web")->status; }
+  // writeStatus as a pass with held writes calls it, then whether it was held.
+  bool held(api::AttunePolicyStatus status) {
+    writeStatus(cluster_, stored_, status, 5min, nullptr, &held_);
+    return held_.size() == 1 && current() == stored_.status;
+  }
+
+  SimulatedClock clock_{Time{} + 24h};
+  sim::ClusterState state_{clock_};
+  sim::Cluster cluster_{state_};
+  Time t0_ = clock_.now();
+  Time t1_ = t0_ + 1min;
+  api::AttunePolicy stored_;
+  HeldStatusWrites held_;
+};
+
+TEST_F(HeldStatusWritesTest, ARecommendationThatMovedAndASkipAreHeldUntilACallWritesThem) {
+  const api::AttunePolicyStatus later = foundLater();
+  ASSERT_TRUE(held(later));
+  const api::AttunePolicyStatus* holding = held_.find(stored_.metadata);
+  ASSERT_NE(holding, nullptr);
+  EXPECT_EQ(*holding, later);
+  const HeldStatusWrites::Written written = held_.write(cluster_, 10, clock_, 1min);
+  EXPECT_EQ(written.sent, 1U);
+  EXPECT_EQ(written.dropped, 0U);
+  EXPECT_EQ(current(), later);
+  EXPECT_EQ(held_.find(stored_.metadata), nullptr);
+}
+
+TEST_F(HeldStatusWritesTest, WithoutHeldWritesThePassWritesItAtOnce) {
+  api::AttunePolicyStatus later = foundLater();
+  writeStatus(cluster_, stored_, later, 5min);
+  EXPECT_EQ(current(), later);
+}
+
+TEST_F(HeldStatusWritesTest, ASkipDroppingTheOldestEntryAtTheHistoryLimitIsHeld) {
+  api::AttunePolicyStatus later = foundLater();
+  later.resizeHistory.erase(later.resizeHistory.begin());
+  EXPECT_TRUE(held(later));
+}
+
+TEST_F(HeldStatusWritesTest, AnythingThePassDidIsWrittenAtOnceAndDropsWhatWasHeld) {
+  const std::vector<std::pair<std::string, std::function<void(api::AttunePolicyStatus&)>>> did{
+      {"a resize recorded", [&](auto& s) { s.resizeHistory.push_back(resized(t1_)); }},
+      {"a skip no newer than the stored history",
+       [&](auto& s) { s.resizeHistory.back() = skipped(t0_); }},
+      {"a skip before the stored history's end",
+       [&](auto& s) { s.resizeHistory.insert(s.resizeHistory.begin(), skipped(t1_)); }},
+      {"a condition", [](auto& s) { s.conditions[0].reason = "InsufficientData"; }},
+      {"the resize time", [&](auto& s) { s.lastResizeTime = t1_; }},
+      {"the reverts", [](auto& s) { s.consecutiveReverts = 1; }},
+      {"the generation", [](auto& s) { s.observedGeneration = 2; }},
+  };
+  for (const auto& [what, change] : did) {
+    SCOPED_TRACE(what);
+    held_ = {};
+    ASSERT_TRUE(held(foundLater()));
+    api::AttunePolicyStatus status = foundLater();
+    change(status);
+    writeStatus(cluster_, stored_, status, 5min, nullptr, &held_);
+    EXPECT_EQ(held_.size(), 0U);
+    EXPECT_EQ(current(), status);
+    // Back to the stored status for the next case.
+    auto reset = cluster_.getAttunePolicy("apps", "web");
+    ASSERT_TRUE(reset.has_value());
+    reset->status = stored_.status;
+    auto written = cluster_.updateAttunePolicyStatus(*reset);
+    ASSERT_TRUE(written.has_value());
+    stored_ = *written;
+  }
+}
+
+// In the controller: the pass after a resize finds the recommendation moved with the pod and
+// the workload cooling down (a Cooldown skip): it holds that write. The passes after it start
+// from the held status, so that the skip it recorded is kept until a call writes it.
+TEST(StatusHeartbeatTest, ThePassAfterAResizeHoldsItsSkipAndTheNextPassesKeepIt) {
+  int writes = 0;
+  HarnessOptions options;
+  options.controller.heartbeatsPerCall = 100;
+  options.controller.heartbeatSlice = Duration::zero();  // the calls write nothing held
+  options.wrapApi = [&writes](api::ClusterApi& cluster) -> std::unique_ptr<api::ClusterApi> {
+    return std::make_unique<StatusWrites>(cluster, writes);
+  };
+  // 200m used against a 100m request by each of 3 pods: 300m recommended, reached in two steps
+  // of at most +100 % (200m, then 300m once the 45-minute cooldown has passed).
+  ScenarioHarness h(
+      scenarioYaml(workloadYaml({.name = "web",
+                                 .replicas = 3,
+                                 .requests = "{cpu: 100m, memory: 512Mi}",
+                                 .limits = "{memory: 1Gi}"}),
+                   policyYaml({.name = "web",
+                               .target = "web",
+                               .updateStrategy = "{type: Auto, cooldown: 45m}"})),
+      options);
+  ASSERT_TRUE(h.usable());
+  ASSERT_TRUE(h.runUntil([&] { return !h.actions(Kind::kResized).empty(); }, 60min));
+  // The resize (its CPU and memory) is written by its pass.
+  const api::AttunePolicy resizedPass = h.policy("apps", "web");
+  EXPECT_EQ(history(resizedPass, api::ResizeResult::kSuccess).size(), 2U);
+  EXPECT_EQ(h.controller().heldStatusWrites(), 0U);
+  writes = 0;
+  h.runMinutes(1);
+  ASSERT_EQ(h.actions(Kind::kResizeSkipped).size(), 1U);
+  EXPECT_EQ(h.actions(Kind::kResizeSkipped).front().reason, "Cooldown");
+  EXPECT_EQ(writes, 0);
+  EXPECT_EQ(h.controller().heldStatusWrites(), 1U);
+  EXPECT_EQ(h.policy("apps", "web").status, resizedPass.status);
+  // Three more passes (the resized pod still under its 6-minute observation), nothing written.
+  h.runMinutes(3);
+  EXPECT_EQ(writes, 0);
+  EXPECT_EQ(h.controller().heldStatusWrites(), 1U);
+  // Written: the skip, once, and the moved recommendation.
+  h.controller().flushStatusWrites(10, 1min);
+  EXPECT_EQ(writes, 1);
+  EXPECT_EQ(h.controller().heldStatusWrites(), 0U);
+  const api::AttunePolicy written = h.policy("apps", "web");
+  EXPECT_EQ(history(written, api::ResizeResult::kSkipped, "Cooldown").size(), 1U);
+  ASSERT_EQ(written.status.recommendations.size(), 1U);
+  ASSERT_EQ(written.status.recommendations[0].containers.size(), 1U);
+  EXPECT_TRUE(near(written.status.recommendations[0].containers[0].recommended.cpuRequest, 300_m));
+  EXPECT_EQ(written.status.lastReconcileTime, h.now());
 }
 
 }  // namespace
