@@ -595,8 +595,8 @@ int runController(const ControllerFlags& f) {
   }
   if (const std::size_t held = ctl.heldStatusWrites(); held > 0) {
     ctl.flushStatusWrites(held, std::chrono::seconds(5));
-    log->info("held status writes made", {{"writes", std::to_string(held)},
-                                          {"left", std::to_string(ctl.heldStatusWrites())}});
+    log->info("held status writes made",
+              {{"writes", std::to_string(held)}, {"left", std::to_string(ctl.heldStatusWrites())}});
   }
   return kExitOk;
 }

@@ -301,7 +301,7 @@ class Controller {
   std::map<std::string, Known, std::less<>> policies_;  // by "namespace/name"
   // The heartbeat writes the current reconcile may still make (HeartbeatBudget).
   HeartbeatBudget heartbeats_;
-  HeldStatusWrites held_;        // with ControllerOptions::heartbeatsPerCall
+  HeldStatusWrites held_;      // with ControllerOptions::heartbeatsPerCall
   StatusWrites statusWrites_;  // with ControllerOptions::statusWriteBatch
   // The last snapshot's node table and ReplicaSet index, reused while the cache is unchanged.
   ClusterSnapshot::Reuse snapshotReuse_;

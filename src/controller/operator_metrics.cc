@@ -81,10 +81,11 @@ OperatorMetrics::OperatorMetrics(metrics::Registry& registry)
           "written between passes (ControllerOptions::heartbeatsPerCall), by result: written, or "
           "dropped (refused as overtaken, or failed; the next pass decides again).",
           {"result"})),
-      heartbeatsHeld(registry.gauge("attune_status_heartbeats_held",
-                                    "Status writes held by passes (heartbeats; new recommendations, savings or skips) "
-                                    "and not yet written.",
-                                    {})),
+      heartbeatsHeld(registry.gauge(
+          "attune_status_heartbeats_held",
+          "Status writes held by passes (heartbeats; new recommendations, savings or skips) "
+          "and not yet written.",
+          {})),
       heldEventWrites(registry.counter(
           "attune_held_event_writes_total",
           "Kubernetes Events written between passes (ControllerOptions::eventsPerCall), by "

@@ -500,8 +500,8 @@ void HeldStatusWrites::drop(const api::ObjectMeta& meta) {
   held_.erase(it);
 }
 
-HeldStatusWrites::Written HeldStatusWrites::write(api::ClusterApi& api, std::size_t limit, Clock& clock,
-                                              Duration slice) {
+HeldStatusWrites::Written HeldStatusWrites::write(api::ClusterApi& api, std::size_t limit,
+                                                  Clock& clock, Duration slice) {
   Written written;
   const Time start = clock.now();
   while (!order_.empty() && written.sent < limit && clock.now() - start < slice) {

@@ -163,7 +163,8 @@ class StatusWrites {
 // heartbeat is held there instead of written, and so is any status that records nothing the
 // pass did (it differs only in recommendations, savings, workload counts, progress and Skipped
 // history entries newer than every stored one; held whether the heartbeat is due or not); a
-// write of anything else drops the policy's held one. With `writes`, a write is added there to be sent with others instead of sent now.
+// write of anything else drops the policy's held one. With `writes`, a write is added there to be
+// sent with others instead of sent now.
 void writeStatus(api::ClusterApi& api, const api::AttunePolicy& stored,
                  api::AttunePolicyStatus& status, Duration heartbeat,
                  HeartbeatBudget* budget = nullptr, HeldStatusWrites* held = nullptr,

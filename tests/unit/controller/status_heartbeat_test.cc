@@ -341,10 +341,14 @@ class HeldStatusWritesTest : public ::testing::Test {
   }
 
   static api::ResizeHistoryEntry resized(Time at) {
-    return {.timestamp = at, .workload = "web", .pod = "web-1", .result = api::ResizeResult::kSuccess};
+    return {
+        .timestamp = at, .workload = "web", .pod = "web-1", .result = api::ResizeResult::kSuccess};
   }
   static api::ResizeHistoryEntry skipped(Time at) {
-    return {.timestamp = at, .workload = "web", .result = api::ResizeResult::kSkipped, .reason = "Cooldown"};
+    return {.timestamp = at,
+            .workload = "web",
+            .result = api::ResizeResult::kSkipped,
+            .reason = "Cooldown"};
   }
   // The stored status as the next pass finds it: a minute later, the recommendation moved, and a
   // Cooldown skip recorded.
@@ -440,15 +444,14 @@ TEST(StatusHeartbeatTest, ThePassAfterAResizeHoldsItsSkipAndTheNextPassesKeepIt)
   };
   // 200m used against a 100m request by each of 3 pods: 300m recommended, reached in two steps
   // of at most +100 % (200m, then 300m once the 45-minute cooldown has passed).
-  ScenarioHarness h(
-      scenarioYaml(workloadYaml({.name = "web",
-                                 .replicas = 3,
-                                 .requests = "{cpu: 100m, memory: 512Mi}",
-                                 .limits = "{memory: 1Gi}"}),
-                   policyYaml({.name = "web",
-                               .target = "web",
-                               .updateStrategy = "{type: Auto, cooldown: 45m}"})),
-      options);
+  ScenarioHarness h(scenarioYaml(workloadYaml({.name = "web",
+                                               .replicas = 3,
+                                               .requests = "{cpu: 100m, memory: 512Mi}",
+                                               .limits = "{memory: 1Gi}"}),
+                                 policyYaml({.name = "web",
+                                             .target = "web",
+                                             .updateStrategy = "{type: Auto, cooldown: 45m}"})),
+                    options);
   ASSERT_TRUE(h.usable());
   ASSERT_TRUE(h.runUntil([&] { return !h.actions(Kind::kResized).empty(); }, 60min));
   // The resize (its CPU and memory) is written by its pass.
