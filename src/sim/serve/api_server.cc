@@ -90,6 +90,8 @@ ApiServer::ApiServer(SimHost& host, ApiServerOptions options)
       pager_(options_.listSnapshots),
       faults_(options_.faults),
       prometheus_(host) {
+  // Each watch stream waits for its resource's events only (SimHost's topics).
+  log_.onAppend = [this](std::string_view resource) { host_.raiseLocked(resource); };
   host_.inspect([this](Simulation& s) {
     recordChanges(s.state(), &log_, &encoded_);
     const ResourceInfo* pods = findResource("", "v1", "pods");

@@ -28,9 +28,52 @@ void SimHost::stop() {
     std::lock_guard lock(mutex_);
     stopping_ = true;
     ++generation_;
+    wakeAllLocked();
   }
-  changed_.notify_all();
   if (ticker_.joinable()) ticker_.join();
+}
+
+void SimHost::notifyLocked() {
+  ++generation_;
+  changed_.notify_all();
+  for (Topic* topic : raised_) {
+    topic->raised = false;
+    topic->changed.notify_all();
+  }
+  raised_.clear();
+}
+
+void SimHost::wakeAllLocked() {
+  changed_.notify_all();
+  for (auto& [name, topic] : topics_) topic->changed.notify_all();
+}
+
+SimHost::Topic& SimHost::topicLocked(std::string_view name) {
+  auto it = topics_.find(name);
+  if (it == topics_.end()) it = topics_.emplace(std::string(name), std::make_unique<Topic>()).first;
+  return *it->second;
+}
+
+void SimHost::raiseLocked(std::string_view topic) {
+  Topic& t = topicLocked(topic);
+  ++t.generation;
+  if (!t.raised) {
+    t.raised = true;
+    raised_.push_back(&t);
+  }
+}
+
+std::uint64_t SimHost::waitForChange(std::string_view topic, std::uint64_t seen) {
+  std::unique_lock lock(mutex_);
+  Topic& t = topicLocked(topic);
+  const std::uint64_t beats = heartbeats_;
+  t.changed.wait(lock, [&] { return t.generation != seen || stopping_ || heartbeats_ != beats; });
+  return t.generation;
+}
+
+std::uint64_t SimHost::generation(std::string_view topic) {
+  std::lock_guard lock(mutex_);
+  return topicLocked(topic).generation;
 }
 
 std::uint64_t SimHost::waitForChange(std::uint64_t seen) {
@@ -73,8 +116,8 @@ void SimHost::run() {
       {
         std::lock_guard lock(mutex_);
         ++heartbeats_;
+        wakeAllLocked();
       }
-      changed_.notify_all();
       beat = now + kHeartbeat;
     }
     if (now < next) {
@@ -85,9 +128,8 @@ void SimHost::run() {
       std::lock_guard lock(mutex_);
       if (auto stepped = simulation_->step(); !stepped) failure_ = stepped.error();
       ticked_ = true;
-      ++generation_;
+      notifyLocked();
     }
-    changed_.notify_all();
     next += tickInterval_;
     if (next < now) next = now + tickInterval_;  // fell behind: do not catch up
   }

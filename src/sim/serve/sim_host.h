@@ -5,10 +5,14 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <thread>
+#include <vector>
 
 #include "core/clock.h"
 #include "core/error.h"
@@ -39,13 +43,19 @@ class SimHost {
     std::unique_lock lock(mutex_);
     struct Notify {
       SimHost& host;
-      ~Notify() {
-        ++host.generation_;
-        host.changed_.notify_all();
-      }
+      ~Notify() { host.notifyLocked(); }
     } notify{*this};
     return fn(*simulation_);
   }
+
+  // Per-topic change signals (a watch stream waits for its resource's events only, so that a
+  // write does not wake every stream): raiseLocked(topic), called under the lock (from fn, or
+  // from what a tick calls), marks the topic changed; its waiters are woken when the lock is
+  // released. waitForChange(topic, seen) blocks until the topic's generation differs from
+  // `seen`, the host stops, or a heartbeat passes; generation(topic) is where it stands.
+  void raiseLocked(std::string_view topic);
+  std::uint64_t waitForChange(std::string_view topic, std::uint64_t seen);
+  std::uint64_t generation(std::string_view topic);
 
   // Runs fn(Simulation&) under the lock for reading: fn must not write to the simulation, and
   // the waiters are not woken.
@@ -69,7 +79,18 @@ class SimHost {
   Clock& wall() { return wall_; }
 
  private:
+  struct Topic {
+    std::condition_variable changed;
+    std::uint64_t generation = 0;
+    bool raised = false;  // in raised_
+  };
   void run();
+  // Under the lock: advances the generation and wakes the waiters of every change and of the
+  // topics raised.
+  void notifyLocked();
+  // Under the lock: wakes every waiter (a heartbeat, stop()).
+  void wakeAllLocked();
+  Topic& topicLocked(std::string_view name);
 
   std::unique_ptr<Simulation> simulation_;
   Clock& wall_;
@@ -82,6 +103,8 @@ class SimHost {
   bool ticked_ = false;
   std::optional<Error> failure_;
   std::thread ticker_;
+  std::map<std::string, std::unique_ptr<Topic>, std::less<>> topics_;  // guarded by mutex_
+  std::vector<Topic*> raised_;  // since the last notifyLocked(), guarded by mutex_
 };
 
 }  // namespace attune::sim::serve

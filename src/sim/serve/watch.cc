@@ -78,7 +78,7 @@ HttpResponse ApiServer::watch(const HttpRequest& request, const ResourceRequest&
                               : Time::max();
     std::string lines = std::move(initial);
     Time lastSent = host_.wall().now();
-    std::uint64_t seen = host_.generation();
+    std::uint64_t seen = host_.generation(resource);
     while (true) {
       const bool known = host_.inspect([&](Simulation&) {
         const bool kept = log_.forEachAfter(cursor, [&](const LoggedEvent& e) {
@@ -108,7 +108,7 @@ HttpResponse ApiServer::watch(const HttpRequest& request, const ResourceRequest&
         lastSent = now;
       }
       if (ending || dropEarly) return;
-      seen = host_.waitForChange(seen);
+      seen = host_.waitForChange(resource, seen);
     }
   };
   return response;

@@ -16,6 +16,7 @@ void WatchLog::append(LoggedEvent event) {
   // reported first: keep resourceVersion order.
   auto at = events_.end();
   while (at != events_.begin() && std::prev(at)->resourceVersion > event.resourceVersion) --at;
+  if (onAppend) onAppend(event.resource);
   events_.insert(at, std::move(event));
   while (events_.size() > capacity_) {
     floor_ = events_.front().resourceVersion;

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,6 +36,9 @@ class WatchLog {
   // Keeps at most `capacity` (> 0) events. `floor` is the cluster's resourceVersion when the
   // log starts: a watch may resume from it or anything later.
   WatchLog(std::size_t capacity, std::uint64_t floor);
+
+  // Called with each event's resource as it is added (a watch stream's wake-up).
+  std::function<void(std::string_view resource)> onAppend;
 
   // Adds an event in resourceVersion order (usually the newest; a write made while another
   // write is being reported comes first); its resourceVersion must exceed floor() and be

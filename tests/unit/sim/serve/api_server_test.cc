@@ -275,6 +275,25 @@ TEST_F(ApiServerTest, WatchesDeploymentsInResourceVersionOrder) {
   EXPECT_GT(version(events[0]), std::stoull(rv));
 }
 
+// A write wakes the watch streams of its resource only: each resource's topic advances with its
+// own events, and a stream waiting on it returns once it has.
+TEST_F(ApiServerTest, AWriteRaisesTheTopicOfItsResourceOnly) {
+  start();
+  const std::uint64_t deployments = host_->generation("deployments.apps");
+  const std::uint64_t namespaces = host_->generation("namespaces");
+  ASSERT_EQ(call("PATCH", "/apis/apps/v1/namespaces/shop/deployments/web",
+                 R"({"metadata":{"annotations":{"a":"1"}}})", "application/merge-patch+json")
+                .status,
+            200);
+  EXPECT_NE(host_->generation("deployments.apps"), deployments);
+  EXPECT_EQ(host_->generation("namespaces"), namespaces);
+  // Changed since `deployments`: no wait.
+  EXPECT_EQ(host_->waitForChange("deployments.apps", deployments),
+            host_->generation("deployments.apps"));
+  ASSERT_EQ(call("POST", "/api/v1/namespaces", R"({"metadata":{"name":"other"}})").status, 201);
+  EXPECT_NE(host_->generation("namespaces"), namespaces);
+}
+
 TEST_F(ApiServerTest, WatchWithoutAResourceVersionStartsWithTheCurrentObjects) {
   start();
   ASSERT_EQ(call("POST", "/apis/attune.io/v1alpha1/namespaces/shop/attunepolicies", kPolicy).status,
