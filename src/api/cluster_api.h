@@ -284,6 +284,22 @@ class ClusterApi {
     return nullptr;
   }
 
+  // --- Tasks.
+  // A task: calls made in order on the ClusterApi it is given (the controller's actuation of one
+  // policy's plan: each pod's record, its resize, its workload's cooldown).
+  using Task = std::function<void(ClusterApi&)>;
+  // Runs every task of `tasks`, and returns once all have ended. The default runs them one after
+  // another, in order, on this api. kube::HttpClusterApi runs up to taskLanes() of them at once,
+  // each on a connection and a thread of its own (and kube::CachedClusterApi over it records
+  // their writes in its caches as its own writes are): tasks must not depend on one another (no
+  // task reads what another writes, no two write the same object), and what a task touches
+  // besides the api it is given must be its own. Each task's calls are made in its order.
+  virtual void runTasks(std::span<const Task> tasks) {
+    for (const Task& task : tasks) task(*this);
+  }
+  // How many tasks runTasks runs at once (1: one after another).
+  virtual std::size_t taskLanes() const { return 1; }
+
   // --- Writes.
   // JSON merge patch of metadata.annotations (`changes`: set, or nullopt to delete). When
   // `resourceVersion` is not empty it is a precondition: kConflict unless it is the object's

@@ -355,7 +355,9 @@ int runController(const ControllerFlags& f) {
   // Sharded: the watches pass over the other shards' namespaces before decoding their objects
   // (the caches would drop them anyway), so a shard does not decode the whole cluster's churn.
   directOptions.watchNamespaceFilter = owned;
-  directOptions.parallelWrites = 4;  // the status writes of controllerOptions.statusWriteBatch
+  // The status writes of controllerOptions.statusWriteBatch, and the plans of its
+  // actuationBatch, go out on 4 connections at once.
+  directOptions.parallelWrites = 4;
   kube::HttpClusterApi direct(*config, clock, directOptions);
   // The election thread's own client. One retry: the next election step is the retry, and a
   // step must not outlast the renew deadline.
@@ -405,6 +407,10 @@ int runController(const ControllerFlags& f) {
   // parallelWrites): a pass after many changes (the one after a first pass's resizes, or one
   // that crosses a query step) does not wait on each write's round trip in turn.
   controllerOptions.statusWriteBatch = 32;
+  // The plans that write (a resize is three requests, one after another: the pod's record, the
+  // resize, the workload's cooldown) are carried out 64 policies at a time, on those 4
+  // connections: a pass that resizes 1,000 pods does not wait on 3,000 round trips in turn.
+  controllerOptions.actuationBatch = 64;
   controller::AdmissionSizing admissionSizing;
   // Sharded, no replica knows every namespace's sizing: the pod webhook sizes nothing
   // (docs/sharding.md), and no pod is reported as having bypassed it.

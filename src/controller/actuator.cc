@@ -14,15 +14,22 @@ ActionOutcome failed(const Error& error, bool recordCleared = false) {
           .recordCleared = recordCleared};
 }
 
+template <typename T>
+constexpr bool kBookedOnly =
+    std::is_same_v<T, rollout::SkipAction> || std::is_same_v<T, rollout::DeferAction> ||
+    std::is_same_v<T, rollout::EventAction>;
+
 }  // namespace
+
+bool writes(const rollout::Action& action) {
+  return std::visit([](const auto& a) { return !kBookedOnly<std::decay_t<decltype(a)>>; }, action);
+}
 
 ActionOutcome Actuator::carryOut(const rollout::Action& action) {
   return std::visit(
       [&](const auto& a) -> ActionOutcome {
         using T = std::decay_t<decltype(a)>;
-        if constexpr (std::is_same_v<T, rollout::SkipAction> ||
-                      std::is_same_v<T, rollout::DeferAction> ||
-                      std::is_same_v<T, rollout::EventAction>) {
+        if constexpr (kBookedOnly<T>) {
           return {};  // nothing to write: the recorder books them
         } else {
           ActionOutcome outcome = carryOut(a);

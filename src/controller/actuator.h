@@ -33,6 +33,10 @@ struct ActionOutcome {
   bool applied() const { return status == Status::kApplied; }
 };
 
+// Whether carrying out `action` writes to the cluster (skips, deferrals and events do not: the
+// recorder books them).
+bool writes(const rollout::Action& action);
+
 class Actuator {
  public:
   // `api` must outlive the actuator. Not thread-safe.

@@ -393,6 +393,35 @@ Result<void> Controller::reconcile(bool everything) {
   // finished: one group read ahead.
   begin();
   if (next < ordered.size()) begin();
+  // Passes whose plans write, decided and waiting to be carried out together
+  // (ControllerOptions::actuationBatch); their pods stay unpacked until they are concluded.
+  const bool together = options_.actuationBatch > 0 && api_.taskLanes() > 1;
+  std::vector<std::unique_ptr<PreparedPass>> waiting;
+  const auto carryOutWaiting = [&] {
+    if (waiting.empty()) return;
+    std::vector<api::ClusterApi::Task> tasks;
+    tasks.reserve(waiting.size());
+    for (const std::unique_ptr<PreparedPass>& p : waiting) {
+      tasks.emplace_back([pass = p->pass.get()](api::ClusterApi& api) { pass->carryOut(api); });
+    }
+    api_.runTasks(tasks);
+    for (const std::unique_ptr<PreparedPass>& p : waiting) {
+      queue_.add(p->key, concludePass(*p, now, true));
+      if (statusWrites_.size() >= options_.statusWriteBatch) statusWrites_.flush(api_);
+    }
+    waiting.clear();
+  };
+  // Decides `pass` and concludes it, or (together, when its plan writes) leaves it waiting.
+  const auto finish = [&](std::unique_ptr<PreparedPass>& pass,
+                          const rollout::NodeOptimisation& nodes) {
+    if (decidePass(*pass, nodes) && together) {
+      waiting.push_back(std::move(pass));
+      if (waiting.size() >= options_.actuationBatch) carryOutWaiting();
+      return;
+    }
+    queue_.add(pass->key, concludePass(*pass, now, false));
+    if (statusWrites_.size() >= options_.statusWriteBatch) statusWrites_.flush(api_);
+  };
   // Once a group has a node-optimised pass, it and every later group are held.
   bool held = false;
   for (;;) {
@@ -408,14 +437,16 @@ Result<void> Controller::reconcile(bool everything) {
                                             [](const std::unique_ptr<PreparedPass>& p) {
                                               return p->pass->nodeOptimised();
                                             }));
+    const auto release = [&] {
+      snapshot->forgetViewedPods();
+      if (options_.releasePods) options_.releasePods();
+    };
     for (std::size_t i = prepared; i < end; ++i) {
       passes[i]->pass->prepare();
       if (held) continue;
-      queue_.add(passes[i]->key, finishPass(*passes[i], rollout::NodeOptimisation{}, now));
-      if (statusWrites_.size() >= options_.statusWriteBatch) statusWrites_.flush(api_);
+      finish(passes[i], rollout::NodeOptimisation{});
       passes[i].reset();
-      snapshot->forgetViewedPods();
-      if (options_.releasePods) options_.releasePods();
+      if (waiting.empty()) release();
     }
     prepared = end;
     // Node optimisation holds the prepared passes until the last group, then sizes the pods of
@@ -430,10 +461,12 @@ Result<void> Controller::reconcile(bool everything) {
         if (passes[i]->pass->nodeOptimised()) optimised.push_back(passes[i]->pass.get());
       }
       const rollout::NodeOptimisation nodes = optimiseNodes(*snapshot, optimised);
-      for (std::size_t i = 0; i < prepared; ++i) {
-        queue_.add(passes[i]->key, finishPass(*passes[i], nodes, now));
-        if (statusWrites_.size() >= options_.statusWriteBatch) statusWrites_.flush(api_);
-      }
+      for (std::size_t i = 0; i < prepared; ++i) finish(passes[i], nodes);
+      carryOutWaiting();  // while `nodes` lives
+    }
+    if (!waiting.empty()) {
+      carryOutWaiting();
+      release();
     }
     statusWrites_.flush(api_);
     passes.erase(passes.begin(), passes.begin() + static_cast<std::ptrdiff_t>(prepared));
@@ -565,11 +598,16 @@ std::unique_ptr<PreparedPass> Controller::preparePass(
   return prepared;
 }
 
-Time Controller::finishPass(PreparedPass& prepared, const rollout::NodeOptimisation& nodes,
-                            Time now) {
+bool Controller::decidePass(PreparedPass& prepared, const rollout::NodeOptimisation& nodes) {
+  PolicyPass& pass = *prepared.pass;
+  return pass.decide(pass.nodeOptimised() ? &nodes : nullptr);
+}
+
+Time Controller::concludePass(PreparedPass& prepared, Time now, bool carriedOut) {
   const Time resync = now + options_.resyncPeriod;
   PolicyPass& pass = *prepared.pass;
-  const PassResult result = pass.finish(pass.nodeOptimised() ? &nodes : nullptr);
+  if (!carriedOut) pass.carryOut(api_);
+  const PassResult result = pass.conclude();
   policies_[prepared.key].podSelectors = pass.podSelectors();
   const double seconds =
       options_.durationClock

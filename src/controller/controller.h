@@ -91,6 +91,15 @@ struct ControllerOptions {
   // lost with it, as a pass's own write would be; its next pass decides the status again. 0:
   // each pass sends its write.
   std::size_t statusWriteBatch = 0;
+  // The passes of a reconcile whose plans write to the cluster (resizes, reverts, evictions,
+  // ...) carried out this many at once, as tasks of ClusterApi::runTasks, when the api runs tasks
+  // several at once (its taskLanes()): a pass that resizes many pods does not wait on each
+  // write's round trip in turn. Each policy's plan is still carried out in its order, on one
+  // connection (a pod's record before its resize); no two policies act on the same workload
+  // (policy_overlaps.h). The outcomes are booked and the statuses settled afterwards, in the
+  // order the passes were decided. 0, or an api that runs tasks one at a time: each pass carries
+  // out its own plan.
+  std::size_t actuationBatch = 0;
   // OOM recovery (rollout/oom_recovery.h): OOM-killed pods of targets whose memory the policy
   // manages are evicted for recreation, their memory at the kill recorded on the workload. Off
   // unless the pod admission webhook sizes the replacements (evicting would otherwise recreate
@@ -284,9 +293,11 @@ class Controller {
                                             usage::SharedUsageReads* reads);
   // The metrics source of `stored`'s pass (ControllerOptions::metricsSources, else metrics_).
   metrics::MetricsSource& metricsOf(const api::AttunePolicy& stored);
-  // The second half, with this reconcile's node optimisation; returns when the policy is due
-  // again.
-  Time finishPass(PreparedPass& prepared, const rollout::NodeOptimisation& nodes, Time now);
+  // The second half, with this reconcile's node optimisation, in two steps: decidePass plans
+  // (PolicyPass::decide) and tells whether the plan writes; concludePass carries it out unless
+  // `carriedOut` (runTasks did), books it and returns when the policy is due again.
+  bool decidePass(PreparedPass& prepared, const rollout::NodeOptimisation& nodes);
+  Time concludePass(PreparedPass& prepared, Time now, bool carriedOut);
 
   api::ClusterApi& api_;
   metrics::MetricsSource& metrics_;

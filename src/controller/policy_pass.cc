@@ -173,11 +173,42 @@ rollout::Plan PolicyPass::plan(const rollout::NodeOptimisation* nodes) {
 }
 
 PassResult PolicyPass::finish(const rollout::NodeOptimisation* nodes) {
-  const rollout::Plan plan = this->plan(nodes);
+  decide(nodes);
+  carryOut(ctx_.api);
+  return conclude();
+}
+
+bool PolicyPass::decide(const rollout::NodeOptimisation* nodes) {
+  plan_ = plan(nodes);
   // An OOM eviction records a higher memory: its replacement, created as soon as the pod is
   // gone, must be sized with it.
-  if (!plan.all<rollout::EvictAction>().empty()) publishAdmissionSizing(&plan);
-  actuate(plan);                                         // actuate
+  if (!plan_.all<rollout::EvictAction>().empty()) publishAdmissionSizing(&plan_);
+  return std::ranges::any_of(plan_.actions, writes);
+}
+
+void PolicyPass::carryOut(api::ClusterApi& api) {  // actuate
+  Actuator actuator(api);
+  outcomes_.clear();
+  outcomes_.reserve(plan_.actions.size());
+  for (const rollout::Action& action : plan_.actions) {
+    outcomes_.push_back(actuator.carryOut(action));
+  }
+}
+
+PassResult PolicyPass::conclude() {
+  const rollout::Plan& plan = plan_;
+  ActionRecorder recorder({.events = ctx_.events,
+                           .metrics = ctx_.operatorMetrics,
+                           .observer = ctx_.observer,
+                           .snapshot = snapshot_,
+                           .targets = targets_,
+                           .policy = stored_.metadata.namespace_ + "/" + stored_.metadata.name,
+                           .historyLimit = ctx_.options.historyLimit,
+                           .now = now_},
+                          status_, state_.lastSkip);
+  for (std::size_t i = 0; i < plan.actions.size(); ++i) {
+    recorder.record(plan.actions[i], outcomes_[i]);
+  }
   settleStatus(status_, stored_, policy_, recommended_,  // status
                {.metricsError = metricsError_,
                 .targets = targets_.size(),
@@ -583,24 +614,6 @@ void PolicyPass::planNodeEvictions(rollout::Plan& plan) const {
       return t.ref == e.workload && !rollout::isBatchWorkload(t.kind());
     });
     if (ours) plan.actions.emplace_back(e);
-  }
-}
-
-// ---- Actuate
-
-void PolicyPass::actuate(const rollout::Plan& plan) {
-  Actuator actuator(ctx_.api);
-  ActionRecorder recorder({.events = ctx_.events,
-                           .metrics = ctx_.operatorMetrics,
-                           .observer = ctx_.observer,
-                           .snapshot = snapshot_,
-                           .targets = targets_,
-                           .policy = stored_.metadata.namespace_ + "/" + stored_.metadata.name,
-                           .historyLimit = ctx_.options.historyLimit,
-                           .now = now_},
-                          status_, state_.lastSkip);
-  for (const rollout::Action& action : plan.actions) {
-    recorder.record(action, actuator.carryOut(action));
   }
 }
 

@@ -123,6 +123,15 @@ class PolicyPass {
   // optimisation (node_optimiser.h); a policy with spec.nodeOptimization.enabled takes its pods'
   // targets and evictions from it, and without it (nullptr) resizes none of its pods.
   PassResult finish(const rollout::NodeOptimisation* nodes);
+  // finish() in three steps, for a controller that carries out several passes' plans at once
+  // (ClusterApi::runTasks). decide(): verdicts → plan, kept in the pass; whether carrying it out
+  // writes to the cluster (rollout/plan.h: a resize, revert, eviction, ...). carryOut(): the
+  // plan carried out through `api` (actuate); it touches nothing of the pass but the kept plan
+  // and the outcomes it keeps, so passes may carry out their plans on threads of their own.
+  // conclude(): the outcomes booked, then the status.
+  bool decide(const rollout::NodeOptimisation* nodes);
+  void carryOut(api::ClusterApi& api);
+  PassResult conclude();
   // After prepare(): verdicts → plan, without carrying the plan out or writing the status (what
   // finish() would do; `attune plugin preview`). `nodes` as for finish().
   rollout::Plan plan(const rollout::NodeOptimisation* nodes);
@@ -192,8 +201,6 @@ class PolicyPass {
   // Node optimisation: each pod's own targets, and the evictions of the policy's pods.
   void useNodeTargets(rollout::WorkloadInput& w) const;
   void planNodeEvictions(rollout::Plan& plan) const;
-  // Actuate: each entry carried out, then booked.
-  void actuate(const rollout::Plan& plan);
 
   Context ctx_;
   const ClusterSnapshot& snapshot_;
@@ -208,6 +215,8 @@ class PolicyPass {
   std::optional<std::string> metricsError_;           // set when the usage read failed
   std::optional<safety::SafetySignals> signals_;      // queried once, when first needed
   const rollout::NodeOptimisation* nodes_ = nullptr;  // set by finish()
+  rollout::Plan plan_;                                // decide()'s
+  std::vector<ActionOutcome> outcomes_;               // carryOut()'s, one per plan_ entry
   int mostReverts_ = 0;  // the most consecutive reverts of a target workload (makePlan)
   // Startup boost (rollout/startup_boost.h): the pods it boosts, keeps boosted or ends the boost
   // of this pass; the rollout leaves them alone.

@@ -1,5 +1,6 @@
 #include "kube/cached_cluster_api.h"
 
+#include <mutex>
 #include <utility>
 
 namespace attune::kube {
@@ -57,7 +58,11 @@ CachedClusterApi::CachedClusterApi(api::ClusterApi& inner, Clock& clock,
       clusterDefaults_(inner, &api::ClusterApi::listAttuneDefaults, clock,
                        listedOptions(options_, false)),
       namespaceDefaults_(inner, &api::ClusterApi::listAttuneNamespaceDefaults, clock,
-                         listedOptions(options_, true)) {}
+                         listedOptions(options_, true)),
+      innerLanes_(inner.taskLanes()),
+      writes_(std::make_unique<RecordedWrites>(*this, inner)) {}
+
+CachedClusterApi::~CachedClusterApi() = default;
 
 Result<void> CachedClusterApi::sync() {
   if (options_.listEveryRead) return {};
@@ -278,92 +283,152 @@ const api::PodView* CachedClusterApi::podView(std::string_view ns) {
 
 // --- Writes
 
+class CachedClusterApi::RecordedWrites final : public api::ForwardingClusterApi {
+ public:
+  RecordedWrites(CachedClusterApi& cache, api::ClusterApi& through)
+      : ForwardingClusterApi(through), cache_(cache) {}
+
+  Result<api::ObjectMeta> patchPodAnnotations(std::string_view ns, std::string_view name,
+                                              const api::AnnotationChanges& changes,
+                                              std::string_view resourceVersion) override {
+    auto meta = inner().patchPodAnnotations(ns, name, changes, resourceVersion);
+    if (meta) record(cache_.pods_, *meta);
+    return meta;
+  }
+  Result<api::ObjectMeta> patchWorkloadAnnotations(api::WorkloadKind kind, std::string_view ns,
+                                                   std::string_view name,
+                                                   const api::AnnotationChanges& changes,
+                                                   std::string_view resourceVersion) override {
+    auto meta = inner().patchWorkloadAnnotations(kind, ns, name, changes, resourceVersion);
+    if (!meta) return meta;
+    using enum api::WorkloadKind;
+    switch (kind) {
+      case kDeployment:
+        record(cache_.deployments_, *meta);
+        break;
+      case kStatefulSet:
+        record(cache_.statefulSets_, *meta);
+        break;
+      case kDaemonSet:
+        record(cache_.daemonSets_, *meta);
+        break;
+      case kReplicaSet:
+        record(cache_.replicaSets_, *meta);
+        break;
+      case kJob:
+        record(cache_.jobs_, *meta);
+        break;
+      case kCronJob:
+        record(cache_.cronJobs_, *meta);
+        break;
+    }
+    return meta;
+  }
+  Result<api::Pod> resizePod(std::string_view ns, std::string_view name,
+                             std::span<const api::ContainerResize> containers) override {
+    return recorded(cache_.pods_, inner().resizePod(ns, name, containers));
+  }
+  Result<api::Node> updateNodeTaints(std::string_view name, std::span<const api::Taint> taints,
+                                     std::string_view resourceVersion) override {
+    return recorded(cache_.nodes_, inner().updateNodeTaints(name, taints, resourceVersion));
+  }
+  Result<api::AttunePolicy> createAttunePolicy(const api::AttunePolicy& policy) override {
+    return recorded(cache_.policies_, inner().createAttunePolicy(policy));
+  }
+  Result<api::AttunePolicy> updateAttunePolicy(const api::AttunePolicy& policy) override {
+    return recorded(cache_.policies_, inner().updateAttunePolicy(policy));
+  }
+  Result<api::AttunePolicy> updateAttunePolicyStatus(const api::AttunePolicy& policy) override {
+    return recorded(cache_.policies_, inner().updateAttunePolicyStatus(policy));
+  }
+  std::vector<Result<api::AttunePolicy>> updateAttunePolicyStatuses(
+      std::span<const api::AttunePolicy> policies) override {
+    auto stored = inner().updateAttunePolicyStatuses(policies);
+    for (const auto& policy : stored) {
+      if (policy) record(cache_.policies_, *policy);
+    }
+    return stored;
+  }
+  Result<api::HorizontalPodAutoscaler> updateHpa(const api::HorizontalPodAutoscaler& hpa) override {
+    return recorded(cache_.hpas_, inner().updateHpa(hpa));
+  }
+
+ private:
+  template <typename Informer, typename Object>
+  void record(Informer& informer, const Object& written) {
+    const std::lock_guard lock(cache_.recordMutex_);
+    informer.recordWrite(written);
+  }
+  template <typename Informer, typename Object>
+  Result<Object> recorded(Informer& informer, Result<Object> written) {
+    if (written) record(informer, *written);
+    return written;
+  }
+
+  CachedClusterApi& cache_;
+};
+
 Result<api::ObjectMeta> CachedClusterApi::patchPodAnnotations(std::string_view ns,
                                                               std::string_view name,
                                                               const api::AnnotationChanges& changes,
                                                               std::string_view resourceVersion) {
-  auto meta = inner().patchPodAnnotations(ns, name, changes, resourceVersion);
-  if (meta) pods_.recordWrite(*meta);
-  return meta;
+  return writes_->patchPodAnnotations(ns, name, changes, resourceVersion);
 }
 
 Result<api::ObjectMeta> CachedClusterApi::patchWorkloadAnnotations(
     api::WorkloadKind kind, std::string_view ns, std::string_view name,
     const api::AnnotationChanges& changes, std::string_view resourceVersion) {
-  auto meta = inner().patchWorkloadAnnotations(kind, ns, name, changes, resourceVersion);
-  if (!meta) return meta;
-  using enum api::WorkloadKind;
-  switch (kind) {
-    case kDeployment:
-      deployments_.recordWrite(*meta);
-      break;
-    case kStatefulSet:
-      statefulSets_.recordWrite(*meta);
-      break;
-    case kDaemonSet:
-      daemonSets_.recordWrite(*meta);
-      break;
-    case kReplicaSet:
-      replicaSets_.recordWrite(*meta);
-      break;
-    case kJob:
-      jobs_.recordWrite(*meta);
-      break;
-    case kCronJob:
-      cronJobs_.recordWrite(*meta);
-      break;
-  }
-  return meta;
+  return writes_->patchWorkloadAnnotations(kind, ns, name, changes, resourceVersion);
 }
 
 Result<api::Pod> CachedClusterApi::resizePod(std::string_view ns, std::string_view name,
                                              std::span<const api::ContainerResize> containers) {
-  auto pod = inner().resizePod(ns, name, containers);
-  if (pod) pods_.recordWrite(*pod);
-  return pod;
+  return writes_->resizePod(ns, name, containers);
 }
 
 Result<api::Node> CachedClusterApi::updateNodeTaints(std::string_view name,
                                                      std::span<const api::Taint> taints,
                                                      std::string_view resourceVersion) {
-  auto stored = inner().updateNodeTaints(name, taints, resourceVersion);
-  if (stored) nodes_.recordWrite(*stored);
-  return stored;
+  return writes_->updateNodeTaints(name, taints, resourceVersion);
 }
 
 Result<api::AttunePolicy> CachedClusterApi::createAttunePolicy(const api::AttunePolicy& policy) {
-  auto stored = inner().createAttunePolicy(policy);
-  if (stored) policies_.recordWrite(*stored);
-  return stored;
+  return writes_->createAttunePolicy(policy);
 }
 
 Result<api::AttunePolicy> CachedClusterApi::updateAttunePolicy(const api::AttunePolicy& policy) {
-  auto stored = inner().updateAttunePolicy(policy);
-  if (stored) policies_.recordWrite(*stored);
-  return stored;
+  return writes_->updateAttunePolicy(policy);
 }
 
 Result<api::AttunePolicy> CachedClusterApi::updateAttunePolicyStatus(
     const api::AttunePolicy& policy) {
-  auto stored = inner().updateAttunePolicyStatus(policy);
-  if (stored) policies_.recordWrite(*stored);
-  return stored;
+  return writes_->updateAttunePolicyStatus(policy);
 }
 
 std::vector<Result<api::AttunePolicy>> CachedClusterApi::updateAttunePolicyStatuses(
     std::span<const api::AttunePolicy> policies) {
-  auto stored = inner().updateAttunePolicyStatuses(policies);
-  for (const auto& policy : stored) {
-    if (policy) policies_.recordWrite(*policy);
-  }
-  return stored;
+  return writes_->updateAttunePolicyStatuses(policies);
 }
 
 Result<api::HorizontalPodAutoscaler> CachedClusterApi::updateHpa(
     const api::HorizontalPodAutoscaler& hpa) {
-  auto stored = inner().updateHpa(hpa);
-  if (stored) hpas_.recordWrite(*stored);
-  return stored;
+  return writes_->updateHpa(hpa);
+}
+
+void CachedClusterApi::runTasks(std::span<const Task> tasks) {
+  if (innerLanes_ <= 1) {
+    ClusterApi::runTasks(tasks);  // one after another, reading the caches
+    return;
+  }
+  std::vector<Task> recorded;
+  recorded.reserve(tasks.size());
+  for (const Task& task : tasks) {
+    recorded.emplace_back([this, &task](api::ClusterApi& lane) {
+      RecordedWrites writes(*this, lane);
+      task(writes);
+    });
+  }
+  inner().runTasks(recorded);
 }
 
 }  // namespace attune::kube

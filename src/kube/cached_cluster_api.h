@@ -33,11 +33,14 @@
 //   write even before the watch or the next LIST brings it. evictPod records nothing: the pod
 //   leaves the cache with its DELETED watch event.
 //
-// Not thread-safe (as ClusterApi). `inner` and `clock` must outlive this object.
+// Not thread-safe (as ClusterApi), but for runTasks' lanes. `inner` and `clock` must outlive this
+// object.
 #pragma once
 
 #include <chrono>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -76,6 +79,7 @@ struct CachedClusterApiOptions {
 class CachedClusterApi final : public api::ForwardingClusterApi {
  public:
   CachedClusterApi(api::ClusterApi& inner, Clock& clock, CachedClusterApiOptions options = {});
+  ~CachedClusterApi() override;
 
   // Refreshes every informer, all of them even when one fails; returns the first error. An
   // informer that failed keeps its previous contents.
@@ -146,7 +150,17 @@ class CachedClusterApi final : public api::ForwardingClusterApi {
       std::span<const api::AttunePolicy> policies) override;
   Result<api::HorizontalPodAutoscaler> updateHpa(const api::HorizontalPodAutoscaler& hpa) override;
 
+  // When the inner api runs tasks several at once (its taskLanes()), each task is given one of its
+  // lanes with the writes recorded in the caches as this object's are (under a lock: the lanes
+  // run on threads of their own); its reads are the lane's, the API server's answers, not the
+  // caches'. Otherwise the tasks run one after another on this object.
+  void runTasks(std::span<const Task> tasks) override;
+  std::size_t taskLanes() const override { return innerLanes_; }
+
  private:
+  // The writes made through an api (the inner one, or a lane of its runTasks), each recorded in
+  // the caches once it succeeds.
+  class RecordedWrites;
   // True when a read of namespace `ns` ("" = all) can be served by an informer that has synced.
   bool covers(bool synced, std::string_view ns) const;
   template <typename T>
@@ -174,6 +188,9 @@ class CachedClusterApi final : public api::ForwardingClusterApi {
   // that their reads pass through and answer kNotFound as the API server does.
   ListedInformer<api::AttuneDefaults> clusterDefaults_;
   ListedInformer<api::AttuneNamespaceDefaults> namespaceDefaults_;
+  std::size_t innerLanes_;                  // the inner api's taskLanes()
+  std::mutex recordMutex_;                  // held while a write is recorded in the caches
+  std::unique_ptr<RecordedWrites> writes_;  // through the inner api
 };
 
 }  // namespace attune::kube

@@ -69,6 +69,14 @@ HttpClusterApi::HttpClusterApi(std::string server, TransportFactory factory, Clo
       options_(options),
       rest_(std::move(server), factory_(), clock, options.rest) {}
 
+HttpClusterApi::HttpClusterApi(LaneKey, HttpClusterApi& owner)
+    : factory_(owner.factory_),
+      options_(owner.options_),
+      rest_(owner.rest_.server(), factory_(), owner.rest_.clock(), owner.options_.rest,
+            &owner.rest_.limiter()) {
+  options_.parallelWrites = 1;
+}
+
 HttpClusterApi::~HttpClusterApi() = default;
 
 template <typename T, typename Decode>

@@ -45,8 +45,9 @@ struct HttpClusterApiOptions {
   // decoding them (WatchStream's `keep`); cluster-scoped objects are decoded as before. Empty:
   // every event is decoded.
   std::function<bool(std::string_view)> watchNamespaceFilter;
-  // How many requests updateAttunePolicyStatuses keeps in flight, each on a connection of its
-  // own (1: one after another, on the client's connection).
+  // How many requests updateAttunePolicyStatuses keeps in flight, and how many tasks runTasks
+  // runs at once, each on a connection of its own (1: one after another, on the client's
+  // connection).
   int parallelWrites = 1;
 };
 
@@ -178,6 +179,13 @@ class HttpClusterApi final : public api::ClusterApi {
   // path, with its retries and backoff. rest().attempts() counts only the client's own requests.
   std::vector<Result<api::AttunePolicy>> updateAttunePolicyStatuses(
       std::span<const api::AttunePolicy> policies) override;
+  // With parallelWrites above 1: up to that many tasks at once, each on a thread and a lane of
+  // its own for the call (an HttpClusterApi with a connection of its own, made on first use and
+  // kept). Every request of every lane takes its token from this client's limiter, and is
+  // retried as this client's are. A task's reads are the API server's answers (a lane keeps no
+  // watch).
+  void runTasks(std::span<const Task> tasks) override;
+  std::size_t taskLanes() const override;
   Result<api::HorizontalPodAutoscaler> updateHpa(const api::HorizontalPodAutoscaler& hpa) override;
   Result<api::Lease> getLease(std::string_view ns, std::string_view name) override;
   Result<api::WebhookConfiguration> getWebhookConfiguration(api::WebhookConfigurationKind kind,
@@ -193,6 +201,15 @@ class HttpClusterApi final : public api::ClusterApi {
 
   // The request path (limiter, retries, attempt count).
   RestClient& rest() { return rest_; }
+
+ private:
+  // The key to the lane constructor: runTasks' lanes only.
+  struct LaneKey {};
+
+ public:
+  // A lane of `owner`'s runTasks: its server, transports and options, a connection of its own,
+  // and `owner`'s rate limiter.
+  HttpClusterApi(LaneKey, HttpClusterApi& owner);
 
  private:
   struct Watch;
@@ -228,6 +245,8 @@ class HttpClusterApi final : public api::ClusterApi {
   RestClient rest_;
   // updateAttunePolicyStatuses' connections (parallelWrites of them, made on first use).
   std::vector<std::unique_ptr<RestClient>> writeLanes_;
+  // runTasks' lanes (parallelWrites of them, made on first use).
+  std::vector<std::unique_ptr<HttpClusterApi>> taskLanes_;
   // The open watch of each resource, by collection ("pods", "deployments", ...).
   std::map<std::string, std::unique_ptr<Watch>, std::less<>> watches_;
 };

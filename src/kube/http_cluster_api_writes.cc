@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
 #include <optional>
@@ -293,6 +294,28 @@ std::vector<Result<api::AttunePolicy>> HttpClusterApi::updateAttunePolicyStatuse
   }
   return out;
 }
+
+std::size_t HttpClusterApi::taskLanes() const {
+  return static_cast<std::size_t>(std::max(options_.parallelWrites, 1));
+}
+
+void HttpClusterApi::runTasks(std::span<const Task> tasks) {
+  const std::size_t lanes = std::min(taskLanes(), tasks.size());
+  if (lanes <= 1) {
+    ClusterApi::runTasks(tasks);
+    return;
+  }
+  while (taskLanes_.size() < lanes) {
+    taskLanes_.push_back(std::make_unique<HttpClusterApi>(LaneKey{}, *this));
+  }
+  std::atomic<std::size_t> next = 0;  // the next task a lane takes
+  const auto lane = [&](HttpClusterApi& api) {
+    for (std::size_t i = next++; i < tasks.size(); i = next++) tasks[i](api);
+  };
+  std::vector<std::jthread> threads;
+  threads.reserve(lanes);
+  for (std::size_t k = 0; k < lanes; ++k) threads.emplace_back(lane, std::ref(*taskLanes_[k]));
+}  // the threads are joined: every task has ended
 
 Result<api::HorizontalPodAutoscaler> HttpClusterApi::updateHpa(
     const api::HorizontalPodAutoscaler& hpa) {

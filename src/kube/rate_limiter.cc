@@ -50,6 +50,7 @@ void TokenBucket::refill() {
 
 bool TokenBucket::tryAcquire() {
   if (limit_.qps <= 0) return true;
+  const std::lock_guard lock(mutex_);
   refill();
   if (tokens_ < 1.0) return false;
   tokens_ -= 1.0;
@@ -58,6 +59,7 @@ bool TokenBucket::tryAcquire() {
 
 Duration TokenBucket::acquire() {
   if (limit_.qps <= 0) return Duration::zero();
+  const std::lock_guard lock(mutex_);
   refill();
   Duration waited = Duration::zero();
   if (tokens_ < 1.0) {

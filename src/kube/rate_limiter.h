@@ -1,6 +1,7 @@
 // Client-side request rate limit: a token bucket, as client-go's (QPS and burst).
 #pragma once
 
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -23,7 +24,8 @@ struct RateLimit {
 Result<RateLimit> parseRateLimit(std::string_view qps, std::string_view burst,
                                  const std::string& qpsField, const std::string& burstField);
 
-// The bucket starts full. Not thread-safe; one owner (the request path of one client).
+// The bucket starts full. Thread-safe: the clients of one HttpClusterApi's job lanes share their
+// owner's bucket (a waiting acquire() holds the others back until its token comes).
 class TokenBucket {
  public:
   TokenBucket(RateLimit limit, Clock& clock);
@@ -39,6 +41,7 @@ class TokenBucket {
 
   RateLimit limit_;
   Clock& clock_;
+  std::mutex mutex_;  // guards tokens_ and last_
   double tokens_;
   Time last_;
 };

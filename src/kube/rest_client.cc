@@ -90,12 +90,13 @@ std::optional<Duration> retryAfter(const http::HttpResponse& response) {
 }
 
 RestClient::RestClient(std::string server, http::HttpTransportPtr transport, Clock& clock,
-                       RestOptions options)
+                       RestOptions options, TokenBucket* sharedLimiter)
     : server_(std::move(server)),
       transport_(std::move(transport)),
       clock_(clock),
       options_(options),
-      limiter_(options.rateLimit, clock) {}
+      ownLimiter_(options.rateLimit, clock),
+      limiter_(sharedLimiter != nullptr ? *sharedLimiter : ownLimiter_) {}
 
 Result<std::string> RestClient::call(http::HttpRequest::Method method,
                                      std::string_view pathAndQuery, std::string body,

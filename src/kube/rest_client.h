@@ -46,9 +46,11 @@ std::optional<Duration> retryAfter(const http::HttpResponse& response);
 class RestClient {
  public:
   // `server` is the base URL without a trailing "/"; `clock` paces the limiter and retries and
-  // must outlive the client.
+  // must outlive the client. With `sharedLimiter` (which must outlive the client) every attempt
+  // takes its token there instead of from a bucket of the client's own (options.rateLimit is
+  // then unused): several clients, on threads of their own, keep one rate limit together.
   RestClient(std::string server, http::HttpTransportPtr transport, Clock& clock,
-             RestOptions options = {});
+             RestOptions options = {}, TokenBucket* sharedLimiter = nullptr);
 
   // Sends `method` to server + `pathAndQuery` (which starts with "/") with an optional body of
   // `contentType`, retrying as RestOptions says. Returns the body of a 2xx response, or the
@@ -68,7 +70,8 @@ class RestClient {
   http::HttpTransportPtr transport_;
   Clock& clock_;
   RestOptions options_;
-  TokenBucket limiter_;
+  TokenBucket ownLimiter_;
+  TokenBucket& limiter_;  // ownLimiter_, or the shared one
   long attempts_ = 0;
 };
 

@@ -4,8 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
+#include <mutex>
+#include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "faulty_cluster_api.h"
@@ -237,6 +241,126 @@ TEST_F(CachedClusterApiTest, WritesPassThroughAndUpdateTheCache) {
   ASSERT_TRUE(api.sync());
   EXPECT_EQ(*api.getPod("team-a", "web-1"), *cluster_.getPod("team-a", "web-1"));
   EXPECT_EQ(api.listPods({})->items, cluster_.listPods({})->items);
+}
+
+// An inner api that runs tasks two at a time, each on a thread of its own, with a lane whose
+// calls reach the simulated cluster one at a time (it is not thread-safe).
+class TwoLanes final : public api::ForwardingClusterApi {
+ public:
+  explicit TwoLanes(api::ClusterApi& inner) : ForwardingClusterApi(inner) {}
+
+  std::size_t taskLanes() const override { return 2; }
+  void runTasks(std::span<const Task> tasks) override {
+    std::atomic<std::size_t> next = 0;
+    const auto lane = [&] {
+      Lane through(*this);
+      for (std::size_t i = next++; i < tasks.size(); i = next++) tasks[i](through);
+    };
+    std::jthread first(lane);
+    std::jthread second(lane);
+  }
+  int laneCalls() {
+    const std::lock_guard lock(mutex_);
+    return laneCalls_;
+  }
+
+ private:
+  class Lane final : public api::ForwardingClusterApi {
+   public:
+    explicit Lane(TwoLanes& owner) : ForwardingClusterApi(owner.inner()), owner_(owner) {}
+    Result<api::Pod> getPod(std::string_view ns, std::string_view name) override {
+      const auto lock = owner_.call();
+      return inner().getPod(ns, name);
+    }
+    Result<api::ObjectMeta> patchPodAnnotations(std::string_view ns, std::string_view name,
+                                                const api::AnnotationChanges& changes,
+                                                std::string_view resourceVersion) override {
+      const auto lock = owner_.call();
+      return inner().patchPodAnnotations(ns, name, changes, resourceVersion);
+    }
+    Result<api::Pod> resizePod(std::string_view ns, std::string_view name,
+                               std::span<const api::ContainerResize> containers) override {
+      const auto lock = owner_.call();
+      return inner().resizePod(ns, name, containers);
+    }
+    Result<api::ObjectMeta> patchWorkloadAnnotations(api::WorkloadKind kind, std::string_view ns,
+                                                     std::string_view name,
+                                                     const api::AnnotationChanges& changes,
+                                                     std::string_view resourceVersion) override {
+      const auto lock = owner_.call();
+      return inner().patchWorkloadAnnotations(kind, ns, name, changes, resourceVersion);
+    }
+
+   private:
+    TwoLanes& owner_;
+  };
+
+  std::unique_lock<std::mutex> call() {
+    std::unique_lock lock(mutex_);
+    ++laneCalls_;
+    return lock;
+  }
+
+  std::mutex mutex_;
+  int laneCalls_ = 0;  // guarded by mutex_
+};
+
+// What the actuation of a resize does, as a task: read the pod, record, resize.
+api::ClusterApi::Task resizeTask(std::string name) {
+  return [name = std::move(name)](api::ClusterApi& api) {
+    auto pod = api.getPod("team-a", name);
+    ASSERT_TRUE(pod) << pod.error().toString();
+    api::AnnotationChanges record;
+    record["attune.io/resized-at"] = name;
+    ASSERT_TRUE(api.patchPodAnnotations("team-a", name, record, pod->metadata.resourceVersion));
+    api::ContainerResize resize{"app", {}};
+    resize.resources = attune::testing::resources("300m", "64Mi", "500m", "256Mi");
+    ASSERT_TRUE(api.resizePod("team-a", name, std::span(&resize, 1)));
+  };
+}
+
+TEST_F(CachedClusterApiTest, TasksOnTheInnerApisLanesRecordTheirWritesInTheCache) {
+  TwoLanes lanes(inner_);
+  CachedClusterApi api(lanes, clock_);
+  ASSERT_TRUE(api.sync());
+  EXPECT_EQ(api.taskLanes(), 2U);
+  const int reads = inner_.getPodCalls;
+  std::vector<api::ClusterApi::Task> tasks{resizeTask("web-1"), resizeTask("web-2")};
+  tasks.emplace_back([](api::ClusterApi& lane) {
+    api::AnnotationChanges cooldown;
+    cooldown["attune.io/cooldown"] = "until";
+    ASSERT_TRUE(lane.patchWorkloadAnnotations(api::WorkloadKind::kDeployment, "team-a", "web",
+                                              cooldown, ""));
+  });
+  api.runTasks(tasks);
+
+  // Every call went through a lane; the tasks' reads were the server's.
+  EXPECT_EQ(lanes.laneCalls(), 7);
+  EXPECT_EQ(inner_.getPodCalls, reads + 2);
+  // Their writes are in the cache before any sync, read from it.
+  for (const char* name : {"web-1", "web-2"}) {
+    auto pod = api.getPod("team-a", name);
+    ASSERT_TRUE(pod);
+    EXPECT_EQ(pod->metadata.annotations.at("attune.io/resized-at"), name);
+    EXPECT_EQ(pod->spec.containers[0].resources.requests.cpu, q("300m")) << name;
+  }
+  EXPECT_EQ(api.getDeployment("team-a", "web")->metadata.annotations.at("attune.io/cooldown"),
+            "until");
+  EXPECT_EQ(inner_.getPodCalls, reads + 2);
+  ASSERT_TRUE(api.sync());
+  EXPECT_EQ(api.listPods({})->items, cluster_.listPods({})->items);
+}
+
+// An inner api that runs tasks one at a time: they run on the cache itself, reading it.
+TEST_F(CachedClusterApiTest, WithOneLaneTasksRunOnTheCache) {
+  CachedClusterApi api(inner_, clock_);
+  ASSERT_TRUE(api.sync());
+  EXPECT_EQ(api.taskLanes(), 1U);
+  const int reads = inner_.getPodCalls;
+  const std::vector<api::ClusterApi::Task> tasks{resizeTask("web-1")};
+  api.runTasks(tasks);
+  EXPECT_EQ(inner_.getPodCalls, reads);
+  EXPECT_EQ(api.getPod("team-a", "web-1")->spec.containers[0].resources.requests.cpu, q("300m"));
 }
 
 // The shared lists hold what the lists would return; a write is in the next one handed out.

@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <condition_variable>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <tuple>
+#include <vector>
 
 #include "api/policy/policy_codec.h"
 #include "http/http_server.h"
@@ -499,6 +501,63 @@ TEST(ApiParallelWritesTest, StatusWritesAreInFlightTogether) {
   ASSERT_EQ(results.size(), 7U);
   for (const auto& result : results) EXPECT_TRUE(result.has_value());
   EXPECT_GE(most, 2);
+}
+
+// runTasks: the tasks run on several connections at once, each task's calls in its order, and
+// every request takes its token from the client's own limiter.
+TEST(ApiParallelWritesTest, TasksRunOnSeveralConnectionsAtOnceEachInItsOrder) {
+  // Each request waits (up to 10 s) for a second one to arrive while it is handled, as above.
+  std::mutex mutex;
+  std::condition_variable arrived;
+  int inFlight = 0;
+  int most = 0;
+  std::map<std::string, std::vector<std::string>> steps;  // by pod: the "step" annotations sent
+  auto server = http::server::HttpServer::start({}, [&](const http::server::HttpRequest& request) {
+    {
+      std::unique_lock lock(mutex);
+      most = std::max(most, ++inFlight);
+      const auto patch = nlohmann::json::parse(request.body);
+      steps[request.path].push_back(patch["metadata"]["annotations"]["step"]);
+      arrived.notify_all();
+      arrived.wait_for(lock, 10s, [&] { return most >= 2; });
+      --inFlight;
+    }
+    http::server::HttpResponse response;
+    response.body = podJson(0);
+    return response;
+  });
+  ASSERT_TRUE(server.has_value()) << server.error().toString();
+  ClusterConfig config;
+  config.server = "http://127.0.0.1:" + std::to_string((*server)->port());
+  SimulatedClock clock(kStart);
+  HttpClusterApiOptions options{.parallelWrites = 3};
+  options.rest.rateLimit = {.qps = 1, .burst = 20};  // the simulated clock never refills it
+  HttpClusterApi api(config, clock, options);
+  EXPECT_EQ(api.taskLanes(), 3U);
+
+  std::vector<api::ClusterApi::Task> tasks;
+  std::vector<int> failures(5, 0);
+  for (int t = 0; t < 5; ++t) {
+    tasks.emplace_back([t, &failures](api::ClusterApi& lane) {
+      for (int step = 0; step < 3; ++step) {
+        api::AnnotationChanges changes;
+        changes["step"] = std::to_string(step);
+        if (!lane.patchPodAnnotations("a", "p" + std::to_string(t), changes, "")) ++failures[t];
+      }
+    });
+  }
+  api.runTasks(tasks);
+
+  EXPECT_GE(most, 2);
+  EXPECT_EQ(failures, std::vector<int>(5, 0));
+  ASSERT_EQ(steps.size(), 5U);
+  for (const auto& [path, sent] : steps) {
+    EXPECT_EQ(sent, (std::vector<std::string>{"0", "1", "2"})) << path;
+  }
+  // 15 requests took 15 of the limiter's 20 tokens: 5 are left.
+  int left = 0;
+  while (left < 20 && api.rest().limiter().tryAcquire()) ++left;
+  EXPECT_EQ(left, 5);
 }
 
 TEST_F(ApiTest, WritesAttunePoliciesAndTheirStatus) {
