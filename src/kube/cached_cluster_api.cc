@@ -35,6 +35,93 @@ InformerOptions podOptions(const CachedClusterApiOptions& options) {
 
 }  // namespace
 
+// The writes made through an api (the inner one, or a lane of its runTasks), each recorded in
+// the caches once it succeeds.
+class CachedClusterApi::RecordedWrites final : public api::ForwardingClusterApi {
+ public:
+  RecordedWrites(CachedClusterApi& cache, api::ClusterApi& through)
+      : ForwardingClusterApi(through), cache_(cache) {}
+
+  Result<api::ObjectMeta> patchPodAnnotations(std::string_view ns, std::string_view name,
+                                              const api::AnnotationChanges& changes,
+                                              std::string_view resourceVersion) override {
+    auto meta = inner().patchPodAnnotations(ns, name, changes, resourceVersion);
+    if (meta) record(cache_.pods_, *meta);
+    return meta;
+  }
+  Result<api::ObjectMeta> patchWorkloadAnnotations(api::WorkloadKind kind, std::string_view ns,
+                                                   std::string_view name,
+                                                   const api::AnnotationChanges& changes,
+                                                   std::string_view resourceVersion) override {
+    auto meta = inner().patchWorkloadAnnotations(kind, ns, name, changes, resourceVersion);
+    if (!meta) return meta;
+    using enum api::WorkloadKind;
+    switch (kind) {
+      case kDeployment:
+        record(cache_.deployments_, *meta);
+        break;
+      case kStatefulSet:
+        record(cache_.statefulSets_, *meta);
+        break;
+      case kDaemonSet:
+        record(cache_.daemonSets_, *meta);
+        break;
+      case kReplicaSet:
+        record(cache_.replicaSets_, *meta);
+        break;
+      case kJob:
+        record(cache_.jobs_, *meta);
+        break;
+      case kCronJob:
+        record(cache_.cronJobs_, *meta);
+        break;
+    }
+    return meta;
+  }
+  Result<api::Pod> resizePod(std::string_view ns, std::string_view name,
+                             std::span<const api::ContainerResize> containers) override {
+    return recorded(cache_.pods_, inner().resizePod(ns, name, containers));
+  }
+  Result<api::Node> updateNodeTaints(std::string_view name, std::span<const api::Taint> taints,
+                                     std::string_view resourceVersion) override {
+    return recorded(cache_.nodes_, inner().updateNodeTaints(name, taints, resourceVersion));
+  }
+  Result<api::AttunePolicy> createAttunePolicy(const api::AttunePolicy& policy) override {
+    return recorded(cache_.policies_, inner().createAttunePolicy(policy));
+  }
+  Result<api::AttunePolicy> updateAttunePolicy(const api::AttunePolicy& policy) override {
+    return recorded(cache_.policies_, inner().updateAttunePolicy(policy));
+  }
+  Result<api::AttunePolicy> updateAttunePolicyStatus(const api::AttunePolicy& policy) override {
+    return recorded(cache_.policies_, inner().updateAttunePolicyStatus(policy));
+  }
+  std::vector<Result<api::AttunePolicy>> updateAttunePolicyStatuses(
+      std::span<const api::AttunePolicy> policies) override {
+    auto stored = inner().updateAttunePolicyStatuses(policies);
+    for (const auto& policy : stored) {
+      if (policy) record(cache_.policies_, *policy);
+    }
+    return stored;
+  }
+  Result<api::HorizontalPodAutoscaler> updateHpa(const api::HorizontalPodAutoscaler& hpa) override {
+    return recorded(cache_.hpas_, inner().updateHpa(hpa));
+  }
+
+ private:
+  template <typename Informer, typename Object>
+  void record(Informer& informer, const Object& written) {
+    const std::lock_guard lock(cache_.recordMutex_);
+    informer.recordWrite(written);
+  }
+  template <typename Informer, typename Object>
+  Result<Object> recorded(Informer& informer, Result<Object> written) {
+    if (written) record(informer, *written);
+    return written;
+  }
+
+  CachedClusterApi& cache_;
+};
+
 CachedClusterApi::CachedClusterApi(api::ClusterApi& inner, Clock& clock,
                                    CachedClusterApiOptions options)
     : ForwardingClusterApi(inner),
@@ -282,91 +369,6 @@ const api::PodView* CachedClusterApi::podView(std::string_view ns) {
 }
 
 // --- Writes
-
-class CachedClusterApi::RecordedWrites final : public api::ForwardingClusterApi {
- public:
-  RecordedWrites(CachedClusterApi& cache, api::ClusterApi& through)
-      : ForwardingClusterApi(through), cache_(cache) {}
-
-  Result<api::ObjectMeta> patchPodAnnotations(std::string_view ns, std::string_view name,
-                                              const api::AnnotationChanges& changes,
-                                              std::string_view resourceVersion) override {
-    auto meta = inner().patchPodAnnotations(ns, name, changes, resourceVersion);
-    if (meta) record(cache_.pods_, *meta);
-    return meta;
-  }
-  Result<api::ObjectMeta> patchWorkloadAnnotations(api::WorkloadKind kind, std::string_view ns,
-                                                   std::string_view name,
-                                                   const api::AnnotationChanges& changes,
-                                                   std::string_view resourceVersion) override {
-    auto meta = inner().patchWorkloadAnnotations(kind, ns, name, changes, resourceVersion);
-    if (!meta) return meta;
-    using enum api::WorkloadKind;
-    switch (kind) {
-      case kDeployment:
-        record(cache_.deployments_, *meta);
-        break;
-      case kStatefulSet:
-        record(cache_.statefulSets_, *meta);
-        break;
-      case kDaemonSet:
-        record(cache_.daemonSets_, *meta);
-        break;
-      case kReplicaSet:
-        record(cache_.replicaSets_, *meta);
-        break;
-      case kJob:
-        record(cache_.jobs_, *meta);
-        break;
-      case kCronJob:
-        record(cache_.cronJobs_, *meta);
-        break;
-    }
-    return meta;
-  }
-  Result<api::Pod> resizePod(std::string_view ns, std::string_view name,
-                             std::span<const api::ContainerResize> containers) override {
-    return recorded(cache_.pods_, inner().resizePod(ns, name, containers));
-  }
-  Result<api::Node> updateNodeTaints(std::string_view name, std::span<const api::Taint> taints,
-                                     std::string_view resourceVersion) override {
-    return recorded(cache_.nodes_, inner().updateNodeTaints(name, taints, resourceVersion));
-  }
-  Result<api::AttunePolicy> createAttunePolicy(const api::AttunePolicy& policy) override {
-    return recorded(cache_.policies_, inner().createAttunePolicy(policy));
-  }
-  Result<api::AttunePolicy> updateAttunePolicy(const api::AttunePolicy& policy) override {
-    return recorded(cache_.policies_, inner().updateAttunePolicy(policy));
-  }
-  Result<api::AttunePolicy> updateAttunePolicyStatus(const api::AttunePolicy& policy) override {
-    return recorded(cache_.policies_, inner().updateAttunePolicyStatus(policy));
-  }
-  std::vector<Result<api::AttunePolicy>> updateAttunePolicyStatuses(
-      std::span<const api::AttunePolicy> policies) override {
-    auto stored = inner().updateAttunePolicyStatuses(policies);
-    for (const auto& policy : stored) {
-      if (policy) record(cache_.policies_, *policy);
-    }
-    return stored;
-  }
-  Result<api::HorizontalPodAutoscaler> updateHpa(const api::HorizontalPodAutoscaler& hpa) override {
-    return recorded(cache_.hpas_, inner().updateHpa(hpa));
-  }
-
- private:
-  template <typename Informer, typename Object>
-  void record(Informer& informer, const Object& written) {
-    const std::lock_guard lock(cache_.recordMutex_);
-    informer.recordWrite(written);
-  }
-  template <typename Informer, typename Object>
-  Result<Object> recorded(Informer& informer, Result<Object> written) {
-    if (written) record(informer, *written);
-    return written;
-  }
-
-  CachedClusterApi& cache_;
-};
 
 Result<api::ObjectMeta> CachedClusterApi::patchPodAnnotations(std::string_view ns,
                                                               std::string_view name,
