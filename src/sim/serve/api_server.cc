@@ -341,23 +341,24 @@ HttpResponse ApiServer::handleResource(const HttpRequest& request, std::string_v
     if (isWatch(request)) {
       return status(405, "watch one object with a fieldSelector on metadata.name");
     }
-    reply = host_.inspect([&](Simulation& s) { return getObject(s, opaque_, r); });
+    reply = host_.inspect([&](Simulation& s) { return getObject(s, opaque_, encoded_, r); });
   } else if (method == "POST") {
     reply = host_.withSimulation([&](Simulation& s) {
       return createObject(s, opaque_, r, request.body, writeAdmission(s));
     });
   } else if (method == "PUT") {
     reply = host_.withSimulation([&](Simulation& s) {
-      return updateObject(s, opaque_, r, request.body, writeAdmission(s));
+      return updateObject(s, opaque_, encoded_, r, request.body, writeAdmission(s));
     });
   } else if (method == "PATCH") {
     auto type = patchTypeOf(request.header("content-type"));
     if (!type) return status(415, type.error().message);
     reply = host_.withSimulation([&](Simulation& s) {
-      return patchObject(s, opaque_, r, request.body, *type, writeAdmission(s));
+      return patchObject(s, opaque_, encoded_, r, request.body, *type, writeAdmission(s));
     });
   } else if (method == "DELETE") {
-    reply = host_.withSimulation([&](Simulation& s) { return deleteObject(s, opaque_, r); });
+    reply =
+        host_.withSimulation([&](Simulation& s) { return deleteObject(s, opaque_, encoded_, r); });
   }
   if (!reply) return errorResponse(reply.error(), &r);
   if (method == "GET" && reply->status == 200 && wantsTable(request)) {

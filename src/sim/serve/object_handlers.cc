@@ -73,11 +73,16 @@ api::StringMap labelsOf(const Json& meta) {
 bool typed(const ResourceRequest& r) { return r.info->storage == Storage::kTyped; }
 std::string opaqueKey(const ResourceRequest& r) { return r.info->qualifiedName(); }
 
-// The object's current JSON: the typed store first, then the opaque one.
-Result<std::string> currentJson(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r) {
+// The object's current JSON: the typed store first (its text kept in `texts` at the object's
+// resourceVersion, encoded when not kept), then the opaque one.
+Result<std::string> currentJson(Simulation& sim, OpaqueStore& opaque, EncodedObjects& texts,
+                                const ResourceRequest& r) {
   if (typed(r)) {
     auto found = visitStore(sim.state(), r.info->plural, [&](auto& store) -> Result<Reply> {
-      return encoded(store.get(r.ns, r.name));
+      const auto* object = store.find(r.ns, r.name);
+      if (object == nullptr) return encoded(store.get(r.ns, r.name));  // its kNotFound
+      return Reply{200, texts.text(r.info->qualifiedName(), object->metadata,
+                                   [&] { return oneLineJson(*object); })};
     });
     if (found) return found->body;
     if (found.error().code != ErrorCode::kNotFound ||
@@ -390,8 +395,8 @@ Result<Reply> writePolicy(const WriteAdmission& admission, const ResourceRequest
 
 // The resize subresource goes through admission as an UPDATE of pods/resize, as on the API
 // server: a validating webhook (a policy engine) may refuse it, a mutating one change it.
-Result<Reply> resize(Simulation& sim, const ResourceRequest& r, std::string body,
-                     const WriteAdmission& admission) {
+Result<Reply> resize(Simulation& sim, EncodedObjects& texts, const ResourceRequest& r,
+                     std::string body, const WriteAdmission& admission) {
   if (admission) {
     auto current = sim.state().pods.get(r.ns, r.name);
     if (!current) return std::unexpected(current.error());
@@ -407,17 +412,89 @@ Result<Reply> resize(Simulation& sim, const ResourceRequest& r, std::string body
   for (const auto* list : {&pod->spec.containers, &pod->spec.initContainers}) {
     for (const api::Container& c : *list) containers.push_back({c.name, c.resources});
   }
-  return encoded(sim.api().resizePod(r.ns, r.name, containers));
+  auto resized = sim.api().resizePod(r.ns, r.name, containers);
+  if (!resized) return std::unexpected(resized.error());
+  return Reply{200, texts.text(r.info->qualifiedName(), resized->metadata,
+                               [&] { return oneLineJson(*resized); })};
+}
+
+// Writes `changes` to the annotations of the pod or scenario workload `r` names (with the
+// resourceVersion precondition unless empty) and answers with the object as stored then.
+Result<Reply> writeAnnotations(Simulation& sim, OpaqueStore& opaque, EncodedObjects& texts,
+                               const ResourceRequest& r, const api::AnnotationChanges& changes,
+                               const std::string& precondition) {
+  if (r.info->plural == "pods") {
+    auto patched = sim.api().patchPodAnnotations(r.ns, r.name, changes, precondition);
+    if (!patched) return std::unexpected(patched.error());
+    return getObject(sim, opaque, texts, r);
+  }
+  if (auto kind = workloadKind(r.info->plural)) {
+    auto patched = sim.api().patchWorkloadAnnotations(*kind, r.ns, r.name, changes, precondition);
+    if (!patched) return std::unexpected(patched.error());
+    return getObject(sim, opaque, texts, r);
+  }
+  return fail(ErrorCode::kUnsupported,
+              r.info->qualifiedName() + " of the simulated cluster are read-only");
+}
+
+// The annotation changes of `patch`, a merge patch on a stored pod or scenario workload, when it
+// sets nothing but metadata.annotations (string values, or null to remove) and
+// metadata.resourceVersion (a string: the precondition, returned in `precondition`); they are
+// the changes annotationChanges finds between the object and the patched object. nullopt for
+// any other patch or object, which the general path handles (with its errors).
+std::optional<api::AnnotationChanges> annotationOnlyPatch(Simulation& sim, OpaqueStore& opaque,
+                                                          const ResourceRequest& r,
+                                                          std::string_view patch,
+                                                          std::string& precondition) {
+  const std::string_view plural = r.info->plural;
+  if (!typed(r) || !r.subresource.empty() || (plural != "pods" && !workloadKind(plural))) {
+    return std::nullopt;
+  }
+  const Json p = Json::parse(patch, nullptr, false);
+  if (!p.is_object() || p.size() != 1 || !p.contains("metadata")) return std::nullopt;
+  const Json& meta = p["metadata"];
+  if (!meta.is_object()) return std::nullopt;
+  const Json* annotations = nullptr;
+  for (const auto& [key, value] : meta.items()) {
+    if (key == "annotations" && value.is_object()) {
+      annotations = &value;
+    } else if (key == "resourceVersion" && value.is_string()) {
+      precondition = value.get<std::string>();
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (opaque.contains(opaqueKey(r), r.ns, r.name)) return std::nullopt;
+  const api::StringMap* stored = nullptr;
+  (void)visitStore(sim.state(), plural, [&](auto& store) -> Result<Reply> {
+    if (const auto* object = store.find(r.ns, r.name)) stored = &object->metadata.annotations;
+    return Reply{};
+  });
+  if (stored == nullptr) return std::nullopt;
+  api::AnnotationChanges changes;
+  if (annotations == nullptr) return changes;
+  for (const auto& [key, value] : annotations->items()) {
+    const auto it = stored->find(key);
+    if (value.is_null()) {
+      if (it != stored->end()) changes[key] = std::nullopt;
+    } else if (!value.is_string()) {
+      return std::nullopt;
+    } else if (it == stored->end() || it->second != value.get_ref<const std::string&>()) {
+      changes[key] = value.get<std::string>();
+    }
+  }
+  return changes;
 }
 
 }  // namespace
 
-Result<Reply> getObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r) {
+Result<Reply> getObject(Simulation& sim, OpaqueStore& opaque, EncodedObjects& texts,
+                        const ResourceRequest& r) {
   if (r.subresource == "eviction") {
     return fail(ErrorCode::kUnsupported, "the eviction subresource only accepts POST");
   }
   if (r.subresource == "scale") return getScale(sim, r);
-  auto json = currentJson(sim, opaque, r);
+  auto json = currentJson(sim, opaque, texts, r);
   if (!json) return std::unexpected(json.error());
   return Reply{200, std::move(*json)};
 }
@@ -583,8 +660,9 @@ Result<Reply> createObject(Simulation& sim, OpaqueStore& opaque, const ResourceR
   return Reply{201, std::move(*created)};
 }
 
-Result<Reply> updateObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r,
-                           std::string_view body, const WriteAdmission& admission) {
+Result<Reply> updateObject(Simulation& sim, OpaqueStore& opaque, EncodedObjects& texts,
+                           const ResourceRequest& r, std::string_view body,
+                           const WriteAdmission& admission) {
   if (r.name.empty()) return fail(ErrorCode::kUnsupported, "PUT needs an object name");
   auto json = withIdentity(r, body);
   if (!json) return std::unexpected(json.error());
@@ -600,7 +678,7 @@ Result<Reply> updateObject(Simulation& sim, OpaqueStore& opaque, const ResourceR
   }
   if (sub == "scale" && hasScaleSubresource(plural)) return updateScale(sim, r, *json);
   if (plural == "pods") {
-    if (sub == "resize") return resize(sim, r, *json, admission);
+    if (sub == "resize") return resize(sim, texts, r, *json, admission);
     if (sub == "status") return updatePodStatus(sim, r, *json);
     if (sub == "eviction") return fail(ErrorCode::kUnsupported, "eviction only accepts POST");
   } else if (!sub.empty() && !(hasStatusSubresource(plural) && sub == "status")) {
@@ -629,7 +707,7 @@ Result<Reply> updateObject(Simulation& sim, OpaqueStore& opaque, const ResourceR
     return encoded(sim.api().updateAttunePolicyStatus(*policy));
   }
   if (plural == "attunepolicies") {
-    auto old = currentJson(sim, opaque, r);
+    auto old = currentJson(sim, opaque, texts, r);
     if (!old) return std::unexpected(old.error());
     return writePolicy(admission, r, "UPDATE", *json, *old, 200,
                        [&](const api::AttunePolicy& p) { return sim.api().updateAttunePolicy(p); });
@@ -638,44 +716,41 @@ Result<Reply> updateObject(Simulation& sim, OpaqueStore& opaque, const ResourceR
     return encoded(updateHpa(sim, *json, sub));
   }
   // Pods and scenario workloads: annotations only.
-  auto current = currentJson(sim, opaque, r);
+  auto current = currentJson(sim, opaque, texts, r);
   if (!current) return std::unexpected(current.error());
   auto changes = annotationChanges(*current, *json, r.info->qualifiedName());
   if (!changes) return std::unexpected(changes.error());
   const std::string precondition =
       Json::parse(*json)["metadata"].value("resourceVersion", std::string());
-  if (plural == "pods") {
-    auto patched = sim.api().patchPodAnnotations(r.ns, r.name, *changes, precondition);
-    if (!patched) return std::unexpected(patched.error());
-    return encoded(sim.state().pods.get(r.ns, r.name));
-  }
-  if (auto kind = workloadKind(plural)) {
-    auto patched = sim.api().patchWorkloadAnnotations(*kind, r.ns, r.name, *changes, precondition);
-    if (!patched) return std::unexpected(patched.error());
-    return getObject(sim, opaque, r);
-  }
-  return fail(ErrorCode::kUnsupported,
-              r.info->qualifiedName() + " of the simulated cluster are read-only");
+  return writeAnnotations(sim, opaque, texts, r, *changes, precondition);
 }
 
-Result<Reply> patchObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r,
-                          std::string_view patch, PatchType type, const WriteAdmission& admission) {
+Result<Reply> patchObject(Simulation& sim, OpaqueStore& opaque, EncodedObjects& texts,
+                          const ResourceRequest& r, std::string_view patch, PatchType type,
+                          const WriteAdmission& admission) {
   if (r.name.empty()) return fail(ErrorCode::kUnsupported, "PATCH needs an object name");
+  std::string precondition;
+  if (type == PatchType::kMerge) {
+    if (auto changes = annotationOnlyPatch(sim, opaque, r, patch, precondition)) {
+      return writeAnnotations(sim, opaque, texts, r, *changes, precondition);
+    }
+  }
   Result<std::string> current = std::string();
   if (r.subresource == "scale") {
     auto scale = getScale(sim, r);
     current = scale ? Result<std::string>(std::move(scale->body))
                     : Result<std::string>(std::unexpected(scale.error()));
   } else {
-    current = currentJson(sim, opaque, r);
+    current = currentJson(sim, opaque, texts, r);
   }
   if (!current) return std::unexpected(current.error());
   auto patched = applyPatch(*current, patch, type);
   if (!patched) return std::unexpected(patched.error());
-  return updateObject(sim, opaque, r, *patched, admission);
+  return updateObject(sim, opaque, texts, r, *patched, admission);
 }
 
-Result<Reply> deleteObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r) {
+Result<Reply> deleteObject(Simulation& sim, OpaqueStore& opaque, EncodedObjects& texts,
+                           const ResourceRequest& r) {
   if (r.name.empty() || !r.subresource.empty()) {
     return fail(ErrorCode::kUnsupported, "DELETE is served on single objects only");
   }
@@ -696,7 +771,7 @@ Result<Reply> deleteObject(Simulation& sim, OpaqueStore& opaque, const ResourceR
   if (plural == "horizontalpodautoscalers") return encoded(deleteHpa(sim, r.ns, r.name));
   if (plural == "namespaces") return encoded(sim.state().namespaces.erase("", r.name));
   if (plural == "poddisruptionbudgets") return encoded(sim.state().pdbs.erase(r.ns, r.name));
-  auto exists = getObject(sim, opaque, r);
+  auto exists = getObject(sim, opaque, texts, r);
   if (!exists) return exists;
   return fail(ErrorCode::kUnsupported,
               r.info->qualifiedName() + " \"" + r.name +

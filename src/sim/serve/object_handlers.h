@@ -75,8 +75,10 @@ class EncodedObjects {
 };
 
 // Errors follow cluster_api.h's codes; kUnsupported for what the simulator does not allow
-// (creating pods, changing a scenario workload beyond its annotations), reported as 405.
-Result<Reply> getObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r);
+// (creating pods, changing a scenario workload beyond its annotations), reported as 405. A typed
+// object read or returned is taken as its text in `texts` (kept there when encoded).
+Result<Reply> getObject(Simulation& sim, OpaqueStore& opaque, EncodedObjects& texts,
+                        const ResourceRequest& r);
 // The objects of a collection that the selectors select (typed and stored ones), in
 // (namespace, name) order. The typed ones' text is taken from `encoded` (and kept there).
 Result<std::vector<KeyedItem>> listItems(Simulation& sim, OpaqueStore& opaque,
@@ -92,14 +94,19 @@ std::string encodeList(const ResourceInfo& info, const ListPage& page,
 Result<Reply> createObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r,
                            std::string_view body, const WriteAdmission& admission = {});
 // PUT.
-Result<Reply> updateObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r,
-                           std::string_view body, const WriteAdmission& admission = {});
-// PATCH: the patch applied to the current object, then handled as a PUT of the result.
-Result<Reply> patchObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r,
-                          std::string_view patch, PatchType type,
+Result<Reply> updateObject(Simulation& sim, OpaqueStore& opaque, EncodedObjects& texts,
+                           const ResourceRequest& r, std::string_view body,
+                           const WriteAdmission& admission = {});
+// PATCH: the patch applied to the current object, then handled as a PUT of the result. A merge
+// patch of a pod's or a scenario workload's annotations only (with, at most, a resourceVersion
+// precondition) is written as the changes it makes, without building the patched object: the
+// same write and answer, without encoding and parsing the whole object twice.
+Result<Reply> patchObject(Simulation& sim, OpaqueStore& opaque, EncodedObjects& texts,
+                          const ResourceRequest& r, std::string_view patch, PatchType type,
                           const WriteAdmission& admission = {});
 // DELETE: returns the deleted object.
-Result<Reply> deleteObject(Simulation& sim, OpaqueStore& opaque, const ResourceRequest& r);
+Result<Reply> deleteObject(Simulation& sim, OpaqueStore& opaque, EncodedObjects& texts,
+                           const ResourceRequest& r);
 
 // Makes every write to the simulation's typed stores of a served resource enter `log` (the
 // stores' watch observers) and, unless nullptr, `encoded`, which first takes the text of every

@@ -425,6 +425,68 @@ TEST_F(ApiServerTest, ConflictOnlyHitsWritesWithAResourceVersion) {
   EXPECT_EQ(get(path)["metadata"]["annotations"]["a"], "1");
 }
 
+// A merge patch of annotations only is written without building the patched object; a
+// strategic merge patch of the same annotations takes the general path (patched object, then
+// the annotations it differs in). Both give every answer alike, on a pod and on a workload.
+TEST_F(ApiServerTest, AnAnnotationsOnlyMergePatchAnswersAsTheGeneralPathDoes) {
+  struct Step {
+    std::string patch;
+    int status;
+  };
+  const std::vector<Step> steps = {
+      {R"({"metadata":{"annotations":{"a":"1","b":"2"}}})", 200},
+      {R"({"metadata":{"annotations":{"a":"1"}}})", 200},  // unchanged: not a write
+      {R"({"metadata":{"annotations":{"a":null,"absent":null}}})", 200},
+      {R"({"metadata":{"annotations":{"b":"3"},"resourceVersion":"1"}})", 409},
+      {R"({"metadata":{"annotations":{"b":"3"},"resourceVersion":"CURRENT"}})", 200},
+      {R"({"metadata":{"annotations":{"b":5}}})", 422},
+      {R"({"metadata":{"labels":{"x":"y"}}})", 405},
+      {R"({"metadata":{}})", 200},
+      {R"({"metadata":{"annotations":null}})", 200},
+  };
+  // Each step's status and body, and the watch events the writes made.
+  auto run = [&](const std::string& contentType, const std::string& target) {
+    start();
+    const std::string rv = listVersion(target.substr(0, target.rfind('/')));
+    std::vector<std::string> answers;
+    for (const Step& step : steps) {
+      std::string patch = step.patch;
+      if (auto at = patch.find("CURRENT"); at != std::string::npos) {
+        patch.replace(at, 7, get(target)["metadata"]["resourceVersion"].get<std::string>());
+      }
+      HttpResponse r = call("PATCH", target, patch, contentType);
+      EXPECT_EQ(r.status, step.status) << contentType << " " << patch << ": " << r.body;
+      answers.push_back(std::to_string(r.status) + " " + Json::parse(r.body).dump());
+    }
+    answers.push_back(get(target).dump());
+    HttpResponse watch =
+        call("GET", target.substr(0, target.rfind('/')) + "?watch=1&resourceVersion=" + rv);
+    Sink sink;
+    watch.stream(sink);
+    for (const Json& e : sink.events()) answers.push_back(e.dump());
+    return answers;
+  };
+  start();
+  const std::string pod =
+      get("/api/v1/namespaces/shop/pods")["items"][0]["metadata"]["name"].get<std::string>();
+  for (const std::string& target : {std::string("/apis/apps/v1/namespaces/shop/deployments/web"),
+                                   "/api/v1/namespaces/shop/pods/" + pod}) {
+    const auto merge = run("application/merge-patch+json", target);
+    const auto general = run("application/strategic-merge-patch+json", target);
+    ASSERT_EQ(merge.size(), general.size()) << target;
+    for (std::size_t i = 0; i < merge.size(); ++i) EXPECT_EQ(merge[i], general[i]) << target;
+    EXPECT_GT(merge.size(), steps.size() + 1) << "the writes are in the watch";
+  }
+  // A pod that does not exist: the same 404 either way.
+  for (const char* type :
+       {"application/merge-patch+json", "application/strategic-merge-patch+json"}) {
+    EXPECT_EQ(call("PATCH", "/api/v1/namespaces/shop/pods/none",
+                   R"({"metadata":{"annotations":{"a":"1"}}})", type)
+                  .status,
+              404);
+  }
+}
+
 TEST_F(ApiServerTest, GoneHitsWatchesAndContinues) {
   ApiServerOptions options = faulty("watch-gone");
   start(options);
