@@ -154,6 +154,7 @@ class ForwardingClusterApi : public ClusterApi {
  protected:
   // The wrapped api, for overrides that forward after (or instead of) their own work.
   ClusterApi& inner() { return inner_; }
+  const ClusterApi& inner() const { return inner_; }
 
   // Before `call` is forwarded: an error to return instead, or nullopt to forward it.
   virtual std::optional<Error> admit(const ForwardedCall& call);

@@ -214,7 +214,7 @@ class PolicyPass {
   api::AttunePolicyStatus status_;
   std::optional<std::string> metricsError_;           // set when the usage read failed
   std::optional<safety::SafetySignals> signals_;      // queried once, when first needed
-  const rollout::NodeOptimisation* nodes_ = nullptr;  // set by finish()
+  const rollout::NodeOptimisation* nodes_ = nullptr;  // set by plan(), through decide()
   rollout::Plan plan_;                                // decide()'s
   std::vector<ActionOutcome> outcomes_;               // carryOut()'s, one per plan_ entry
   int mostReverts_ = 0;  // the most consecutive reverts of a target workload (makePlan)

@@ -146,7 +146,6 @@ CachedClusterApi::CachedClusterApi(api::ClusterApi& inner, Clock& clock,
                        listedOptions(options_, false)),
       namespaceDefaults_(inner, &api::ClusterApi::listAttuneNamespaceDefaults, clock,
                          listedOptions(options_, true)),
-      innerLanes_(inner.taskLanes()),
       writes_(std::make_unique<RecordedWrites>(*this, inner)) {}
 
 CachedClusterApi::~CachedClusterApi() = default;
@@ -418,7 +417,7 @@ Result<api::HorizontalPodAutoscaler> CachedClusterApi::updateHpa(
 }
 
 void CachedClusterApi::runTasks(std::span<const Task> tasks) {
-  if (innerLanes_ <= 1) {
+  if (taskLanes() <= 1) {
     ClusterApi::runTasks(tasks);  // one after another, reading the caches
     return;
   }

@@ -155,7 +155,7 @@ class CachedClusterApi final : public api::ForwardingClusterApi {
   // run on threads of their own); its reads are the lane's, the API server's answers, not the
   // caches'. Otherwise the tasks run one after another on this object.
   void runTasks(std::span<const Task> tasks) override;
-  std::size_t taskLanes() const override { return innerLanes_; }
+  std::size_t taskLanes() const override { return inner().taskLanes(); }
 
  private:
   // The writes made through an api (the inner one, or a lane of its runTasks), each recorded in
@@ -188,7 +188,6 @@ class CachedClusterApi final : public api::ForwardingClusterApi {
   // that their reads pass through and answer kNotFound as the API server does.
   ListedInformer<api::AttuneDefaults> clusterDefaults_;
   ListedInformer<api::AttuneNamespaceDefaults> namespaceDefaults_;
-  std::size_t innerLanes_;                  // the inner api's taskLanes()
   std::mutex recordMutex_;                  // held while a write is recorded in the caches
   std::unique_ptr<RecordedWrites> writes_;  // through the inner api
 };
