@@ -45,9 +45,8 @@ struct HttpClusterApiOptions {
   // decoding them (WatchStream's `keep`); cluster-scoped objects are decoded as before. Empty:
   // every event is decoded.
   std::function<bool(std::string_view)> watchNamespaceFilter;
-  // How many requests updateAttunePolicyStatuses keeps in flight, and how many tasks runTasks
-  // runs at once, each on a connection of its own (1: one after another, on the client's
-  // connection).
+  // How many tasks runTasks (and so updateAttunePolicyStatuses) runs at once, each on a
+  // connection of its own (1: one after another, on the client's connection).
   int parallelWrites = 1;
 };
 
@@ -172,11 +171,9 @@ class HttpClusterApi final : public api::ClusterApi {
   Result<api::AttunePolicy> createAttunePolicy(const api::AttunePolicy& policy) override;
   Result<api::AttunePolicy> updateAttunePolicy(const api::AttunePolicy& policy) override;
   Result<api::AttunePolicy> updateAttunePolicyStatus(const api::AttunePolicy& policy) override;
-  // With parallelWrites above 1: the writes go out on up to that many connections at once, each
-  // on a thread of its own for the call. Each request still takes its token from the client's
-  // limiter (on the calling thread, in order, before it is sent); a write that fails as
-  // unavailable (transport error, 429, 5xx) is sent again afterwards through the client's usual
-  // path, with its retries and backoff. rest().attempts() counts only the client's own requests.
+  // Each write is a task of runTasks: with parallelWrites above 1, up to that many go out at
+  // once on its lanes, with the lanes' limiter and retries (this client's). rest().attempts()
+  // counts only requests sent on the client's own connection.
   std::vector<Result<api::AttunePolicy>> updateAttunePolicyStatuses(
       std::span<const api::AttunePolicy> policies) override;
   // With parallelWrites above 1: up to that many tasks at once, each on a thread and a lane of
@@ -228,23 +225,13 @@ class HttpClusterApi final : public api::ClusterApi {
   Result<T> getOne(const std::string& path, Decode decode);
   template <typename T, typename Decode>
   Result<T> write(http::HttpRequest::Method method, const std::string& path, std::string body,
-                  std::string contentType, Decode decode) {
-    return write<T>(rest_, method, path, std::move(body), std::move(contentType), decode);
-  }
-  template <typename T, typename Decode>
-  static Result<T> write(RestClient& client, http::HttpRequest::Method method,
-                         const std::string& path, std::string body, std::string contentType,
-                         Decode decode);
-  // The status write of `policy` through `client`.
-  static Result<api::AttunePolicy> writeStatus(RestClient& client, const api::AttunePolicy& policy);
+                  std::string contentType, Decode decode);
   Result<std::string> annotationPatch(const api::AnnotationChanges& changes,
                                       std::string_view resourceVersion) const;
 
   TransportFactory factory_;
   HttpClusterApiOptions options_;
   RestClient rest_;
-  // updateAttunePolicyStatuses' connections (parallelWrites of them, made on first use).
-  std::vector<std::unique_ptr<RestClient>> writeLanes_;
   // runTasks' lanes (parallelWrites of them, made on first use).
   std::vector<std::unique_ptr<HttpClusterApi>> taskLanes_;
   // The open watch of each resource, by collection ("pods", "deployments", ...).

@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
-#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -34,12 +32,12 @@ Result<void> requireName(const api::ObjectMeta& meta, bool namespaced, std::stri
   return {};
 }
 
-// The resource list of a resize request: the desired entries, plus null for a cpu or memory
-// entry the container has now but the request drops (deleted by the patch).
-nlohmann::json resizeList(const api::ResourceList& desired, const api::ResourceList& current) {
+// The resource list of a resize request: the desired entries, plus null for cpu or memory when
+// the request leaves it out (the patch deletes it if the container has it).
+nlohmann::json resizeList(const api::ResourceList& desired) {
   auto out = nlohmann::json::parse(api::jsonResourceList(desired));
-  if (current.cpu && !desired.cpu) out["cpu"] = nullptr;
-  if (current.memory && !desired.memory) out["memory"] = nullptr;
+  if (!desired.cpu) out["cpu"] = nullptr;
+  if (!desired.memory) out["memory"] = nullptr;
   return out;
 }
 
@@ -91,9 +89,9 @@ std::string eventNamespace(const api::Event& event) {
 }  // namespace
 
 template <typename T, typename Decode>
-Result<T> HttpClusterApi::write(RestClient& client, Method method, const std::string& path,
-                                std::string body, std::string contentType, Decode decode) {
-  auto response = client.call(method, path, std::move(body), std::move(contentType));
+Result<T> HttpClusterApi::write(Method method, const std::string& path, std::string body,
+                                std::string contentType, Decode decode) {
+  auto response = rest_.call(method, path, std::move(body), std::move(contentType));
   if (!response) return std::unexpected(response.error());
   auto object = decode(*response);
   if (!object) {
@@ -146,28 +144,16 @@ Result<api::ObjectMeta> HttpClusterApi::patchWorkloadAnnotations(
 
 Result<api::Pod> HttpClusterApi::resizePod(std::string_view ns, std::string_view name,
                                            std::span<const api::ContainerResize> containers) {
-  auto pod = getPod(ns, name);
-  if (!pod) return std::unexpected(pod.error());
+  // One request, without reading the pod first: each list names every resource the resize
+  // leaves out as null, which deletes it where the container has it and is ignored where it
+  // does not. A container the pod lacks is refused by the server (a resize cannot add one).
   nlohmann::json regular = nlohmann::json::array();
   nlohmann::json init = nlohmann::json::array();
   for (const auto& c : containers) {
-    const auto byName = [&c](const api::Container& x) { return x.name == c.name; };
-    const auto& spec = pod->spec;
-    auto it = std::ranges::find_if(spec.containers, byName);
-    const bool isInit = it == spec.containers.end();
-    if (isInit) it = std::ranges::find_if(spec.initContainers, byName);
-    if (isInit && it == spec.initContainers.end()) {
-      return fail(ErrorCode::kInvalidArgument,
-                  "pod \"" + std::string(ns) + "/" + std::string(name) + "\" has no container \"" +
-                      c.name + "\"",
-                  "spec.containers");
-    }
-    nlohmann::json resources = nlohmann::json::object();
-    auto requests = resizeList(c.resources.requests, it->resources.requests);
-    auto limits = resizeList(c.resources.limits, it->resources.limits);
-    if (!requests.empty()) resources["requests"] = std::move(requests);
-    if (!limits.empty()) resources["limits"] = std::move(limits);
-    (isInit ? init : regular).push_back({{"name", c.name}, {"resources", std::move(resources)}});
+    nlohmann::json resources = {{"requests", resizeList(c.resources.requests)},
+                                {"limits", resizeList(c.resources.limits)}};
+    (c.initContainer ? init : regular)
+        .push_back({{"name", c.name}, {"resources", std::move(resources)}});
   }
   nlohmann::json spec = nlohmann::json::object();
   if (!regular.empty()) spec["containers"] = std::move(regular);
@@ -226,72 +212,30 @@ Result<api::AttunePolicy> HttpClusterApi::updateAttunePolicy(const api::AttunePo
                                   wire::policyBody(policy), std::string(kJson), wire::decodePolicy);
 }
 
-Result<api::AttunePolicy> HttpClusterApi::writeStatus(RestClient& client,
-                                                      const api::AttunePolicy& policy) {
+Result<api::AttunePolicy> HttpClusterApi::updateAttunePolicyStatus(
+    const api::AttunePolicy& policy) {
   const auto& meta = policy.metadata;
   if (auto ok = requireName(meta, true, "AttunePolicy"); !ok) return std::unexpected(ok.error());
-  return write<api::AttunePolicy>(client, Method::kPut,
+  return write<api::AttunePolicy>(Method::kPut,
                                   objectPath(kAttunePolicies, meta.namespace_, meta.name, "status"),
                                   wire::policyBody(policy), std::string(kJson), wire::decodePolicy);
 }
 
-Result<api::AttunePolicy> HttpClusterApi::updateAttunePolicyStatus(
-    const api::AttunePolicy& policy) {
-  return writeStatus(rest_, policy);
-}
-
 std::vector<Result<api::AttunePolicy>> HttpClusterApi::updateAttunePolicyStatuses(
     std::span<const api::AttunePolicy> policies) {
-  const std::size_t lanes =
-      std::min(static_cast<std::size_t>(std::max(options_.parallelWrites, 1)), policies.size());
-  if (lanes <= 1) return ClusterApi::updateAttunePolicyStatuses(policies);
-  RestOptions laneOptions = options_.rest;
-  laneOptions.rateLimit.qps = -1;  // the calling thread takes each request's token
-  laneOptions.maxRetries = 0;      // what is unavailable is sent again below, one by one
-  while (writeLanes_.size() < lanes) {
-    writeLanes_.push_back(
-        std::make_unique<RestClient>(rest_.server(), factory_(), rest_.clock(), laneOptions));
-  }
+  // Each write is a task of its own: several at once on runTasks' lanes.
   std::vector<std::optional<Result<api::AttunePolicy>>> results(policies.size());
-  std::mutex mutex;
-  std::condition_variable released;
-  std::size_t sendable = 0;  // writes whose token was taken, guarded by mutex
-  std::size_t taken = 0;     // writes a lane took, guarded by mutex
-  const auto lane = [&](RestClient& client) {
-    for (;;) {
-      std::size_t i = 0;
-      {
-        std::unique_lock lock(mutex);
-        released.wait(lock, [&] { return taken < sendable || taken == policies.size(); });
-        if (taken == policies.size()) return;
-        i = taken++;
-      }
-      results[i] = writeStatus(client, policies[i]);
-    }
-  };
-  {
-    std::vector<std::jthread> threads;
-    threads.reserve(lanes);
-    for (std::size_t k = 0; k < lanes; ++k) threads.emplace_back(lane, std::ref(*writeLanes_[k]));
-    for (std::size_t i = 0; i < policies.size(); ++i) {
-      rest_.limiter().acquire();
-      {
-        std::lock_guard lock(mutex);
-        ++sendable;
-      }
-      released.notify_one();
-    }
-    released.notify_all();
-  }  // the lanes end once every write is taken and sent
+  std::vector<Task> tasks;
+  tasks.reserve(policies.size());
+  for (std::size_t i = 0; i < policies.size(); ++i) {
+    tasks.emplace_back([&results, &policies, i](api::ClusterApi& lane) {
+      results[i] = lane.updateAttunePolicyStatus(policies[i]);
+    });
+  }
+  runTasks(tasks);
   std::vector<Result<api::AttunePolicy>> out;
   out.reserve(policies.size());
-  for (std::size_t i = 0; i < policies.size(); ++i) {
-    Result<api::AttunePolicy>& result = *results[i];
-    if (!result && result.error().code == ErrorCode::kUnavailable) {
-      result = updateAttunePolicyStatus(policies[i]);
-    }
-    out.push_back(std::move(result));
-  }
+  for (auto& result : results) out.push_back(std::move(*result));
   return out;
 }
 

@@ -36,7 +36,7 @@ std::vector<api::ContainerResize> originalsOf(const api::Pod& pod,
     const api::Container* spec = pod.spec.findContainer(c.name);
     if (spec == nullptr) continue;
     containers.push_back(
-        {.name = c.name, .resources = safety::withResourceValues(spec->resources, c.original)});
+        pod.spec.resizeOf(*spec, safety::withResourceValues(spec->resources, c.original)));
   }
   return containers;
 }

@@ -422,7 +422,8 @@ class Pass {
       resize.record.containers.push_back(
           {c.name, c.current, c.target, status ? status->restartCount : 0});
       const api::Container* spec = pod.spec.findContainer(c.name);
-      resize.containers.push_back({c.name, safety::withResourceValues(spec->resources, c.target)});
+      resize.containers.push_back(
+          pod.spec.resizeOf(*spec, safety::withResourceValues(spec->resources, c.target)));
       describeChange(c, resize.changes, resize.message);
     }
     auto annotations = safety::replaceResizeAnnotations(pod, resize.record);

@@ -1,5 +1,6 @@
 #include "api/k8s/pod.h"
 
+#include <algorithm>
 #include <initializer_list>
 
 namespace attune::api {
@@ -11,6 +12,12 @@ const Container* PodSpec::findContainer(std::string_view name) const {
     }
   }
   return nullptr;
+}
+
+ContainerResize PodSpec::resizeOf(const Container& c, ResourceRequirements resources) const {
+  const bool init =
+      std::ranges::any_of(initContainers, [&c](const Container& i) { return i.name == c.name; });
+  return {.name = c.name, .resources = std::move(resources), .initContainer = init};
 }
 
 const ContainerStatus* PodStatus::findContainerStatus(std::string_view name) const {

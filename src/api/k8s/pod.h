@@ -42,6 +42,9 @@ struct Container {
 struct ContainerResize {
   std::string name;
   ResourceRequirements resources;
+  // The container is one of the pod's init containers (a sidecar), not a regular one: the
+  // resize request names it under spec.initContainers. PodSpec::resizeOf sets it.
+  bool initContainer = false;
 };
 
 struct PodSpec {
@@ -60,6 +63,8 @@ struct PodSpec {
 
   // The container (regular or init) named `name`, or nullptr.
   const Container* findContainer(std::string_view name) const;
+  // A resize of `c`, one of this spec's containers or init containers, to `resources`.
+  ContainerResize resizeOf(const Container& c, ResourceRequirements resources) const;
   bool operator==(const PodSpec&) const = default;
 };
 

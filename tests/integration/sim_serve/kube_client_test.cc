@@ -232,6 +232,21 @@ TEST_F(SimServeKubeClient, ResizesABurstablePodsCpuRequest) {
             container.resources.requests.memory);
 }
 
+// The client sends a resize without reading the pod first: a container the pod lacks is the
+// server's to refuse, and nothing changes.
+TEST_F(SimServeKubeClient, RefusesAResizeOfAContainerThePodLacks) {
+  auto pod = burstablePod();
+  ASSERT_TRUE(pod) << "the demo has no Burstable pod with cpu and memory requests";
+  api::ContainerResize resize{"no-such-container", pod->spec.containers[0].resources};
+  auto resized = api().resizePod(pod->metadata.namespace_, pod->metadata.name,
+                                 std::span<const api::ContainerResize>(&resize, 1));
+  ASSERT_FALSE(resized);
+  EXPECT_EQ(resized.error().code, ErrorCode::kInvalidArgument) << resized.error().toString();
+  auto unchanged = api().getPod(pod->metadata.namespace_, pod->metadata.name);
+  ASSERT_TRUE(unchanged) << unchanged.error().toString();
+  EXPECT_EQ(unchanged->spec, pod->spec);
+}
+
 TEST_F(SimServeKubeClient, RejectsAResizeThatChangesTheQosClass) {
   auto pod = burstablePod();
   ASSERT_TRUE(pod) << "the demo has no Burstable pod with cpu and memory requests";

@@ -49,6 +49,22 @@ TEST(K8sPodDecode, RealisticPodValues) {
   EXPECT_EQ(computeQosClass(pod->spec), QosClass::kBurstable);
 }
 
+// A resize names the list its container is in (the resize request's spec.containers or
+// spec.initContainers).
+TEST(K8sPodDecode, AResizeSaysWhetherItsContainerIsAnInitContainer) {
+  auto pod = decodePod(realisticPod(3).dump());
+  ASSERT_TRUE(pod) << pod.error().toString();
+  ResourceRequirements wanted;
+  wanted.requests.cpu = Quantity::fromMillicores(Millicores(300));
+  const ContainerResize app = pod->spec.resizeOf(pod->spec.containers.at(0), wanted);
+  EXPECT_EQ(app.name, "app");
+  EXPECT_FALSE(app.initContainer);
+  EXPECT_EQ(app.resources, wanted);
+  const ContainerResize init = pod->spec.resizeOf(pod->spec.initContainers.at(0), wanted);
+  EXPECT_EQ(init.name, "init-config");
+  EXPECT_TRUE(init.initContainer);
+}
+
 TEST(K8sPodDecode, OomKilledLastStateWithFinishedAt) {
   auto pod = decodePod(realisticPod(0).dump());
   ASSERT_TRUE(pod) << pod.error().toString();
