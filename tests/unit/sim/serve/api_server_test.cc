@@ -470,7 +470,7 @@ TEST_F(ApiServerTest, AnAnnotationsOnlyMergePatchAnswersAsTheGeneralPathDoes) {
   const std::string pod =
       get("/api/v1/namespaces/shop/pods")["items"][0]["metadata"]["name"].get<std::string>();
   for (const std::string& target : {std::string("/apis/apps/v1/namespaces/shop/deployments/web"),
-                                   "/api/v1/namespaces/shop/pods/" + pod}) {
+                                    "/api/v1/namespaces/shop/pods/" + pod}) {
     const auto merge = run("application/merge-patch+json", target);
     const auto general = run("application/strategic-merge-patch+json", target);
     ASSERT_EQ(merge.size(), general.size()) << target;
