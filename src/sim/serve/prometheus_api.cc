@@ -217,11 +217,6 @@ std::string matrix(const std::vector<metrics::ContainerSeries>& series) {
   return std::move(body).finish();
 }
 
-Result<std::string> matrixOf(const Result<std::vector<metrics::ContainerSeries>>& series) {
-  if (!series) return std::unexpected(series.error());
-  return matrix(*series);
-}
-
 // Each kill at the end of the step it falls in, (t - step, t], with the highest working set of
 // that step's kills.
 std::string oomMatrix(std::vector<metrics::OomKill> kills, const metrics::Range& range) {
@@ -289,6 +284,13 @@ SimMetricsSource& OperatorQueryAnswers::sourceFor(Duration window) {
 Result<std::string> OperatorQueryAnswers::answer(const OperatorQuery& query,
                                                  const std::optional<metrics::Range>& range,
                                                  Time at) {
+  auto body = read(query, range, at);
+  if (!body) return std::unexpected(body.error());
+  return (*body)();
+}
+
+Result<AnswerBody> OperatorQueryAnswers::read(const OperatorQuery& query,
+                                              const std::optional<metrics::Range>& range, Time at) {
   const bool rangeKind = isRangeQuery(query.kind);
   if (rangeKind != range.has_value()) {
     return fail(ErrorCode::kInvalidArgument,
@@ -298,95 +300,104 @@ Result<std::string> OperatorQueryAnswers::answer(const OperatorQuery& query,
   SimMetricsSource& source =
       sourceFor(query.kind == Kind::kOomKills ? Duration::zero() : query.window);
   const metrics::Scope& scope = query.scope;
+  // What was read, moved into the writer of the body: the values own their strings, so the body
+  // is written after the simulation's lock is released.
+  const auto later = [](auto read, auto write) -> Result<AnswerBody> {
+    if (!read) return std::unexpected(read.error());
+    return AnswerBody(
+        [values = std::move(*read), write]() mutable { return write(std::move(values)); });
+  };
+  const auto series = [&](auto read) { return later(std::move(read), matrix); };
   switch (query.kind) {
     case Kind::kCpuUsage:
-      return matrixOf(source.cpuUsage(scope, *range));
+      return series(source.cpuUsage(scope, *range));
     case Kind::kCpuPressureWaiting:
-      return matrixOf(source.cpuPressureWaiting(scope, *range));
+      return series(source.cpuPressureWaiting(scope, *range));
     case Kind::kMemoryWorkingSet:
-      return matrixOf(source.memoryWorkingSet(scope, *range));
+      return series(source.memoryWorkingSet(scope, *range));
     case Kind::kCpuThrottleRatio:
-      return matrixOf(source.cpuThrottleRatio(scope, *range));
-    case Kind::kOomKills: {
-      auto kills = source.oomKills(scope, *range);
-      if (!kills) return std::unexpected(kills.error());
-      return oomMatrix(std::move(*kills), *range);
-    }
-    case Kind::kNodeLoad: {
-      auto nodes = source.nodeLoad(*range);
-      if (!nodes) return std::unexpected(nodes.error());
-      Body body("matrix");
-      for (const auto& n : *nodes) {
-        if (n.points.empty()) continue;
-        body.open({{"node", n.node}});
-        body.values();
-        for (const auto& p : n.points) body.point(p.time, p.value);
-        body.closeValues();
-      }
-      return std::move(body).finish();
-    }
-    case Kind::kRestartCounts: {
-      auto counts = source.restartCounts(scope, at);
-      if (!counts) return std::unexpected(counts.error());
-      Body body("vector");
-      for (const auto& c : *counts) {
-        body.open({{"container", c.id.container}, {"namespace", c.id.ns}, {"pod", c.id.pod}});
-        body.value(at, static_cast<double>(c.restarts));
-      }
-      return std::move(body).finish();
-    }
-    case Kind::kResources: {
-      auto resources = source.resources(scope, at);
-      if (!resources) return std::unexpected(resources.error());
-      Body body("vector");
-      const auto add = [&](const metrics::ContainerResourceValues& r, std::string_view name,
-                           std::string_view resource, double v) {
-        body.open({{"__name__", name},
-                   {"container", r.id.container},
-                   {"namespace", r.id.ns},
-                   {"pod", r.id.pod},
-                   {"resource", resource}});
-        body.value(at, v);
-      };
-      for (const auto& r : *resources) {
-        constexpr std::string_view kRequests = "kube_pod_container_resource_requests";
-        constexpr std::string_view kLimits = "kube_pod_container_resource_limits";
-        if (r.cpuRequest) add(r, kRequests, "cpu", cores(*r.cpuRequest));
-        if (r.cpuLimit) add(r, kLimits, "cpu", cores(*r.cpuLimit));
-        if (r.memoryRequest)
-          add(r, kRequests, "memory", static_cast<double>(r.memoryRequest->value()));
-        if (r.memoryLimit) add(r, kLimits, "memory", static_cast<double>(r.memoryLimit->value()));
-      }
-      return std::move(body).finish();
-    }
-    case Kind::kOwners: {
-      auto owners = source.podOwners(scope, at);
-      if (!owners) return std::unexpected(owners.error());
-      Body body("vector");
-      for (const auto& o : *owners) {
-        const bool bare = o.workload.kind == "Pod";
-        body.open({{"__name__", "kube_pod_owner"},
-                   {"namespace", o.ns},
-                   {"owner_is_controller", bare ? "<none>" : "true"},
-                   {"owner_kind", bare ? "<none>" : std::string_view(o.workload.kind)},
-                   {"owner_name", bare ? "<none>" : std::string_view(o.workload.name)},
-                   {"pod", o.pod}});
-        body.value(at, 1);
-      }
-      return std::move(body).finish();
-    }
-    case Kind::kNodeCapacity: {
-      auto nodes = source.nodeCapacity(at);
-      if (!nodes) return std::unexpected(nodes.error());
-      Body body("vector");
-      for (const auto& n : *nodes) {
-        body.open({{"node", n.node}, {"resource", "cpu"}});
-        body.value(at, cores(n.cpu));
-        body.open({{"node", n.node}, {"resource", "memory"}});
-        body.value(at, static_cast<double>(n.memory.value()));
-      }
-      return std::move(body).finish();
-    }
+      return series(source.cpuThrottleRatio(scope, *range));
+    case Kind::kOomKills:
+      return later(source.oomKills(scope, *range),
+                   [range = *range](std::vector<metrics::OomKill> kills) {
+                     return oomMatrix(std::move(kills), range);
+                   });
+    case Kind::kNodeLoad:
+      return later(source.nodeLoad(*range), [](const std::vector<metrics::NodeSeries>& nodes) {
+        Body body("matrix");
+        for (const auto& n : nodes) {
+          if (n.points.empty()) continue;
+          body.open({{"node", n.node}});
+          body.values();
+          for (const auto& p : n.points) body.point(p.time, p.value);
+          body.closeValues();
+        }
+        return std::move(body).finish();
+      });
+    case Kind::kRestartCounts:
+      return later(
+          source.restartCounts(scope, at), [at](const std::vector<metrics::RestartCount>& counts) {
+            Body body("vector");
+            for (const auto& c : counts) {
+              body.open({{"container", c.id.container}, {"namespace", c.id.ns}, {"pod", c.id.pod}});
+              body.value(at, static_cast<double>(c.restarts));
+            }
+            return std::move(body).finish();
+          });
+    case Kind::kResources:
+      return later(
+          source.resources(scope, at),
+          [at](const std::vector<metrics::ContainerResourceValues>& resources) {
+            Body body("vector");
+            const auto add = [&](const metrics::ContainerResourceValues& r, std::string_view name,
+                                 std::string_view resource, double v) {
+              body.open({{"__name__", name},
+                         {"container", r.id.container},
+                         {"namespace", r.id.ns},
+                         {"pod", r.id.pod},
+                         {"resource", resource}});
+              body.value(at, v);
+            };
+            for (const auto& r : resources) {
+              constexpr std::string_view kRequests = "kube_pod_container_resource_requests";
+              constexpr std::string_view kLimits = "kube_pod_container_resource_limits";
+              if (r.cpuRequest) add(r, kRequests, "cpu", cores(*r.cpuRequest));
+              if (r.cpuLimit) add(r, kLimits, "cpu", cores(*r.cpuLimit));
+              if (r.memoryRequest) {
+                add(r, kRequests, "memory", static_cast<double>(r.memoryRequest->value()));
+              }
+              if (r.memoryLimit) {
+                add(r, kLimits, "memory", static_cast<double>(r.memoryLimit->value()));
+              }
+            }
+            return std::move(body).finish();
+          });
+    case Kind::kOwners:
+      return later(source.podOwners(scope, at), [at](const std::vector<metrics::PodOwner>& owners) {
+        Body body("vector");
+        for (const auto& o : owners) {
+          const bool bare = o.workload.kind == "Pod";
+          body.open({{"__name__", "kube_pod_owner"},
+                     {"namespace", o.ns},
+                     {"owner_is_controller", bare ? "<none>" : "true"},
+                     {"owner_kind", bare ? "<none>" : std::string_view(o.workload.kind)},
+                     {"owner_name", bare ? "<none>" : std::string_view(o.workload.name)},
+                     {"pod", o.pod}});
+          body.value(at, 1);
+        }
+        return std::move(body).finish();
+      });
+    case Kind::kNodeCapacity:
+      return later(source.nodeCapacity(at), [at](const std::vector<metrics::NodeCapacity>& nodes) {
+        Body body("vector");
+        for (const auto& n : nodes) {
+          body.open({{"node", n.node}, {"resource", "cpu"}});
+          body.value(at, cores(n.cpu));
+          body.open({{"node", n.node}, {"resource", "memory"}});
+          body.value(at, static_cast<double>(n.memory.value()));
+        }
+        return std::move(body).finish();
+      });
   }
   return fail(ErrorCode::kInternal, "unknown query kind");
 }
@@ -485,16 +496,18 @@ HttpResponse PrometheusApi::handle(const HttpRequest& request, std::string_view 
     if (!t) return prometheusError(400, "bad_data", t.error().message);
     at = *t;
   }
+  // Read under the simulation's lock; the body is written after it is released, so that the
+  // ticks and the API's requests do not wait on the encoding.
   auto body = host_.inspect([&](Simulation& sim) {
     if (!answers_) answers_ = std::make_unique<OperatorQueryAnswers>(sim.recorder(), sim.state());
-    return answers_->answer(*query, range, at);
+    return answers_->read(*query, range, at);
   });
   if (!body) {
     const bool bad = body.error().code == ErrorCode::kInvalidArgument;
     return prometheusError(bad ? 400 : 422, bad ? "bad_data" : "execution",
                            body.error().toString());
   }
-  return json(200, std::move(*body));
+  return json(200, (*body)());
 }
 
 }  // namespace attune::sim::serve

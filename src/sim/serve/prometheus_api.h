@@ -13,6 +13,7 @@
 // Deployment, not its ReplicaSet), which the backend resolves to the same workload.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -56,6 +57,9 @@ struct OperatorQuery {
 // The query `promql` is, or kInvalidArgument naming what was not recognised.
 Result<OperatorQuery> recognizeOperatorQuery(std::string_view promql);
 
+// The writer of an answer's JSON body, holding what was read: called without the host's lock.
+using AnswerBody = std::move_only_function<std::string()>;
+
 // Answers recognised queries from a simulation's recorder and state. Keeps one SimMetricsSource
 // per window (its namespace index is built once). Not thread-safe; call under the host's lock.
 class OperatorQueryAnswers {
@@ -67,6 +71,10 @@ class OperatorQueryAnswers {
   // at `at` (an instant query): a matrix for range queries, a vector for instant ones.
   Result<std::string> answer(const OperatorQuery& query, const std::optional<metrics::Range>& range,
                              Time at);
+  // The same answer in two steps: read() reads the values (under the host's lock), and the
+  // returned writer encodes them (after it is released).
+  Result<AnswerBody> read(const OperatorQuery& query, const std::optional<metrics::Range>& range,
+                          Time at);
 
  private:
   SimMetricsSource& sourceFor(Duration window);
