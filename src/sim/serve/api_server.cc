@@ -238,13 +238,15 @@ HttpResponse ApiServer::handle(const HttpRequest& request) {
   if (path == "/metrics") {
     HttpResponse r = text(200, host_.inspect([](Simulation& s) {
       return renderPrometheusText(s.state(), s.kubelet().pods(), s.kubelet().nodes(), s.requests());
-    }) + faults_.metricsText() + requests_.metricsText());
+    }) + faults_.metricsText() + requests_.metricsText() +
+                                   host_.tickMetricsText());
     r.contentType = "text/plain; version=0.0.4; charset=utf-8";
     return r;
   }
-  // The request counters alone: cheap to read however large the cluster (no simulation lock).
+  // The request counters and the tick figures alone: cheap to read however large the cluster
+  // (no simulation lock).
   if (path == "/metrics/requests") {
-    HttpResponse r = text(200, requests_.metricsText());
+    HttpResponse r = text(200, requests_.metricsText() + host_.tickMetricsText());
     r.contentType = "text/plain; version=0.0.4; charset=utf-8";
     return r;
   }

@@ -1,7 +1,10 @@
 #include "sim/serve/sim_host.h"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
+#include <string>
+#include <string_view>
 
 namespace attune::sim::serve {
 namespace {
@@ -124,15 +127,56 @@ void SimHost::run() {
       wall_.sleepFor(std::min<Duration>(next - now, kMaxNap));
       continue;
     }
-    {
-      std::lock_guard lock(mutex_);
-      if (auto stepped = simulation_->step(); !stepped) failure_ = stepped.error();
-      ticked_ = true;
-      notifyLocked();
-    }
+    tick();
     next += tickInterval_;
     if (next < now) next = now + tickInterval_;  // fell behind: do not catch up
   }
+}
+
+void SimHost::tick() {
+  TickStats tick;
+  {
+    std::lock_guard lock(mutex_);
+    tick.lastStart = wall_.now();
+    if (auto stepped = simulation_->step(); !stepped) failure_ = stepped.error();
+    ticked_ = true;
+    notifyLocked();
+    tick.last = wall_.now() - tick.lastStart;
+  }
+  std::lock_guard stats(statsMutex_);
+  ++stats_.ticks;
+  stats_.held += tick.last;
+  stats_.lastStart = tick.lastStart;
+  stats_.last = tick.last;
+}
+
+std::string SimHost::tickMetricsText() {
+  TickStats s;
+  {
+    std::lock_guard stats(statsMutex_);
+    s = stats_;
+  }
+  const auto seconds = [](Duration d) {
+    char buffer[32];
+    const double v = std::chrono::duration<double>(d).count();
+    const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, v);
+    return std::string(buffer, ec == std::errc() ? end : buffer);
+  };
+  const auto metric = [](std::string_view name, std::string_view type, std::string_view help,
+                         const std::string& value) {
+    std::string out = "# HELP ";
+    out.append(name).append(" ").append(help).append("\n# TYPE ").append(name).append(" ");
+    out.append(type).append("\n").append(name).append(" ").append(value).append("\n");
+    return out;
+  };
+  return metric("attune_sim_ticks_total", "counter", "Simulation ticks run.",
+                std::to_string(s.ticks)) +
+         metric("attune_sim_tick_seconds_total", "counter",
+                "Wall time the ticks held the simulation's lock.", seconds(s.held)) +
+         metric("attune_sim_last_tick_start_timestamp_seconds", "gauge",
+                "When the last tick started.", seconds(s.lastStart.time_since_epoch())) +
+         metric("attune_sim_last_tick_seconds", "gauge",
+                "Wall time the last tick held the simulation's lock.", seconds(s.last));
 }
 
 }  // namespace attune::sim::serve

@@ -35,6 +35,15 @@ class SimHost {
   void start();
   // Stops the ticker and wakes every waitForChange(); idempotent.
   void stop();
+  // Steps the simulation once under the lock, as the ticker does every tickInterval (tests call
+  // it directly), and books the time the step held the lock.
+  void tick();
+  // The ticks run and the wall time they held the simulation's lock, in the Prometheus text
+  // format: attune_sim_ticks_total, attune_sim_tick_seconds_total, and the last tick's start
+  // (attune_sim_last_tick_start_timestamp_seconds, Unix time) and length
+  // (attune_sim_last_tick_seconds). While a tick runs, every request that reads the simulation
+  // waits. Does not take the simulation's lock.
+  std::string tickMetricsText();
 
   // Runs fn(Simulation&) under the lock and returns its result; then wakes the waiters (fn may
   // have written). fn must not call back into the host.
@@ -105,6 +114,15 @@ class SimHost {
   std::thread ticker_;
   std::map<std::string, std::unique_ptr<Topic>, std::less<>> topics_;  // guarded by mutex_
   std::vector<Topic*> raised_;  // since the last notifyLocked(), guarded by mutex_
+
+  struct TickStats {
+    std::uint64_t ticks = 0;
+    Duration held{};  // every tick's
+    Time lastStart{};
+    Duration last{};
+  };
+  std::mutex statsMutex_;  // guards stats_ (not the simulation's lock: read by /metrics/requests)
+  TickStats stats_;
 };
 
 }  // namespace attune::sim::serve

@@ -613,6 +613,35 @@ TEST_F(ApiServerTest, CountsResourceRequestsByVerbAndResource) {
             std::string::npos);
 }
 
+TEST_F(ApiServerTest, TheMetricsGiveTheTicksAndTheLastOnesStart) {
+  start();  // steps the simulation once, not as a tick
+  const auto has = [](const std::string& text, const std::string& line) {
+    return text.find(line) != std::string::npos;
+  };
+  EXPECT_TRUE(has(call("GET", "/metrics/requests").body, "\nattune_sim_ticks_total 0\n"));
+
+  wall_.advance(std::chrono::seconds(90));
+  host_->tick();
+  wall_.advance(std::chrono::seconds(60));
+  host_->tick();
+  const std::string text = call("GET", "/metrics/requests").body;
+  for (const char* line : {
+           "\nattune_sim_ticks_total 2\n",
+           // The simulated wall clock does not move during a tick.
+           "\nattune_sim_tick_seconds_total 0\n",
+           "\nattune_sim_last_tick_start_timestamp_seconds 150\n",
+           "\nattune_sim_last_tick_seconds 0\n",
+           "# TYPE attune_sim_ticks_total counter\n",
+           "# TYPE attune_sim_last_tick_start_timestamp_seconds gauge\n",
+       }) {
+    EXPECT_TRUE(has(text, line)) << line << " in\n" << text;
+  }
+  EXPECT_TRUE(has(call("GET", "/metrics").body, "\nattune_sim_ticks_total 2\n"));
+  // Each tick stepped the simulation once more.
+  EXPECT_EQ(host_->inspect([](Simulation& s) { return s.ticks(); }), 3);
+  EXPECT_TRUE(host_->ready());
+}
+
 TEST(RequestVerbTest, FollowsTheApiServersVerbs) {
   EXPECT_EQ(requestVerb("GET", true, false), "list");
   EXPECT_EQ(requestVerb("GET", true, true), "watch");
