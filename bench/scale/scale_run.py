@@ -156,6 +156,17 @@ class Kube:
             r'^attune_sim_api_requests_total\{verb="([^"]*)",resource="([^"]*)"\} (\d+)',
             text, re.M)}
 
+    def last_tick(self):
+        """The simulator's last tick as (start, seconds it held the simulation's lock), or None
+        when it does not report its ticks."""
+        try:
+            text = self.request("GET", "/metrics/requests").decode()
+        except urllib.error.HTTPError:
+            return None
+        start = re.search(r"^attune_sim_last_tick_start_timestamp_seconds (\S+)", text, re.M)
+        held = re.search(r"^attune_sim_last_tick_seconds (\S+)", text, re.M)
+        return (float(start.group(1)), float(held.group(1))) if start and held else None
+
     def requests_total(self):
         """API requests the simulator has answered, or None when it does not count them."""
         try:
@@ -321,6 +332,14 @@ def resizes(port):
         text = r.read().decode()
     return sum(float(m.group(1)) for m in re.finditer(
         r'^attune_resize_total\{[^}]*result="success"[^}]*\} (\S+)', text, re.M))
+
+
+def overlaps_tick(record, ticks):
+    """Whether the pass logged in `record` (ending at its timestamp) overlapped one of the
+    simulator's `ticks` (start, seconds)."""
+    end = datetime.fromisoformat(record["ts"].replace("Z", "+00:00")).timestamp()
+    start = end - float(record["duration_s"])
+    return any(t < end and start < t + held for t, held in ticks)
 
 
 def fmt_mib(value_kib):
@@ -559,10 +578,19 @@ class Run:
         kinds_steady = self.kube.requests_by_kind()
         queries_steady = self.query_totals()
         seen = [len(fl.passes()) for fl in followers]
+        seen_queue = [len(fl.queue_runs()) for fl in followers]
         count = args.steady_passes
+
+        # The simulator's ticks in the window (read every 0.5 s: a tick is a minute of wall time
+        # at the run's speed). A tick holds the simulation's lock, so a pass whose reads fall in
+        # one waits for it.
+        ticks = set()
 
         def steady_done():
             self._check_alive(processes)
+            tick = self.kube.last_tick()
+            if tick:
+                ticks.add(tick)
             return all(len(fl.passes()) >= n + count for fl, n in zip(followers, seen))
 
         limit = count * (self._interval_s() + self._longest_pass(followers)) + 120
@@ -574,6 +602,19 @@ class Run:
         per_process = [[float(r["duration_s"]) for r in fl.passes()[n:n + count]]
                        for fl, n in zip(followers, seen)]
         steady = [d for durations in per_process for d in durations]
+        # Each steady pass with the resizes it made, and what the work queue reconciled between
+        # them (a wave of ended observations or cooldowns is resized there): a pass that resizes
+        # waits on its writes, and the simulator's writes and kubelet actions share its lock
+        # with the usage reads of the passes.
+        f["steady_passes"] = [
+            [float(r["duration_s"]), int(r.get("resizes", 0)), overlaps_tick(r, ticks)]
+            for fl, n in zip(followers, seen) for r in fl.passes()[n:n + count]]
+        f["steady_ticks_s"] = sorted(held for t, held in ticks if t + held >= steady_from_wall)
+        queue = [r for fl, n in zip(followers, seen_queue) for r in fl.queue_runs()[n:]]
+        f["steady_queue_runs"] = len(queue)
+        f["steady_queue_resizes"] = sum(int(r.get("resizes", 0)) for r in queue)
+        f["steady_queue_longest"] = max(
+            ([float(r["duration_s"]), int(r.get("resizes", 0))] for r in queue), default=None)
         f["steady_pass_median_s"] = statistics.median(steady)
         f["steady_pass_max_s"] = max(steady)
         f["steady_pass_per_process_s"] = [statistics.median(d) for d in per_process]
@@ -846,6 +887,22 @@ def print_figures(runs, args):
             if f is not base and key and base.get(key) and f.get(key) is not None:
                 ratio = f"  ({f[key] / base[key]:.2f} x {base_name})"
             print(f"  {label:<44} {value}{ratio}")
+        if f.get("steady_passes"):
+            print("  steady passes, s (resizes; * overlapped a simulator tick): " + ", ".join(
+                f"{d:.2f}" + (f" ({n})" if n else "") + ("*" if tick else "")
+                for d, n, tick in f["steady_passes"]))
+            clear = [d for d, n, tick in f["steady_passes"] if not tick]
+            if clear and len(clear) < len(f["steady_passes"]):
+                print(f"  steady passes clear of a tick: median {statistics.median(clear):.2f} s, "
+                      f"max {max(clear):.2f} s")
+        if f.get("steady_ticks_s"):
+            print("  simulator ticks in the window, s under its lock: " + ", ".join(
+                f"{t:.2f}" for t in f["steady_ticks_s"]))
+        if f.get("steady_queue_runs"):
+            longest = f["steady_queue_longest"]
+            print(f"  work queue between them: {f['steady_queue_runs']} reconciles, "
+                  f"{f['steady_queue_resizes']} resizes; the longest {longest[0]:.2f} s "
+                  f"({longest[1]} resizes)")
         if f["processes"] > 1:
             print("  per process: peak " + ", ".join(
                 fmt_mib(v) for v in f.get("peak_rss_per_process_kib", [])) + "; steady " +
