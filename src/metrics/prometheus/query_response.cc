@@ -2,6 +2,11 @@
 
 #include <simdjson.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -30,6 +35,16 @@ Status readString(od::value& v, std::string& out, std::string_view what) {
   return {};
 }
 
+// Time counts nanoseconds in 64 bits: up to 9223372036 s either side of the epoch (years 1677 to
+// 2262).
+constexpr double kMaxSampleSeconds = 9'223'372'035.0;
+
+// The point of a sample at `seconds` (within kMaxSampleSeconds), to the millisecond.
+Point pointAt(double seconds, double value) {
+  const auto ms = std::chrono::milliseconds(std::llround(seconds * 1000.0));
+  return Point{Time(std::chrono::duration_cast<Duration>(ms)), value};
+}
+
 // [t, "v"]: appends the point unless the value is NaN or infinite.
 Status readSample(od::value& v, std::vector<Point>& points) {
   od::array pair;
@@ -48,15 +63,154 @@ Status readSample(od::value& v, std::vector<Point>& points) {
     ++index;
   }
   if (index != 2) return malformed("sample is not [time, \"value\"]");
-  // Time counts nanoseconds in 64 bits: up to 9223372036 s either side of the epoch (years
-  // 1677 to 2262).
-  constexpr double kMaxSeconds = 9'223'372'035.0;
-  if (!(std::fabs(seconds) <= kMaxSeconds)) return malformed("sample time out of range");
+  if (!(std::fabs(seconds) <= kMaxSampleSeconds)) return malformed("sample time out of range");
   auto value = parseSampleValue(text);
   if (!value) return std::unexpected(value.error());
-  if (*value) {
-    const auto ms = std::chrono::milliseconds(std::llround(seconds * 1000.0));
-    points.push_back(Point{Time(std::chrono::duration_cast<Duration>(ms)), **value});
+  if (*value) points.push_back(pointAt(seconds, **value));
+  return {};
+}
+
+// Whether `c` is JSON whitespace.
+bool isSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+const char* skipSpace(const char* p, const char* end) {
+  while (p != end && isSpace(*p)) ++p;
+  return p;
+}
+
+bool isDigit(char c) { return c >= '0' && c <= '9'; }
+
+// A sample's time: a number in JSON's grammar, -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?,
+// within kMaxSampleSeconds. Returns the position after it and sets `ms` to llround(seconds *
+// 1000), as readSample computes it; nullptr when the text is not such a number. A time written
+// with at most 3 decimals and 10 integer digits is counted in integers: the double readSample
+// reads is then within 0.01 ms of the exact milliseconds, which llround gives.
+const char* sampleTime(const char* p, const char* end, std::int64_t& ms) {
+  const char* const from = p;
+  const bool negative = p != end && *p == '-';
+  if (negative) ++p;
+  if (p == end || !isDigit(*p)) return nullptr;
+  std::int64_t whole = 0;
+  int wholeDigits = 0;
+  if (*p == '0') {
+    ++p;
+  } else {
+    for (; p != end && isDigit(*p); ++p, ++wholeDigits) {
+      if (wholeDigits < 10) whole = whole * 10 + (*p - '0');
+    }
+  }
+  std::int64_t millis = 0;
+  int decimals = 0;
+  if (p != end && *p == '.') {
+    ++p;
+    if (p == end || !isDigit(*p)) return nullptr;
+    for (; p != end && isDigit(*p); ++p, ++decimals) {
+      if (decimals < 3) millis = millis * 10 + (*p - '0');
+    }
+  }
+  bool exponent = false;
+  if (p != end && (*p == 'e' || *p == 'E')) {
+    exponent = true;
+    ++p;
+    if (p != end && (*p == '+' || *p == '-')) ++p;
+    if (p == end || !isDigit(*p)) return nullptr;
+    while (p != end && isDigit(*p)) ++p;
+  }
+  constexpr auto kMaxMs = static_cast<std::int64_t>(kMaxSampleSeconds) * 1000;
+  if (!exponent && wholeDigits <= 10 && decimals <= 3) {
+    for (int d = decimals; d < 3; ++d) millis *= 10;
+    ms = whole * 1000 + millis;
+    if (ms > kMaxMs) return nullptr;
+    if (negative) ms = -ms;
+    return p;
+  }
+  double seconds = 0;
+  const auto [stop, ec] = std::from_chars(from, p, seconds);
+  if (ec != std::errc() || stop != p || !(std::fabs(seconds) <= kMaxSampleSeconds)) return nullptr;
+  ms = std::llround(seconds * 1000.0);
+  return p;
+}
+
+// The plain form of a matrix series' "values", the bulk of every usage read, read without
+// simdjson's iterator: `text` is the array's JSON text (and whitespace after it). Appends the
+// samples readSample would and returns true when every sample is [time, "value"] with a time
+// sampleTime reads, a value without escapes that parseSampleValue accepts, and nothing else.
+// Returns false, having appended nothing, on anything else: the caller then reads the array
+// through simdjson (readSamplesThroughParser), which decodes what is valid and reports what is
+// not exactly as before.
+bool readPlainSamples(std::string_view text, std::vector<Point>& points) {
+  const std::size_t before = points.size();
+  const char* const end = text.data() + text.size();
+  // One sample from `p` ('['), appended; the position after its ']', or nullptr.
+  const auto sample = [&](const char* p) -> const char* {
+    ++p;
+    std::int64_t ms = 0;
+    p = sampleTime(skipSpace(p, end), end, ms);
+    if (p == nullptr) return nullptr;
+    p = skipSpace(p, end);
+    if (p == end || *p != ',') return nullptr;
+    p = skipSpace(p + 1, end);
+    if (p == end || *p != '"') return nullptr;
+    const char* const from = ++p;
+    while (p != end && *p != '"') {
+      if (*p == '\\' || static_cast<unsigned char>(*p) < 0x20) return nullptr;
+      ++p;
+    }
+    if (p == end) return nullptr;
+    auto value = parseSampleValue(std::string_view(from, static_cast<std::size_t>(p - from)));
+    if (!value) return nullptr;
+    p = skipSpace(p + 1, end);
+    if (p == end || *p != ']') return nullptr;
+    if (*value) {
+      points.push_back(Point{
+          Time(std::chrono::duration_cast<Duration>(std::chrono::milliseconds(ms))), **value});
+    }
+    return p + 1;
+  };
+  const auto all = [&]() -> bool {
+    const char* p = skipSpace(text.data(), end);
+    if (p == end || *p != '[') return false;
+    p = skipSpace(p + 1, end);
+    if (p != end && *p == ']') return skipSpace(p + 1, end) == end;
+    // Sized once, by the samples' opening brackets: a day of samples pushed one by one would
+    // leave up to twice their size reserved, kept as long as the series is.
+    points.reserve(before + static_cast<std::size_t>(std::count(p, end, '[')));
+    while (true) {
+      if (p == end || *p != '[') return false;
+      p = sample(p);
+      if (p == nullptr) return false;
+      p = skipSpace(p, end);
+      if (p == end) return false;
+      if (*p == ']') return skipSpace(p + 1, end) == end;
+      if (*p != ',') return false;
+      p = skipSpace(p + 1, end);
+    }
+  };
+  if (all()) return true;
+  points.resize(before);
+  return false;
+}
+
+// "values" read through simdjson, for what readPlainSamples leaves: a copy of the array's text
+// (a rare form: escaped values, malformed samples) with the padding simdjson needs.
+Status readSamplesThroughParser(std::string_view text, PromSeries& series) {
+  std::string padded(text);
+  const std::size_t size = padded.size();
+  padded.resize(size + simdjson::SIMDJSON_PADDING);
+  od::parser parser;
+  od::document doc;
+  od::array samples;
+  if (auto code = parser.iterate(padded.data(), size, padded.size()).get(doc)) {
+    return malformed("values", code);
+  }
+  if (auto code = doc.get_array().get(samples)) return malformed("values", code);
+  std::size_t count = 0;
+  if (auto code = samples.count_elements().get(count)) return malformed("values", code);
+  series.points.reserve(series.points.size() + count);
+  for (auto sample : samples) {
+    od::value s;
+    if (auto code = sample.get(s)) return malformed("values", code);
+    if (auto status = readSample(s, series.points); !status) return status;
   }
   return {};
 }
@@ -92,16 +246,9 @@ Status readSeriesFields(od::object& object, PromSeries& series) {
     } else if (key == "values") {
       od::array samples;
       if (auto code = value.get_array().get(samples)) return malformed("values", code);
-      // Sized once: a day of samples pushed one by one would leave up to twice their size
-      // reserved, kept as long as the series is (count_elements() rewinds the array).
-      std::size_t count = 0;
-      if (auto code = samples.count_elements().get(count)) return malformed("values", code);
-      series.points.reserve(series.points.size() + count);
-      for (auto sample : samples) {
-        od::value s;
-        if (auto code = sample.get(s)) return malformed("values", code);
-        if (status = readSample(s, series.points); !status) break;
-      }
+      std::string_view text;
+      if (auto code = samples.raw_json().get(text)) return malformed("values", code);
+      if (!readPlainSamples(text, series.points)) status = readSamplesThroughParser(text, series);
     }
     if (!status) return status;
   }
@@ -365,6 +512,69 @@ struct QueryResponseStream::Scanner {
     }
   }
 
+  // One byte of a series: its strings, escapes and containers. True when it closes the series.
+  bool seriesByte(char c) {
+    if (inString) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        inString = false;
+      }
+      return false;
+    }
+    if (c == '"') {
+      inString = true;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      return --depth == 3;
+    }
+    return false;
+  }
+
+  // The bytes of a series from `i`, as seriesByte() one by one would read them: returns the
+  // position after the byte that closed it (`ended` set), or the end of `bytes`. With SSE2 a
+  // block of 16 bytes is read at once and only its quotes, backslashes and brackets are looked
+  // at: the samples' digits, most of a usage read, are skipped.
+  std::size_t scanSeries(std::string_view bytes, std::size_t i, bool& ended) {
+    const char* const p = bytes.data();
+    const std::size_t n = bytes.size();
+    while (i < n) {
+#if defined(__SSE2__)
+      if (!escaped && n - i >= 16) {
+        const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+        const auto is = [&](char c) { return _mm_cmpeq_epi8(block, _mm_set1_epi8(c)); };
+        auto mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(
+            _mm_or_si128(_mm_or_si128(is('"'), is('\\')), _mm_or_si128(is('{'), is('['))),
+            _mm_or_si128(is('}'), is(']')))));
+        const std::size_t base = i;
+        i += 16;
+        while (mask != 0) {
+          const auto bit = static_cast<unsigned>(__builtin_ctz(mask));
+          mask &= mask - 1;
+          if (seriesByte(p[base + bit])) {
+            ended = true;
+            return base + bit + 1;
+          }
+          if (escaped) {           // the byte after a backslash is taken as it is
+            if (bit == 15) break;  // the next block's first byte: left to seriesByte()
+            escaped = false;
+            mask &= ~(1U << (bit + 1));
+          }
+        }
+        continue;
+      }
+#endif
+      if (seriesByte(p[i++])) {
+        ended = true;
+        return i;
+      }
+    }
+    return i;
+  }
+
   void endCapture() {
     if (captured.size() > kMaxCaptured) captured.clear();
     if (const auto at = followedDepth(); at && capture == Capture::kKey) key[*at] = captured;
@@ -413,27 +623,10 @@ bool QueryResponseStream::feed(std::string_view bytes) {
       if (error_) return false;
       continue;
     }
-    // In a series: the run of bytes up to the next one that changes the scanner's state.
+    // In a series: the bytes up to the one that closes it.
     const std::size_t from = i;
     bool ended = false;
-    for (; i < bytes.size() && !ended; ++i) {
-      const char c = bytes[i];
-      if (s.inString) {
-        if (s.escaped) {
-          s.escaped = false;
-        } else if (c == '\\') {
-          s.escaped = true;
-        } else if (c == '"') {
-          s.inString = false;
-        }
-      } else if (c == '"') {
-        s.inString = true;
-      } else if (c == '{' || c == '[') {
-        ++s.depth;
-      } else if (c == '}' || c == ']') {
-        ended = --s.depth == 3;
-      }
-    }
+    i = s.scanSeries(bytes, i, ended);
     element_.append(bytes.substr(from, i - from));
     if (ended && !decodeElement()) return false;
   }

@@ -296,6 +296,137 @@ TEST(QueryResponseStream, DecodesInAnyPiecesWhatTheWholeBodyDecodesTo) {
   }
 }
 
+TEST(QueryResponseStream, ReadsStringsAndEscapesAcrossEveryBlockBoundary) {
+  // Label values long enough to be read 16 bytes at a time, with an escape, an escaped
+  // backslash and brackets at every offset, so that each falls at every place of a block and
+  // each cut falls in or after it.
+  for (std::size_t pad = 0; pad < 20; ++pad) {
+    const std::string filler(pad, 'x');
+    const std::string body =
+        R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{"a":")" + filler +
+        R"(\"]}\\","b":")" + filler + R"([{\\\"}"},"values":[[1700000000,"1"],)" +
+        R"([1700000060,"2.5"]]},{"metric":{"c":")" + filler + R"(\\"},"values":[[1,"3"]]}]}})";
+    ASSERT_TRUE(validJson(body)) << body;
+    expectSameAsWhole(body, {}, ScalarResults::kRejected);
+    for (std::size_t cut = 1; cut < body.size(); ++cut) {
+      expectSameAsWhole(body, {cut}, ScalarResults::kRejected);
+    }
+    const auto r = streamed(body, {}, ScalarResults::kRejected);
+    ASSERT_TRUE(r.has_value()) << r.error().message;
+    ASSERT_EQ(r->series.size(), 2u);
+    EXPECT_EQ(r->series[0].label("a"), filler + "\"]}\\");
+    EXPECT_EQ(r->series[0].label("b"), filler + "[{\\\"}");
+    EXPECT_EQ(r->series[1].points.size(), 1u);
+  }
+}
+
+// The points of every series of `body`, in order, or the error.
+Result<std::vector<Point>> pointsOf(std::string body) {
+  auto r = decodeQueryResponse(body);
+  if (!r) return std::unexpected(r.error());
+  std::vector<Point> out;
+  for (const PromSeries& series : r->series) {
+    out.insert(out.end(), series.points.begin(), series.points.end());
+  }
+  return out;
+}
+
+TEST(QueryResponse, AMatrixsSamplesReadAsEachAloneInAVector) {
+  // A matrix's "values" are read from their text when plain and through simdjson otherwise;
+  // an instant vector's "value" always through simdjson. Each sample decodes the same both
+  // ways, and a matrix holding any sample a vector rejects is rejected.
+  const std::vector<std::string> good = {R"([1700000000,"1"])",
+                                         R"([1700000000.5,"0.25"])",
+                                         R"([ 1700000000.123 , "1e3" ])",
+                                         "[1700000000.1234,\"2\"]",
+                                         R"([1700000000.999999,"2"])",
+                                         R"([1.7e9,"3"])",
+                                         R"([17E8,"3"])",
+                                         R"([1.7e+9,"3"])",
+                                         R"([-0.5,"4"])",
+                                         R"([-0,"4"])",
+                                         R"([0,"5"])",
+                                         R"([0.001,"5"])",
+                                         R"([-9223372035,"1"])",
+                                         R"([9223372035.000,"1"])",
+                                         R"([1,"NaN"])",
+                                         R"([1,"+Inf"])",
+                                         R"([1,"-Inf"])",
+                                         R"([1,"+5"])",
+                                         R"([1,"\u0035"])",
+                                         R"([1,"0.30000000000000004"])",
+                                         R"([1,"-1.5e-7"])",
+                                         "[1,\t\"6\"\n]",
+                                         R"([123456789.987,"7"])",
+                                         R"([1e-3,"8"])"};
+  const std::vector<std::string> bad = {R"([01,"1"])",
+                                        R"([1.,"1"])",
+                                        R"([1,"abc"])",
+                                        R"([1])",
+                                        R"([1,"1",2])",
+                                        R"(["1","1"])",
+                                        R"([1,1])",
+                                        R"([-,"1"])",
+                                        R"([1e,"1"])",
+                                        R"([12345678901.5,"1"])",
+                                        R"([9223372035.0001,"1"])",
+                                        R"([-9223372036,"1"])",
+                                        R"([1e300,"1"])",
+                                        R"([1,""])",
+                                        R"([1,"1 "])",
+                                        R"({"t":1})",
+                                        R"([])",
+                                        R"([true,"1"])"};
+  const auto vector = [](const std::string& sample) {
+    return pointsOf(R"({"status":"success","data":{"resultType":"vector","result":[)"
+                    R"({"metric":{},"value":)" +
+                    sample + "}]}}");
+  };
+  const auto matrix = [](const std::vector<std::string>& samples) {
+    std::string values;
+    for (const std::string& sample : samples) values += (values.empty() ? "" : ",") + sample;
+    return pointsOf(R"({"status":"success","data":{"resultType":"matrix","result":[)"
+                    R"({"metric":{},"values":[)" +
+                    values + "]}]}}");
+  };
+  std::vector<Point> all;
+  for (const std::string& sample : good) {
+    const auto alone = vector(sample);
+    ASSERT_TRUE(alone.has_value()) << sample << ": " << alone.error().message;
+    const auto inMatrix = matrix({sample});
+    ASSERT_TRUE(inMatrix.has_value()) << sample << ": " << inMatrix.error().message;
+    ASSERT_EQ(inMatrix->size(), alone->size()) << sample;
+    for (std::size_t i = 0; i < alone->size(); ++i) {
+      EXPECT_EQ((*inMatrix)[i].time, (*alone)[i].time) << sample;
+      EXPECT_EQ((*inMatrix)[i].value, (*alone)[i].value) << sample;
+    }
+    all.insert(all.end(), alone->begin(), alone->end());
+  }
+  const auto together = matrix(good);
+  ASSERT_TRUE(together.has_value()) << together.error().message;
+  ASSERT_EQ(together->size(), all.size());
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    EXPECT_EQ((*together)[i].time, all[i].time) << i;
+    EXPECT_EQ((*together)[i].value, all[i].value) << i;
+  }
+  EXPECT_EQ(all[4].time, at(1700000001.0)) << "1700000000.999999 s is 1700000001000 ms";
+  for (const std::string& sample : bad) {
+    EXPECT_FALSE(vector(sample).has_value()) << sample;
+    const auto inMatrix = matrix({good[0], sample, good[1]});
+    ASSERT_FALSE(inMatrix.has_value()) << sample;
+    EXPECT_EQ(inMatrix.error().code, ErrorCode::kInvalidArgument) << sample;
+  }
+  // Whitespace around the whole array, and an empty one.
+  const auto spaced = pointsOf(R"({"status":"success","data":{"resultType":"matrix","result":[)"
+                               R"({"metric":{},"values": [ [1,"1"] ,[2,"2"] ] }]}})");
+  ASSERT_TRUE(spaced.has_value()) << spaced.error().message;
+  EXPECT_EQ(spaced->size(), 2u);
+  const auto empty = pointsOf(R"({"status":"success","data":{"resultType":"matrix","result":[)"
+                              R"({"metric":{},"values":[ ]}]}})");
+  ASSERT_TRUE(empty.has_value());
+  EXPECT_TRUE(empty->empty());
+}
+
 TEST(QueryResponseStream, HoldsOneSeriesTextNotTheBody) {
   // 2,000 series of 100 samples, fed in pieces of 16 KiB (libcurl's writes).
   std::string body = R"({"status":"success","data":{"resultType":"matrix","result":[)";
