@@ -146,7 +146,9 @@ void SharedUsageReads::prefetch(std::size_t parallel) {
   }
   for (auto& [source, reads] : pending) {
     Pool& pool = pools_[source];
-    const std::size_t wanted = std::min(parallel, pool.queue.size() + reads.size());
+    // A thread for every read to be made, up to `parallel`: those being made count, or a group
+    // announced while the one before it is read would find the queue empty and one thread.
+    const std::size_t wanted = std::min(parallel, pool.reading + pool.queue.size() + reads.size());
     while (pool.copies.size() < wanted) {
       auto copy = source->parallelCopy();
       if (!copy) break;
@@ -173,11 +175,13 @@ void SharedUsageReads::work(Pool& pool, metrics::MetricsSource& through,
     const Task task = pool.queue.front();
     pool.queue.pop_front();
     task.entry->prefetch = Entry::Prefetch::kReading;
+    ++pool.reading;
     lock.unlock();
     // The entry is this thread's until it is marked done: the caller waits for it (settle()).
     fetch(through, *task.entry, *task.ns, task.start, task.end, task.step);
     lock.lock();
     task.entry->prefetch = Entry::Prefetch::kNo;
+    --pool.reading;
     --queued_;
     changed_.notify_all();
   }

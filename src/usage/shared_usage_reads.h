@@ -152,6 +152,7 @@ class SharedUsageReads {
   struct Pool {
     std::vector<std::unique_ptr<metrics::MetricsSource>> copies;
     std::deque<Task> queue;
+    std::size_t reading = 0;            // reads its threads are making now
     std::vector<std::jthread> threads;  // last: joined before the copies go
   };
 

@@ -45,6 +45,12 @@ class FakeSource final : public metrics::MetricsSource {
     std::size_t queries = 0;
     bool held = false;  // the copies' queries wait until it is cleared (release())
     std::condition_variable released;
+    std::condition_variable queried;  // a query counted
+    // Waits until `n` queries were counted.
+    void awaitQueries(std::size_t n) {
+      std::unique_lock lock(mutex);
+      queried.wait(lock, [&] { return queries >= n; });
+    }
     void release() {
       {
         const std::lock_guard lock(mutex);
@@ -117,6 +123,7 @@ class FakeSource final : public metrics::MetricsSource {
     if (!parallel) return;
     std::unique_lock lock(parallel->mutex);
     ++parallel->queries;
+    parallel->queried.notify_all();
     if (copy) parallel->released.wait(lock, [&] { return !parallel->held; });
   }
 
@@ -543,6 +550,33 @@ TEST(SharedUsageReadsTest, PrefetchesQueueBehindEachOtherAndAReaderTakesBackAQue
   EXPECT_EQ(source.parallel->copies, 2u);  // kept: the second prefetch made none
   EXPECT_EQ(source.queries.size(), 4u);    // "third" only
   EXPECT_EQ(reads.sourceReads(), 4u);
+}
+
+// A group announced while the group before it is being read gets a thread of its own: the one
+// reading is busy (a pass whose groups hold one namespace each read one at a time otherwise).
+TEST(SharedUsageReadsTest, AGroupPrefetchedWhileTheOneBeforeIsReadGetsAThreadOfItsOwn) {
+  FakeSource source;
+  source.parallel = std::make_shared<FakeSource::Parallel>();
+  source.parallel->held = true;
+  SharedUsageReads reads;
+  const ReadRange range = readRange(kT0, kT0 + hours(6), kStep);
+  reads.expect(source, shop(), range);
+  reads.prefetch(2);
+  source.parallel->awaitQueries(1);  // the first thread took "shop" and waits in its query
+  EXPECT_EQ(source.parallel->copies, 1u);
+  const Scope other{.namespaces = {"other"}};
+  reads.expect(source, other, range);
+  reads.prefetch(2);
+  EXPECT_EQ(source.parallel->copies, 2u);  // "other" is read beside "shop", not behind it
+  source.parallel->release();
+  reads.waitPrefetch();
+  for (const Scope& scope : {shop(), other}) {
+    auto reading = reads.read(source, scope, range);
+    ASSERT_TRUE(reading) << reading.error().toString();
+    EXPECT_EQ(dump(*reading), dump(alone(scope, range)));
+  }
+  EXPECT_TRUE(source.queries.empty());  // every read made by the threads
+  EXPECT_EQ(reads.sourceReads(), 2u);
 }
 
 TEST(SharedUsageReadsTest, APrefetchThatFailedFailsEveryReaderOfItsNamespace) {
