@@ -442,15 +442,23 @@ struct QueryResponseStream::Scanner {
     return std::nullopt;
   }
 
+  // A byte in a string: true when it is the quote that closes it.
+  bool stringByte(char c) {
+    if (escaped) {
+      escaped = false;
+    } else if (c == '\\') {
+      escaped = true;
+    } else if (c == '"') {
+      inString = false;
+      return true;
+    }
+    return false;
+  }
+
   // A byte outside data.result's series (kept in the skeleton).
   void skeletonByte(char c) {
     if (inString) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        inString = false;
+      if (stringByte(c)) {
         endCapture();
         return;
       }
@@ -515,13 +523,7 @@ struct QueryResponseStream::Scanner {
   // One byte of a series: its strings, escapes and containers. True when it closes the series.
   bool seriesByte(char c) {
     if (inString) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        inString = false;
-      }
+      stringByte(c);
       return false;
     }
     if (c == '"') {
