@@ -6,7 +6,6 @@
 #include <emmintrin.h>
 #endif
 
-#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -35,16 +34,6 @@ Status readString(od::value& v, std::string& out, std::string_view what) {
   return {};
 }
 
-// Time counts nanoseconds in 64 bits: up to 9223372036 s either side of the epoch (years 1677 to
-// 2262).
-constexpr double kMaxSampleSeconds = 9'223'372'035.0;
-
-// The point of a sample at `seconds` (within kMaxSampleSeconds), to the millisecond.
-Point pointAt(double seconds, double value) {
-  const auto ms = std::chrono::milliseconds(std::llround(seconds * 1000.0));
-  return Point{Time(std::chrono::duration_cast<Duration>(ms)), value};
-}
-
 // [t, "v"]: appends the point unless the value is NaN or infinite.
 Status readSample(od::value& v, std::vector<Point>& points) {
   od::array pair;
@@ -63,154 +52,15 @@ Status readSample(od::value& v, std::vector<Point>& points) {
     ++index;
   }
   if (index != 2) return malformed("sample is not [time, \"value\"]");
-  if (!(std::fabs(seconds) <= kMaxSampleSeconds)) return malformed("sample time out of range");
+  // Time counts nanoseconds in 64 bits: up to 9223372036 s either side of the epoch (years
+  // 1677 to 2262).
+  constexpr double kMaxSeconds = 9'223'372'035.0;
+  if (!(std::fabs(seconds) <= kMaxSeconds)) return malformed("sample time out of range");
   auto value = parseSampleValue(text);
   if (!value) return std::unexpected(value.error());
-  if (*value) points.push_back(pointAt(seconds, **value));
-  return {};
-}
-
-// Whether `c` is JSON whitespace.
-bool isSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-
-const char* skipSpace(const char* p, const char* end) {
-  while (p != end && isSpace(*p)) ++p;
-  return p;
-}
-
-bool isDigit(char c) { return c >= '0' && c <= '9'; }
-
-// A sample's time: a number in JSON's grammar, -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?,
-// within kMaxSampleSeconds. Returns the position after it and sets `ms` to llround(seconds *
-// 1000), as readSample computes it; nullptr when the text is not such a number. A time written
-// with at most 3 decimals and 10 integer digits is counted in integers: the double readSample
-// reads is then within 0.01 ms of the exact milliseconds, which llround gives.
-const char* sampleTime(const char* p, const char* end, std::int64_t& ms) {
-  const char* const from = p;
-  const bool negative = p != end && *p == '-';
-  if (negative) ++p;
-  if (p == end || !isDigit(*p)) return nullptr;
-  std::int64_t whole = 0;
-  int wholeDigits = 0;
-  if (*p == '0') {
-    ++p;
-  } else {
-    for (; p != end && isDigit(*p); ++p, ++wholeDigits) {
-      if (wholeDigits < 10) whole = whole * 10 + (*p - '0');
-    }
-  }
-  std::int64_t millis = 0;
-  int decimals = 0;
-  if (p != end && *p == '.') {
-    ++p;
-    if (p == end || !isDigit(*p)) return nullptr;
-    for (; p != end && isDigit(*p); ++p, ++decimals) {
-      if (decimals < 3) millis = millis * 10 + (*p - '0');
-    }
-  }
-  bool exponent = false;
-  if (p != end && (*p == 'e' || *p == 'E')) {
-    exponent = true;
-    ++p;
-    if (p != end && (*p == '+' || *p == '-')) ++p;
-    if (p == end || !isDigit(*p)) return nullptr;
-    while (p != end && isDigit(*p)) ++p;
-  }
-  constexpr auto kMaxMs = static_cast<std::int64_t>(kMaxSampleSeconds) * 1000;
-  if (!exponent && wholeDigits <= 10 && decimals <= 3) {
-    for (int d = decimals; d < 3; ++d) millis *= 10;
-    ms = whole * 1000 + millis;
-    if (ms > kMaxMs) return nullptr;
-    if (negative) ms = -ms;
-    return p;
-  }
-  double seconds = 0;
-  const auto [stop, ec] = std::from_chars(from, p, seconds);
-  if (ec != std::errc() || stop != p || !(std::fabs(seconds) <= kMaxSampleSeconds)) return nullptr;
-  ms = std::llround(seconds * 1000.0);
-  return p;
-}
-
-// The plain form of a matrix series' "values", the bulk of every usage read, read without
-// simdjson's iterator: `text` is the array's JSON text (and whitespace after it). Appends the
-// samples readSample would and returns true when every sample is [time, "value"] with a time
-// sampleTime reads, a value without escapes that parseSampleValue accepts, and nothing else.
-// Returns false, having appended nothing, on anything else: the caller then reads the array
-// through simdjson (readSamplesThroughParser), which decodes what is valid and reports what is
-// not exactly as before.
-bool readPlainSamples(std::string_view text, std::vector<Point>& points) {
-  const std::size_t before = points.size();
-  const char* const end = text.data() + text.size();
-  // One sample from `p` ('['), appended; the position after its ']', or nullptr.
-  const auto sample = [&](const char* p) -> const char* {
-    ++p;
-    std::int64_t ms = 0;
-    p = sampleTime(skipSpace(p, end), end, ms);
-    if (p == nullptr) return nullptr;
-    p = skipSpace(p, end);
-    if (p == end || *p != ',') return nullptr;
-    p = skipSpace(p + 1, end);
-    if (p == end || *p != '"') return nullptr;
-    const char* const from = ++p;
-    while (p != end && *p != '"') {
-      if (*p == '\\' || static_cast<unsigned char>(*p) < 0x20) return nullptr;
-      ++p;
-    }
-    if (p == end) return nullptr;
-    auto value = parseSampleValue(std::string_view(from, static_cast<std::size_t>(p - from)));
-    if (!value) return nullptr;
-    p = skipSpace(p + 1, end);
-    if (p == end || *p != ']') return nullptr;
-    if (*value) {
-      points.push_back(Point{
-          Time(std::chrono::duration_cast<Duration>(std::chrono::milliseconds(ms))), **value});
-    }
-    return p + 1;
-  };
-  const auto all = [&]() -> bool {
-    const char* p = skipSpace(text.data(), end);
-    if (p == end || *p != '[') return false;
-    p = skipSpace(p + 1, end);
-    if (p != end && *p == ']') return skipSpace(p + 1, end) == end;
-    // Sized once, by the samples' opening brackets: a day of samples pushed one by one would
-    // leave up to twice their size reserved, kept as long as the series is.
-    points.reserve(before + static_cast<std::size_t>(std::count(p, end, '[')));
-    while (true) {
-      if (p == end || *p != '[') return false;
-      p = sample(p);
-      if (p == nullptr) return false;
-      p = skipSpace(p, end);
-      if (p == end) return false;
-      if (*p == ']') return skipSpace(p + 1, end) == end;
-      if (*p != ',') return false;
-      p = skipSpace(p + 1, end);
-    }
-  };
-  if (all()) return true;
-  points.resize(before);
-  return false;
-}
-
-// "values" read through simdjson, for what readPlainSamples leaves: a copy of the array's text
-// (a rare form: escaped values, malformed samples) with the padding simdjson needs.
-Status readSamplesThroughParser(std::string_view text, PromSeries& series) {
-  std::string padded(text);
-  const std::size_t size = padded.size();
-  padded.resize(size + simdjson::SIMDJSON_PADDING);
-  od::parser parser;
-  od::document doc;
-  od::array samples;
-  if (auto code = parser.iterate(padded.data(), size, padded.size()).get(doc)) {
-    return malformed("values", code);
-  }
-  if (auto code = doc.get_array().get(samples)) return malformed("values", code);
-  std::size_t count = 0;
-  if (auto code = samples.count_elements().get(count)) return malformed("values", code);
-  series.points.reserve(series.points.size() + count);
-  for (auto sample : samples) {
-    od::value s;
-    if (auto code = sample.get(s)) return malformed("values", code);
-    if (auto status = readSample(s, series.points); !status) return status;
+  if (*value) {
+    const auto ms = std::chrono::milliseconds(std::llround(seconds * 1000.0));
+    points.push_back(Point{Time(std::chrono::duration_cast<Duration>(ms)), **value});
   }
   return {};
 }
@@ -246,9 +96,16 @@ Status readSeriesFields(od::object& object, PromSeries& series) {
     } else if (key == "values") {
       od::array samples;
       if (auto code = value.get_array().get(samples)) return malformed("values", code);
-      std::string_view text;
-      if (auto code = samples.raw_json().get(text)) return malformed("values", code);
-      if (!readPlainSamples(text, series.points)) status = readSamplesThroughParser(text, series);
+      // Sized once: a day of samples pushed one by one would leave up to twice their size
+      // reserved, kept as long as the series is (count_elements() rewinds the array).
+      std::size_t count = 0;
+      if (auto code = samples.count_elements().get(count)) return malformed("values", code);
+      series.points.reserve(series.points.size() + count);
+      for (auto sample : samples) {
+        od::value s;
+        if (auto code = sample.get(s)) return malformed("values", code);
+        if (status = readSample(s, series.points); !status) break;
+      }
     }
     if (!status) return status;
   }

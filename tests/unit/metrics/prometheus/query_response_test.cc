@@ -332,9 +332,8 @@ Result<std::vector<Point>> pointsOf(std::string body) {
 }
 
 TEST(QueryResponse, AMatrixsSamplesReadAsEachAloneInAVector) {
-  // A matrix's "values" are read from their text when plain and through simdjson otherwise;
-  // an instant vector's "value" always through simdjson. Each sample decodes the same both
-  // ways, and a matrix holding any sample a vector rejects is rejected.
+  // Each sample decodes the same in a matrix's "values" as alone as an instant vector's
+  // "value", and a matrix holding any sample a vector rejects is rejected.
   const std::vector<std::string> good = {R"([1700000000,"1"])",
                                          R"([1700000000.5,"0.25"])",
                                          R"([ 1700000000.123 , "1e3" ])",
