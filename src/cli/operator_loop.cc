@@ -56,6 +56,12 @@ Duration ElectionDriver::step() {
   const Time now = clock_.now();
   const auto& o = elector_.options();
   if (nextStep_ && now < *nextStep_) return *nextStep_ - now;
+  // A step starting over a retry period after it was due (this thread not woken, or the
+  // process not scheduled, for that long) also eats into the renew deadline: said too.
+  if (nextStep_ && now - *nextStep_ > o.retryPeriod) {
+    log_.warn("leader election step late",
+              {{"lease", o.name}, {"seconds", seconds(now - *nextStep_)}});
+  }
   nextStep_ = now + o.retryPeriod;
   const controller::ElectionStep step = elector_.tryAcquireOrRenew();
   publish();

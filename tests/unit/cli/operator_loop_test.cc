@@ -208,6 +208,20 @@ TEST_F(OperatorLoopTest, AnElectionStepLongerThanTheRetryPeriodIsLogged) {
   EXPECT_TRUE(a.driver.leader());
 }
 
+TEST_F(OperatorLoopTest, AnElectionStepStartedLongAfterItWasDueIsLogged) {
+  Replica a("a", cluster_, clock_, log_);
+  a.step();  // acquires; the next step is due in a retry period (2 s)
+  clock_.advance(seconds(4));  // two seconds late: the retry period, not yet late
+  a.step();
+  EXPECT_EQ(out_.str().find("leader election step late"), std::string::npos) << out_.str();
+  clock_.advance(std::chrono::milliseconds(6500));  // 4.5 s late
+  a.step();
+  EXPECT_NE(out_.str().find("leader election step late lease=attune-leader seconds=4.500"),
+            std::string::npos)
+      << out_.str();
+  EXPECT_TRUE(a.driver.leader()) << "renewed: 6.5 s is within the renew deadline";
+}
+
 // A clock whose every sleep overshoots by `overshoot`, as a thread woken late on busy cores.
 class OversleepingClock final : public Clock {
  public:
