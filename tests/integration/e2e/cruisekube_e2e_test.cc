@@ -298,7 +298,9 @@ TEST_F(CruiseKubeEndToEnd, WebhooksOomRecoveryAndNodeLoadTaintsAgainstARealClust
   const json hogPod = *onlyPod("hog");
   const std::string hotNode = at(hogPod, {"spec", "nodeName"}).get<std::string>();
   EXPECT_TRUE(c_->waitFor(3min, [&] { return nodeTainted(hotNode); })) << diagnostics();
-  EXPECT_FALSE(events("NodeOverloaded", hotNode).empty());
+  // The Event follows the taint's write: waited for.
+  EXPECT_TRUE(c_->waitFor(20s, [&] { return !events("NodeOverloaded", hotNode).empty(); }))
+      << diagnostics();
 
   // Once `web` has been resized in place its sizing is published: a scale-up creates sized pods.
   const std::string webOriginal = nameOf(*onlyPod("web"));

@@ -202,6 +202,8 @@ TEST_F(HpaGuardEndToEnd, AnnotatingTheHpaSetsTheFloorAndAnOutageLeavesIt) {
   EXPECT_EQ(columns[1], "Deployment/web") << table.out;
   EXPECT_EQ(columns[3], "12") << table.out;  // MINPODS
   EXPECT_EQ(columns[4], "20") << table.out;  // MAXPODS
+  // The Event follows the HPA's update: waited for.
+  ASSERT_TRUE(waitFor(20s, [&] { return !events("MinReplicasChanged").empty(); })) << guardLog();
   const auto changed = events("MinReplicasChanged");
   ASSERT_EQ(changed.size(), 1u);
   EXPECT_EQ(changed[0].value("message", ""), "minReplicas 2 → 12: query floor 12 (result 30)");

@@ -210,7 +210,7 @@ TEST_F(OperatorLoopTest, AnElectionStepLongerThanTheRetryPeriodIsLogged) {
 
 TEST_F(OperatorLoopTest, AnElectionStepStartedLongAfterItWasDueIsLogged) {
   Replica a("a", cluster_, clock_, log_);
-  a.step();  // acquires; the next step is due in a retry period (2 s)
+  a.step();                    // acquires; the next step is due in a retry period (2 s)
   clock_.advance(seconds(4));  // two seconds late: the retry period, not yet late
   a.step();
   EXPECT_EQ(out_.str().find("leader election step late"), std::string::npos) << out_.str();
