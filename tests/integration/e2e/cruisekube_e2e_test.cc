@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -250,6 +251,30 @@ class CruiseKubeEndToEnd : public ::testing::Test {
   }
   std::string diagnostics() { return "--- controller.log\n" + c_->log("controller.log"); }
 
+  // The controller's passes (full and work-queue), as its log reports them: each line is written
+  // when the pass ends and carries its duration.
+  struct Pass {
+    Time start;
+    Time end;
+  };
+  std::vector<Pass> passes() {
+    std::vector<Pass> found;
+    std::istringstream lines(c_->log("controller.log"));
+    for (std::string line; std::getline(lines, line);) {
+      const json entry = json::parse(line, nullptr, /*allow_exceptions=*/false);
+      if (!entry.is_object()) continue;
+      const std::string msg = entry.value("msg", "");
+      if (msg != "reconcile pass done" && msg != "reconciled from the work queue") continue;
+      const auto end = timeAt(entry["ts"]);
+      if (!end) continue;
+      const double seconds = std::stod(entry.value("duration_s", "0"));
+      found.push_back(
+          {*end - std::chrono::duration_cast<Duration>(std::chrono::duration<double>(seconds)),
+           *end});
+    }
+    return found;
+  }
+
   SystemClock clock_;
   std::unique_ptr<testing::SimCluster> c_;
   std::filesystem::path deployDir_;
@@ -344,8 +369,19 @@ TEST_F(CruiseKubeEndToEnd, WebhooksOomRecoveryAndNodeLoadTaintsAgainstARealClust
   ASSERT_TRUE(evictedAt.has_value()) << evicted[0].dump();
   // Killed before the last look (its kill in the status), or after it.
   const Time killedBy = timeAt(json(lastOomKill(lastSeen))).value_or(lastSeenAt);
-  EXPECT_LE(*evictedAt - killedBy, std::chrono::seconds(3 * kReconcileSeconds))
-      << "the OOM-killed pod was not evicted within a pass: " << lastSeen.dump();
+  // Within a pass, counted in passes rather than seconds (on a loaded machine the passes
+  // themselves start late, which says nothing about this rule): no pass that began once the kill
+  // was in the API (whole-second timestamps and the simulator's 1 s tick: 2 s after it) and
+  // ended before the eviction went by without evicting. One is allowed for a pass that synced
+  // its cache just before the kill's watch event arrived.
+  const std::vector<Pass> all = passes();
+  ASSERT_FALSE(all.empty()) << "no pass in the controller's log\n" << diagnostics();
+  std::size_t missed = 0;
+  for (const Pass& p : all) missed += p.start >= killedBy + 2s && p.end <= *evictedAt ? 1 : 0;
+  EXPECT_LE(missed, 1u) << "the OOM-killed pod was not evicted by the pass after its kill ("
+                        << formatDuration(*evictedAt - killedBy) << " from the kill at "
+                        << formatRfc3339(killedBy) << "): " << lastSeen.dump() << "\n"
+                        << c_->kubectl("get events -n apps").out << diagnostics();
   ASSERT_TRUE(c_->waitFor(60s, [&] { return onlyPod("oomer").has_value(); }));
   EXPECT_FALSE(events("Evicted", oomerPod).empty());
   const json deployment = c_->getJson("deployment -n apps oomer");
