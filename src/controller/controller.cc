@@ -279,6 +279,7 @@ void Controller::flushStatusWrites(std::size_t limit, Duration slice) {
 Result<void> Controller::reconcile(bool everything) {
   reconciledLastCall_ = 0;
   groupsLastCall_ = 0;
+  resizesLeft_.store(static_cast<std::int64_t>(options_.resizesPerCall), std::memory_order_relaxed);
   auto changed = readPolicies();
   if (!changed) return std::unexpected(changed.error());
   auto defaults = listDefaults();
@@ -593,7 +594,8 @@ std::unique_ptr<PreparedPass> Controller::preparePass(
                           .sharedReads = reads,
                           .heartbeats = &heartbeats_,
                           .held = options_.heartbeatsPerCall > 0 ? &held_ : nullptr,
-                          .writes = options_.statusWriteBatch > 0 ? &statusWrites_ : nullptr},
+                          .writes = options_.statusWriteBatch > 0 ? &statusWrites_ : nullptr,
+                          .resizesLeft = options_.resizesPerCall > 0 ? &resizesLeft_ : nullptr},
       snapshot, stored, policy, *state);
   return prepared;
 }

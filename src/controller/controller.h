@@ -12,6 +12,8 @@
 // back (hpa_retunes.h).
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -100,6 +102,15 @@ struct ControllerOptions {
   // order the passes were decided. 0, or an api that runs tasks one at a time: each pass carries
   // out its own plan.
   std::size_t actuationBatch = 0;
+  // Above zero, at most this many resizes (a pod moved to a new target: rollout::ResizeAction)
+  // are carried out per reconcile call, a pass or a run of the work queue; the others are
+  // deferred, not attempted (nothing written, nothing booked), and their policies are due again a
+  // second later, where they decide them again. A wave of resizes (the pass after a first pass,
+  // or many targets moving at once) is then spread over the polls that follow: it does not hold
+  // the loop, so a changed pod is reconciled by the next poll rather than after the wave, and it
+  // does not reach the API server all at once. Reverts, evictions and startup boosts are never
+  // deferred. 0: no limit.
+  std::size_t resizesPerCall = 0;
   // OOM recovery (rollout/oom_recovery.h): OOM-killed pods of targets whose memory the policy
   // manages are evicted for recreation, their memory at the kill recorded on the workload. Off
   // unless the pod admission webhook sizes the replacements (evicting would otherwise recreate
@@ -308,6 +319,8 @@ class Controller {
   ActionObserver observer_;
   WorkQueue queue_;
   std::size_t reconciledLastCall_ = 0;
+  // The resizes this reconcile call may still carry out (ControllerOptions::resizesPerCall).
+  std::atomic<std::int64_t> resizesLeft_{0};
   std::size_t groupsLastCall_ = 0;
   std::map<std::string, Known, std::less<>> policies_;  // by "namespace/name"
   // The heartbeat writes the current reconcile may still make (HeartbeatBudget).

@@ -92,7 +92,12 @@ OperatorMetrics::OperatorMetrics(metrics::Registry& registry)
           "result: written, or failed (not retried).",
           {"result"})),
       eventsHeld(registry.gauge("attune_events_held",
-                                "Kubernetes Events recorded by passes and not yet written.", {})) {}
+                                "Kubernetes Events recorded by passes and not yet written.", {})),
+      resizesDeferred(registry.counter(
+          "attune_resizes_deferred_total",
+          "Resizes decided by a pass and left to the policy's next run because the pass or "
+          "work-queue run had carried out its limit of resizes (--max-resizes-per-pass).",
+          {})) {}
 
 void OperatorMetrics::setWorkloadSavings(const std::string& ns, const std::string& workload,
                                          double cpuCores, double memoryBytes) {

@@ -96,6 +96,8 @@ struct OperatorMetrics {
   // Events written between passes (written, failed), and those held meanwhile.
   metrics::MetricFamily& heldEventWrites;
   metrics::MetricFamily& eventsHeld;
+  // Resizes deferred to a later call by ControllerOptions::resizesPerCall.
+  metrics::MetricFamily& resizesDeferred;
 
  private:
   // (namespace, workload) -> (cores, bytes) behind the namespace sums.

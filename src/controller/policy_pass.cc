@@ -190,7 +190,19 @@ void PolicyPass::carryOut(api::ClusterApi& api) {  // actuate
   Actuator actuator(api);
   outcomes_.clear();
   outcomes_.reserve(plan_.actions.size());
+  deferred_ = 0;
   for (const rollout::Action& action : plan_.actions) {
+    // Past the call's limit of resizes, a resize is left to the policy's next run (in about a
+    // second): not attempted, so nothing is written or booked, and decided again then.
+    if (ctx_.resizesLeft != nullptr && std::holds_alternative<rollout::ResizeAction>(action) &&
+        ctx_.resizesLeft->fetch_sub(1, std::memory_order_relaxed) <= 0) {
+      outcomes_.push_back({.status = ActionOutcome::Status::kNotAttempted,
+                           .error = "deferred: this run has carried out its limit of resizes",
+                           .recordCleared = false,
+                           .refusedByBudget = false});
+      ++deferred_;
+      continue;
+    }
     outcomes_.push_back(actuator.carryOut(action));
   }
 }
@@ -215,7 +227,7 @@ PassResult PolicyPass::conclude() {
                 .resizeBlocked = plan.resizeBlocked,
                 .canaries = plan.canaries,
                 .consecutiveReverts = mostReverts_,
-                .resizing = static_cast<int>(plan.all<rollout::ResizeAction>().size()) +
+                .resizing = static_cast<int>(plan.all<rollout::ResizeAction>().size()) - deferred_ +
                             plan.underObservation,
                 .coolingDown = std::ranges::any_of(plan.all<rollout::SkipAction>(),
                                                    [](const rollout::SkipAction* s) {
@@ -230,6 +242,11 @@ PassResult PolicyPass::conclude() {
   const bool first = state_.passes == 1;
   writeStatus(ctx_.api, stored_, status_, first ? Duration::zero() : ctx_.options.statusHeartbeat,
               first ? nullptr : ctx_.heartbeats, first ? nullptr : ctx_.held, ctx_.writes);
+  if (deferred_ > 0) {
+    ctx_.operatorMetrics.resizesDeferred.inc({}, static_cast<double>(deferred_));
+    // Due again after the shortest requeue (a second): the next poll runs it.
+    return {.requeueAfter = Duration::zero()};
+  }
   return {.requeueAfter = plan.requeueAfter};
 }
 

@@ -4,6 +4,7 @@
 // the cluster each time).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -104,6 +105,10 @@ class PolicyPass {
     // Where the status write of this pass is added to be sent with others' (writeStatus);
     // nullptr: the pass sends it.
     StatusWrites* writes = nullptr;
+    // The resizes this pass may still carry out, shared with the other passes of its reconcile
+    // call (ControllerOptions::resizesPerCall; taken from several connections at once); a resize
+    // past it is deferred. nullptr: no limit.
+    std::atomic<std::int64_t>* resizesLeft = nullptr;
   };
 
   // `stored` is the policy as read; `policy` the same with defaults (and overrides) applied.
@@ -217,6 +222,7 @@ class PolicyPass {
   const rollout::NodeOptimisation* nodes_ = nullptr;  // set by plan(), through decide()
   rollout::Plan plan_;                                // decide()'s
   std::vector<ActionOutcome> outcomes_;               // carryOut()'s, one per plan_ entry
+  int deferred_ = 0;                                  // carryOut()'s resizes deferred
   int mostReverts_ = 0;  // the most consecutive reverts of a target workload (makePlan)
   // Startup boost (rollout/startup_boost.h): the pods it boosts, keeps boosted or ends the boost
   // of this pass; the rollout leaves them alone.

@@ -82,17 +82,7 @@ class ReversedTasksApi final : public api::ForwardingClusterApi {
   std::string lastPod_;
 };
 
-std::string eightPolicies() {
-  std::string workloads;
-  std::string policies;
-  for (int i = 0; i < 8; ++i) {
-    const std::string name = "web-" + std::to_string(i);
-    // Each over-requests CPU, so that the first passes resize it.
-    workloads += workloadYaml({.name = name, .replicas = 2});
-    policies += policyYaml({.name = name, .target = name});
-  }
-  return scenarioYaml(workloads, policies);
-}
+std::string eightPolicies() { return overRequestingWorkloads(8, 2); }
 
 HarnessOptions reversed(Seen& seen, std::size_t batch) {
   HarnessOptions options;

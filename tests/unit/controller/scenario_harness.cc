@@ -64,6 +64,17 @@ std::string inNamespace(std::string yaml, const std::string& ns) {
 
 const std::vector<std::string> kFourNamespaces{"team-a", "team-b", "team-c", "team-d"};
 
+std::string overRequestingWorkloads(int count, int replicas) {
+  std::string workloads;
+  std::string policies;
+  for (int i = 0; i < count; ++i) {
+    const std::string name = "web-" + std::to_string(i);
+    workloads += workloadYaml({.name = name, .replicas = replicas});
+    policies += policyYaml({.name = name, .target = name});
+  }
+  return scenarioYaml(workloads, policies);
+}
+
 std::string fourNamespaces(int replicas) {
   std::string workloads;
   std::string policies;

@@ -80,6 +80,9 @@ extern const std::vector<std::string> kFourNamespaces;
 // A scenario with a `web` Deployment of `replicas` pods and its Auto policy in each of
 // kFourNamespaces.
 std::string fourNamespaces(int replicas = 1);
+// A scenario with `count` Deployments web-0, web-1, ... of `replicas` pods in `apps`, each
+// over-requesting CPU (so that the first passes resize it), and an Auto policy for each.
+std::string overRequestingWorkloads(int count, int replicas);
 
 struct HarnessOptions {
   ControllerOptions controller;
