@@ -816,12 +816,21 @@ class Run:
         self.wait(self._interval_s() + 2 * longest + 60, f"the reconcile of {ns}/{name}",
                   reconciled, 0.05)
         seen = time.time()
-        # The operator's own record of the work-queue run, when it logged one after the change.
-        after = [parse_ts(r["ts"]) for fl, n in zip(followers, before) for r in fl.queue_runs()[n:]
-                 if parse_ts(r["ts"]) >= changed]
+        # The operator's own record of the work-queue run that reconciled the policy: the first
+        # run after the change that names it ("named", the policies a run reconciled, the first
+        # few dozen of them). A controller that names none (older builds) is taken at its first
+        # run after the change; with no such run, when the status showed it.
+        runs = [r for fl, n in zip(followers, before) for r in fl.queue_runs()[n:]
+                if parse_ts(r["ts"]) >= changed]
+        key = f"{ns}/{name}"
+        naming = any("named" in r for r in runs)
+        after = [parse_ts(r["ts"]) for r in runs
+                 if not naming or key in r.get("named", "").split(",")]
         latency = (min(after) if after else seen) - changed
+        source = ("status seen" if not after else
+                  "operator log, the run naming it" if naming else "operator log, the first run")
         log(f"[{self.name}] deleted pod {ns}/{pod}: policy {name} reconciled after "
-            f"{latency:.2f} s ({'operator log' if after else 'status seen'})")
+            f"{latency:.2f} s ({source})")
         return latency
 
 

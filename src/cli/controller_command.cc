@@ -592,6 +592,8 @@ int runController(const ControllerFlags& f) {
     ctl.setObserver(nullptr);
     if (!done) return std::unexpected(done.error());
     counter.summary.policies = ctl.reconciledLastCall();
+    counter.summary.named = ctl.namedLastCall();
+    counter.summary.unnamed = ctl.reconciledLastCall() - ctl.namedLastCall().size();
     trimIfDue();
     return counter.summary;
   };

@@ -229,7 +229,7 @@ Logger::Logger(LogFormat format, LogLevel level, Clock& clock, const Redactor& r
 Logger::~Logger() = default;
 
 std::string Logger::format(LogLevel level, std::string_view msg,
-                           std::initializer_list<LogField> fields) const {
+                           std::span<const LogField> fields) const {
   const std::string ts = formatRfc3339(clock_.now(), 3);
   const std::string text = redactor_.redact(msg);
   auto value = [&](const LogField& f) {
@@ -255,7 +255,7 @@ std::string Logger::format(LogLevel level, std::string_view msg,
   return line;
 }
 
-void Logger::log(LogLevel level, std::string_view msg, std::initializer_list<LogField> fields) {
+void Logger::logWith(LogLevel level, std::string_view msg, std::span<const LogField> fields) {
   if (level < level_) return;
   const std::string line = format(level, msg, fields);
   logger_->log(level == LogLevel::kError  ? spdlog::level::err

@@ -20,6 +20,7 @@
 #include <memory>
 #include <mutex>
 #include <ostream>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -86,7 +87,11 @@ class Logger {
   Logger(const Logger&) = delete;
   Logger& operator=(const Logger&) = delete;
 
-  void log(LogLevel level, std::string_view msg, std::initializer_list<LogField> fields = {});
+  void log(LogLevel level, std::string_view msg, std::initializer_list<LogField> fields = {}) {
+    logWith(level, msg, std::span<const LogField>(fields.begin(), fields.size()));
+  }
+  // The same, with fields built at run time.
+  void logWith(LogLevel level, std::string_view msg, std::span<const LogField> fields);
   void debug(std::string_view msg, std::initializer_list<LogField> fields = {}) {
     log(LogLevel::kDebug, msg, fields);
   }
@@ -102,7 +107,10 @@ class Logger {
 
   // The line log() would write (without the newline), redacted; for tests.
   std::string format(LogLevel level, std::string_view msg,
-                     std::initializer_list<LogField> fields) const;
+                     std::initializer_list<LogField> fields) const {
+    return format(level, msg, std::span<const LogField>(fields.begin(), fields.size()));
+  }
+  std::string format(LogLevel level, std::string_view msg, std::span<const LogField> fields) const;
 
  private:
   LogFormat format_;

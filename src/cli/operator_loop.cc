@@ -168,13 +168,21 @@ void OperatorLoop::runPoll() {
   }
   lastPollError_.clear();
   if (summary->policies == 0) return;
-  log_.info("reconciled from the work queue",
-            {{"policies", std::to_string(summary->policies)},
-             {"resizes", std::to_string(summary->resizes)},
-             {"resizes_failed", std::to_string(summary->resizesFailed)},
-             {"resizes_skipped", std::to_string(summary->resizesSkipped)},
-             {"reverts", std::to_string(summary->reverts)},
-             {"duration_s", seconds(clock_.now() - start)}});
+  std::vector<LogField> fields = {{"policies", std::to_string(summary->policies)},
+                                  {"resizes", std::to_string(summary->resizes)},
+                                  {"resizes_failed", std::to_string(summary->resizesFailed)},
+                                  {"resizes_skipped", std::to_string(summary->resizesSkipped)},
+                                  {"reverts", std::to_string(summary->reverts)},
+                                  {"duration_s", seconds(clock_.now() - start)}};
+  // Which policies ran (policy names hold no comma), so that a pod change can be followed to
+  // the run that reconciled its policy.
+  if (!summary->named.empty()) {
+    std::string named;
+    for (const std::string& key : summary->named) named += (named.empty() ? "" : ",") + key;
+    fields.emplace_back("named", std::move(named));
+  }
+  if (summary->unnamed > 0) fields.emplace_back("unnamed", std::to_string(summary->unnamed));
+  log_.logWith(LogLevel::kInfo, "reconciled from the work queue", fields);
 }
 
 Duration OperatorLoop::step() {

@@ -18,6 +18,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cli/logging.h"
 #include "controller/leader_election.h"
@@ -82,6 +83,10 @@ struct PassSummary {
   std::size_t resizesFailed = 0;
   std::size_t resizesSkipped = 0;
   std::size_t reverts = 0;
+  // The policies it reconciled, "namespace/name" (a work-queue run's; at most a few dozen),
+  // and how many more it reconciled than it names.
+  std::vector<std::string> named;
+  std::size_t unnamed = 0;
 };
 
 struct OperatorLoopOptions {

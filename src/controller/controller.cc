@@ -278,6 +278,7 @@ void Controller::flushStatusWrites(std::size_t limit, Duration slice) {
 
 Result<void> Controller::reconcile(bool everything) {
   reconciledLastCall_ = 0;
+  namedLastCall_.clear();
   groupsLastCall_ = 0;
   resizesLeft_.store(static_cast<std::int64_t>(options_.resizesPerCall), std::memory_order_relaxed);
   auto changed = readPolicies();
@@ -374,6 +375,7 @@ Result<void> Controller::reconcile(bool everything) {
         ++reconciledLastCall_;
         ++policiesIn;
         const std::size_t i = ordered[next];
+        if (namedLastCall_.size() < kNamedPerCall) namedLastCall_.push_back(keys[i]);
         if (auto pass = preparePass(*policies[i], keys[i], *snapshot, neighbours, reads)) {
           if (auto range = pass->pass->announceUsageRead()) {
             steps = std::max(steps, usage::stepsOf(range->samples));

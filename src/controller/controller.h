@@ -224,6 +224,10 @@ class Controller {
   std::size_t heldStatusWrites() const { return held_.size(); }
   // Policies the last reconcileDue() or reconcileAll() reconciled.
   std::size_t reconciledLastCall() const { return reconciledLastCall_; }
+  // The first kNamedPerCall of them ("namespace/name", in the order they ran), for the log line
+  // of a work-queue run: which policies a pod change or a requeue brought in.
+  static constexpr std::size_t kNamedPerCall = 32;
+  const std::vector<std::string>& namedLastCall() const { return namedLastCall_; }
   // The groups those policies ran in (ControllerOptions::passGroup, passGroupSamples).
   std::size_t groupsLastCall() const { return groupsLastCall_; }
   // The policies this controller reconciles (watched and owned), as of the last call.
@@ -319,6 +323,7 @@ class Controller {
   ActionObserver observer_;
   WorkQueue queue_;
   std::size_t reconciledLastCall_ = 0;
+  std::vector<std::string> namedLastCall_;  // at most kNamedPerCall
   // The resizes this reconcile call may still carry out (ControllerOptions::resizesPerCall).
   std::atomic<std::int64_t> resizesLeft_{0};
   std::size_t groupsLastCall_ = 0;

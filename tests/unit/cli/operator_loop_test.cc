@@ -287,8 +287,10 @@ TEST_F(OperatorLoopTest, BetweenPassesThePollServesTheWorkQueueEveryTick) {
       [] { return Result<void>{}; }, log_, health, OperatorLoopOptions{});
   loop.setPoll([&]() -> Result<PassSummary> {
     polls.push_back(clock_.now());
-    // A policy is due at the fifth poll (a cooldown ending, say).
-    return PassSummary{polls.size() == 5 ? 1u : 0u, polls.size() == 5 ? 1u : 0u, 0, 0, 0};
+    // A policy is due at the fifth poll (a cooldown ending, say), three at the tenth.
+    if (polls.size() == 5) return PassSummary{1, 1, 0, 0, 0, {"apps/web"}, 0};
+    if (polls.size() == 10) return PassSummary{3, 0, 0, 0, 0, {"apps/a", "apps/b"}, 1};
+    return PassSummary{};
   });
   runInline(loop, nullptr, until(startTime() + minutes(1) - seconds(1)), log_);
   EXPECT_EQ(passes, 1);  // at 0; the next is due at one minute
@@ -297,9 +299,15 @@ TEST_F(OperatorLoopTest, BetweenPassesThePollServesTheWorkQueueEveryTick) {
   const std::string text = out_.str();
   EXPECT_NE(text.find("reconciled from the work queue policies=1 resizes=1"), std::string::npos)
       << text;
-  EXPECT_EQ(text.find("reconciled from the work queue"),
-            text.rfind("reconciled from the work queue"))
-      << "polls that reconcile nothing are not logged";
+  // The line names the policies that ran, and counts those it does not name.
+  EXPECT_NE(text.find(" named=apps/web\n"), std::string::npos) << text;
+  EXPECT_NE(text.find(" named=apps/a,apps/b unnamed=1\n"), std::string::npos) << text;
+  std::size_t lines = 0;
+  for (std::size_t at = text.find("reconciled from the work queue"); at != std::string::npos;
+       at = text.find("reconciled from the work queue", at + 1)) {
+    ++lines;
+  }
+  EXPECT_EQ(lines, 2U) << "polls that reconcile nothing are not logged";
 }
 
 TEST_F(OperatorLoopTest, PassErrorsAreLoggedAndTheLoopContinues) {

@@ -5,8 +5,10 @@
 // simulated instant.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "kube/cached_cluster_api.h"
 #include "scenario_harness.h"
@@ -57,8 +59,10 @@ TEST(CachedPolicyReadsTest, EveryPolicyChangeReachesTheQueueThroughTheSharedList
   web.spec.updateStrategy.type = api::UpdateMode::kObserve;
   ASSERT_TRUE(cluster.updateAttunePolicy(web));
   EXPECT_EQ(reconciled(), 1u);
+  EXPECT_EQ(h.controller().namedLastCall(), std::vector<std::string>{"apps/web"});
   EXPECT_EQ(h.controller().passesOf("apps/web"), 1u);  // a new state for the new generation
   EXPECT_EQ(reconciled(), 0u);
+  EXPECT_TRUE(h.controller().namedLastCall().empty());
 
   // A new policy.
   ASSERT_TRUE(cluster.createAttunePolicy([&] {
@@ -70,6 +74,7 @@ TEST(CachedPolicyReadsTest, EveryPolicyChangeReachesTheQueueThroughTheSharedList
     return p;
   }()));
   EXPECT_EQ(reconciled(), 1u);
+  EXPECT_EQ(h.controller().namedLastCall(), std::vector<std::string>{"apps/api-too"});
   EXPECT_EQ(h.controller().policyCount(), 3u);
   EXPECT_TRUE(h.controller().passesOf("apps/api-too").has_value());
 
@@ -78,6 +83,21 @@ TEST(CachedPolicyReadsTest, EveryPolicyChangeReachesTheQueueThroughTheSharedList
   EXPECT_EQ(reconciled(), 0u);
   EXPECT_EQ(h.controller().policyCount(), 2u);
   EXPECT_FALSE(h.controller().passesOf("apps/api-too").has_value());
+}
+
+// A call names the policies it reconciled, in the order they ran (namespace, then name), up to
+// Controller::kNamedPerCall; the count covers them all.
+TEST(CachedPolicyReadsTest, ACallNamesThePoliciesItReconciledUpToItsLimit) {
+  constexpr std::size_t kPolicies = Controller::kNamedPerCall + 8;
+  ScenarioHarness h(overRequestingWorkloads(static_cast<int>(kPolicies), 1));
+  ASSERT_TRUE(h.usable());
+  ASSERT_TRUE(h.controller().reconcileDue().has_value());  // every new policy is due
+  ASSERT_EQ(h.controller().reconciledLastCall(), kPolicies);
+  std::vector<std::string> all;
+  for (std::size_t i = 0; i < kPolicies; ++i) all.push_back("apps/web-" + std::to_string(i));
+  std::ranges::sort(all);
+  all.resize(Controller::kNamedPerCall);
+  EXPECT_EQ(h.controller().namedLastCall(), all);
 }
 
 }  // namespace
