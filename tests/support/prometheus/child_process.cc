@@ -1,13 +1,18 @@
 #include "support/prometheus/child_process.h"
 
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
+#include <fstream>
+#include <random>
 #include <sstream>
 
 #include "core/clock.h"
@@ -99,7 +104,45 @@ TempDir::~TempDir() {
   if (!path_.empty()) std::filesystem::remove_all(path_, ec);
 }
 
+namespace {
+
+// The first port of the kernel's range for outgoing connections' local ports (32768 unless
+// configured otherwise).
+int ephemeralPortsStart() {
+  std::ifstream range("/proc/sys/net/ipv4/ip_local_port_range");
+  int first = 0;
+  return range >> first ? first : 32768;
+}
+
+// Whether `port` on 127.0.0.1 can be bound now.
+bool bindable(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return false;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  const bool ok = bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  close(fd);
+  return ok;
+}
+
+}  // namespace
+
 int freeLocalPort() {
+  // A port below the range the kernel hands to outgoing connections: between the probe and the
+  // server's bind, none of the many connections the tests running alongside open (kubectl,
+  // Prometheus scrapes, controllers' clients) can take it, as they could a port bound to 0. The
+  // ports are drawn at random so that test processes probing at once rarely draw the same one.
+  constexpr int kLowest = 10000;
+  const int end = ephemeralPortsStart();
+  if (end - kLowest >= 1000) {
+    std::mt19937 draw(std::random_device{}() ^ static_cast<unsigned>(getpid()));
+    std::uniform_int_distribution<int> port(kLowest, end - 1);
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      if (const int candidate = port(draw); bindable(candidate)) return candidate;
+    }
+  }
   const LoopbackSocket bound = bindLoopbackSocket(false);
   if (bound.fd >= 0) close(bound.fd);
   return bound.port != 0 ? bound.port : -1;

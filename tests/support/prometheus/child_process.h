@@ -64,7 +64,8 @@ class TempDir {
   std::filesystem::path path_;
 };
 
-// A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0, then released).
+// A TCP port on 127.0.0.1 that was free a moment ago, drawn below the kernel's range for
+// outgoing connections' local ports (only when that leaves too few: bound to port 0, released).
 int freeLocalPort();
 
 }  // namespace attune::testing
