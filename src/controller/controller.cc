@@ -195,6 +195,7 @@ void Controller::notePolicies(std::span<const api::AttunePolicy* const> policies
       continue;
     }
     queue_.forget(it->first);
+    podChanged_.erase(it->first);
     if (options_.admissionSizing != nullptr) options_.admissionSizing->withdraw(it->first);
     // Its recommendation and savings series go with it.
     operatorMetrics_.forgetPolicy(it->second.namespace_,
@@ -239,6 +240,7 @@ void Controller::notePodChanges(Time now) {
         for (const api::LabelSelector& selector : known.podSelectors) {
           if (api::selectorMatches(selector, pod.metadata.labels)) {
             queue_.add(key, now);
+            podChanged_.insert(key);
             break;
           }
         }
@@ -339,6 +341,15 @@ Result<void> Controller::reconcile(bool everything) {
     for (const std::string& key : due) queue_.add(key, now);  // due again at the next call
     return std::unexpected(snapshot.error());
   }
+  // Named for the log line: the policies a pod change brought in, then the others.
+  for (const bool changed : {true, false}) {
+    for (const std::size_t i : ordered) {
+      if (namedLastCall_.size() < kNamedPerCall && podChanged_.contains(keys[i]) == changed) {
+        namedLastCall_.push_back(keys[i]);
+      }
+    }
+  }
+  for (const std::size_t i : ordered) podChanged_.erase(keys[i]);
   for (const auto& [scope, version] : snapshot->podListVersions()) {
     if (!podWatch_.contains(scope)) podWatch_[scope] = version;
   }
@@ -375,7 +386,6 @@ Result<void> Controller::reconcile(bool everything) {
         ++reconciledLastCall_;
         ++policiesIn;
         const std::size_t i = ordered[next];
-        if (namedLastCall_.size() < kNamedPerCall) namedLastCall_.push_back(keys[i]);
         if (auto pass = preparePass(*policies[i], keys[i], *snapshot, neighbours, reads)) {
           if (auto range = pass->pass->announceUsageRead()) {
             steps = std::max(steps, usage::stepsOf(range->samples));

@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -224,8 +225,8 @@ class Controller {
   std::size_t heldStatusWrites() const { return held_.size(); }
   // Policies the last reconcileDue() or reconcileAll() reconciled.
   std::size_t reconciledLastCall() const { return reconciledLastCall_; }
-  // The first kNamedPerCall of them ("namespace/name", in the order they ran), for the log line
-  // of a work-queue run: which policies a pod change or a requeue brought in.
+  // The first kNamedPerCall of them ("namespace/name"), for the log line of a work-queue run:
+  // those a pod change brought in first, then the others, each in the order they ran.
   static constexpr std::size_t kNamedPerCall = 32;
   const std::vector<std::string>& namedLastCall() const { return namedLastCall_; }
   // The groups those policies ran in (ControllerOptions::passGroup, passGroupSamples).
@@ -344,6 +345,8 @@ class Controller {
   // Where each watched scope's pod watch resumes ("" = all namespaces); absent: not watching
   // (started from the next snapshot's pod LIST).
   std::map<std::string, std::string, std::less<>> podWatch_;
+  // The policies a pod change queued that have not run since (named first: namedLastCall).
+  std::set<std::string, std::less<>> podChanged_;
   // Per "namespace/name": a digest of the pod state whose change is worth a pass.
   std::map<std::string, std::uint64_t, std::less<>> podStates_;
   // The defaults of the current reconcile; every policy is queued when they change.

@@ -1,10 +1,16 @@
 // The controller's work queue: the queue itself, a requeue acted on at its due time between two
-// periodic resyncs, and a pod watch event that queues only the policy whose targets select it.
+// periodic resyncs, a pod watch event that queues only the policy whose targets select it, and
+// the policies a run names (a pod change's first).
 #include "controller/work_queue.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "api/k8s/eviction.h"
+#include "api/policy/attune_defaults.h"
 #include "scenario_harness.h"
 
 namespace attune::controller::testing {
@@ -117,6 +123,45 @@ TEST(WorkQueueTest, APodWatchEventQueuesOnlyThePolicyWhoseTargetsSelectThePod) {
   EXPECT_GT(h.controller().passesOf("apps/web").value_or(0), web)
       << "the eviction and the replacement pod queue `web` within a tick";
   EXPECT_EQ(h.controller().passesOf("apps/api"), api) << "`api`'s pods did not change";
+}
+
+// A run names at most Controller::kNamedPerCall policies: those a pod change brought in first,
+// so that a changed pod's policy is named even in a run of more policies than that.
+TEST(WorkQueueTest, ARunNamesThePolicyAPodChangeBroughtInBeforeTheOthers) {
+  constexpr std::size_t kPolicies = Controller::kNamedPerCall + 8;
+  ScenarioHarness h(overRequestingWorkloads(static_cast<int>(kPolicies), 1),
+                    HarnessOptions{.reconcileInterval = 30min});
+  ASSERT_TRUE(h.usable());
+  h.runMinutes(5);  // the first passes and resizes; the pods' watch digests known
+
+  // In one instant: new cluster defaults (every policy's effective spec may change: all are
+  // due) and an evicted pod of web-9, the policy named last in namespace/name order.
+  auto decoded = api::checkDefaults(
+      "apiVersion: attune.io/v1alpha1\nkind: AttuneDefaults\nmetadata: {name: cluster}\n"
+      "spec:\n  updateStrategy: {type: Recommend}\n");
+  ASSERT_EQ(decoded.size(), 1u);
+  ASSERT_TRUE(decoded[0].defaults.has_value());
+  ASSERT_TRUE(h.sim().state().attuneDefaults.create(std::move(*decoded[0].defaults)));
+  const std::vector<api::Pod> pods = h.pods("apps", "web-9", /*all=*/true);
+  ASSERT_EQ(pods.size(), 1u);
+  api::Eviction eviction;
+  eviction.metadata.namespace_ = "apps";
+  eviction.metadata.name = pods[0].metadata.name;
+  ASSERT_TRUE(h.sim().api().evictPod(eviction).has_value());
+
+  ASSERT_TRUE(h.controller().reconcileDue().has_value());
+  ASSERT_EQ(h.controller().reconciledLastCall(), kPolicies);
+  const std::vector<std::string>& named = h.controller().namedLastCall();
+  ASSERT_EQ(named.size(), Controller::kNamedPerCall);
+  EXPECT_EQ(named.front(), "apps/web-9");
+  EXPECT_TRUE(std::is_sorted(named.begin() + 1, named.end())) << "then in the order they ran";
+  EXPECT_EQ(std::count(named.begin(), named.end(), "apps/web-9"), 1);
+
+  // Run, it is no longer a pod change's: the next run of every policy names them in order.
+  ASSERT_TRUE(h.sim().state().attuneDefaults.erase("", "cluster"));
+  ASSERT_TRUE(h.controller().reconcileDue().has_value());
+  ASSERT_EQ(h.controller().reconciledLastCall(), kPolicies);
+  EXPECT_TRUE(std::ranges::is_sorted(h.controller().namedLastCall()));
 }
 
 }  // namespace
