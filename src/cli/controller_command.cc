@@ -593,7 +593,6 @@ int runController(const ControllerFlags& f) {
     if (!done) return std::unexpected(done.error());
     counter.summary.policies = ctl.reconciledLastCall();
     counter.summary.named = ctl.namedLastCall();
-    counter.summary.unnamed = ctl.reconciledLastCall() - ctl.namedLastCall().size();
     trimIfDue();
     return counter.summary;
   };

@@ -176,12 +176,11 @@ void OperatorLoop::runPoll() {
                                   {"duration_s", seconds(clock_.now() - start)}};
   // Which policies ran (policy names hold no comma), so that a pod change can be followed to
   // the run that reconciled its policy.
-  if (!summary->named.empty()) {
-    std::string named;
-    for (const std::string& key : summary->named) named += (named.empty() ? "" : ",") + key;
-    fields.emplace_back("named", std::move(named));
+  if (!summary->named.empty())
+    fields.emplace_back("named", fmt::format("{}", fmt::join(summary->named, ",")));
+  if (summary->policies > summary->named.size()) {
+    fields.emplace_back("unnamed", std::to_string(summary->policies - summary->named.size()));
   }
-  if (summary->unnamed > 0) fields.emplace_back("unnamed", std::to_string(summary->unnamed));
   log_.logWith(LogLevel::kInfo, "reconciled from the work queue", fields);
 }
 

@@ -83,10 +83,9 @@ struct PassSummary {
   std::size_t resizesFailed = 0;
   std::size_t resizesSkipped = 0;
   std::size_t reverts = 0;
-  // The policies it reconciled, "namespace/name" (a work-queue run's; at most a few dozen),
-  // and how many more it reconciled than it names.
+  // Some of the policies it reconciled, "namespace/name" (a work-queue run's; at most a few
+  // dozen): `policies` counts them all.
   std::vector<std::string> named;
-  std::size_t unnamed = 0;
 };
 
 struct OperatorLoopOptions {

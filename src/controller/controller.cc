@@ -343,10 +343,9 @@ Result<void> Controller::reconcile(bool everything) {
   }
   // Named for the log line: the policies a pod change brought in, then the others.
   for (const bool changed : {true, false}) {
-    for (const std::size_t i : ordered) {
-      if (namedLastCall_.size() < kNamedPerCall && podChanged_.contains(keys[i]) == changed) {
-        namedLastCall_.push_back(keys[i]);
-      }
+    for (auto i = ordered.begin(); i != ordered.end() && namedLastCall_.size() < kNamedPerCall;
+         ++i) {
+      if (podChanged_.contains(keys[*i]) == changed) namedLastCall_.push_back(keys[*i]);
     }
   }
   for (const std::size_t i : ordered) podChanged_.erase(keys[i]);

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <cstdlib>
 #include <utility>
 
@@ -50,13 +51,14 @@ SSL_CTX* serverContext(const LoopbackTls& tls) {
 
 }  // namespace
 
-LoopbackSocket bindLoopbackSocket(bool listening) {
+LoopbackSocket bindLoopbackSocket(bool listening, int port) {
   LoopbackSocket out;
   out.fd = socket(AF_INET, SOCK_STREAM, 0);
   if (out.fd < 0) return out;
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
   socklen_t len = sizeof addr;
   if (bind(out.fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
       (!listening || listen(out.fd, 16) == 0) &&

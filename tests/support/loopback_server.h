@@ -17,13 +17,14 @@
 
 namespace attune::testing {
 
-// A TCP socket bound to 127.0.0.1 on a port the kernel picked; fd -1 when that failed.
+// A TCP socket bound to 127.0.0.1; fd -1 when that failed, port 0 when the bind failed.
 struct LoopbackSocket {
   int fd = -1;
   int port = 0;
 };
-// Binds a socket (and listens on it when `listening`); the caller closes fd.
-LoopbackSocket bindLoopbackSocket(bool listening);
+// Binds a socket to `port` (0: one the kernel picks) and listens on it when `listening`; the
+// caller closes fd.
+LoopbackSocket bindLoopbackSocket(bool listening, int port = 0);
 
 // The server's TLS configuration.
 struct LoopbackTls {

@@ -1,15 +1,12 @@
 #include "support/prometheus/child_process.h"
 
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <random>
@@ -114,19 +111,6 @@ int ephemeralPortsStart() {
   return range >> first ? first : 32768;
 }
 
-// Whether `port` on 127.0.0.1 can be bound now.
-bool bindable(int port) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return false;
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(static_cast<std::uint16_t>(port));
-  const bool ok = bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-  close(fd);
-  return ok;
-}
-
 }  // namespace
 
 int freeLocalPort() {
@@ -140,7 +124,9 @@ int freeLocalPort() {
     std::mt19937 draw(std::random_device{}() ^ static_cast<unsigned>(getpid()));
     std::uniform_int_distribution<int> port(kLowest, end - 1);
     for (int attempt = 0; attempt < 100; ++attempt) {
-      if (const int candidate = port(draw); bindable(candidate)) return candidate;
+      const LoopbackSocket bound = bindLoopbackSocket(false, port(draw));
+      if (bound.fd >= 0) close(bound.fd);
+      if (bound.port != 0) return bound.port;
     }
   }
   const LoopbackSocket bound = bindLoopbackSocket(false);

@@ -288,8 +288,8 @@ TEST_F(OperatorLoopTest, BetweenPassesThePollServesTheWorkQueueEveryTick) {
   loop.setPoll([&]() -> Result<PassSummary> {
     polls.push_back(clock_.now());
     // A policy is due at the fifth poll (a cooldown ending, say), three at the tenth.
-    if (polls.size() == 5) return PassSummary{1, 1, 0, 0, 0, {"apps/web"}, 0};
-    if (polls.size() == 10) return PassSummary{3, 0, 0, 0, 0, {"apps/a", "apps/b"}, 1};
+    if (polls.size() == 5) return PassSummary{1, 1, 0, 0, 0, {"apps/web"}};
+    if (polls.size() == 10) return PassSummary{3, 0, 0, 0, 0, {"apps/a", "apps/b"}};
     return PassSummary{};
   });
   runInline(loop, nullptr, until(startTime() + minutes(1) - seconds(1)), log_);
