@@ -48,7 +48,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+free_port() { python3 scripts/free_port.py; }
 wait_for() {  # wait_for SECONDS COMMAND...
   local limit=$1; shift
   for ((i = 0; i < limit * 10; i++)); do

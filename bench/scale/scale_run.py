@@ -27,7 +27,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import ssl
 import statistics
 import subprocess
@@ -47,6 +46,8 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from generate_scenario import MODES  # noqa: E402 (the policies' modes, by index)
 
 SOURCE = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(SOURCE, "scripts"))
+from free_port import free_port  # noqa: E402
 SKIP = 77
 # The handover measurement's Leases: in a namespace of the generated cluster, with the operator's
 # default lease duration.
@@ -89,12 +90,6 @@ def unowned_shard(namespaces, least):
 
 def log(message):
     print(f"scale: {message}", flush=True)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def parse_ts(text):
