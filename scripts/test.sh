@@ -13,9 +13,9 @@ bash scripts/check-source.sh
 
 # A fresh asan tree takes about 11 GiB; a full disk otherwise shows up only as a linker crash
 # ("No space left on device", "Bus error") in the middle of the build, so say it first.
-free_kib=$(df -Pk . | awk 'NR == 2 { print $4 }')
+read -r free_kib mount < <(df -Pk . | awk 'NR == 2 { print $4, $6 }')
 if [[ ! -d build/asan ]] && ((free_kib < 12 * 1024 * 1024)); then
-  echo "test.sh: only $((free_kib / 1024 / 1024)) GiB free on $(df -P . | awk 'NR == 2 { print $6 }')," \
+  echo "test.sh: only $((free_kib / 1024 / 1024)) GiB free on $mount," \
     "and a fresh asan build needs about 11 GiB: the build may fail for want of space" >&2
 fi
 cmake --preset asan

@@ -802,41 +802,40 @@ class Run:
         self.kube.request("DELETE", f"/api/v1/namespaces/{ns}/pods/{pod}")
         key = f"{ns}/{name}"
 
-        def naming_runs():
-            # The operator's own record of the work-queue runs that reconciled the policy: those
-            # begun after the change (a run begun before it read the pods before the change)
-            # that name it ("named": the policies a run reconciled, the first few dozen, those
-            # a pod change brought in first). A controller that names none (builds before that
-            # field) is taken at its first such run.
-            # A full pass begun after the change reconciles it as well (and takes it off the
-            # queue), when it is a pass of the process that owns the namespace: the only one, or
-            # the shard whose runs have named the namespace's policies.
-            runs = [r for fl, n in zip(followers, before) for r in fl.queue_runs()[n:]
-                    if begun(r) >= changed]
-            owners = [fl for fl in followers if len(followers) == 1 or any(
-                k.startswith(f"{ns}/") for r in fl.queue_runs()
-                for k in r.get("named", "").split(","))]
-            run = "the run naming it" if names() else "the first run"
-            return sorted([(parse_ts(r["ts"]), run) for r in runs
-                           if not names() or key in r.get("named", "").split(",")] + [
-                (parse_ts(r["ts"]), "a full pass begun after it")
-                for fl in owners for r in fl.passes() if begun(r) >= changed])
+        def names():
+            return any("named" in r for fl in followers for r in fl.queue_runs())
 
         def begun(record):
             return parse_ts(record["ts"]) - float(record.get("duration_s", 0))
 
-        def names():
-            return any("named" in r for fl in followers for r in fl.queue_runs())
+        def reconciling(naming):
+            """The operator's own record of what reconciled the policy, (end, what) in time
+            order: the work-queue runs begun after the change (one begun before it read the pods
+            before it) that name it ("named": the policies a run reconciled, the first few
+            dozen, those a pod change brought in first; with a controller that names none, as
+            builds before that field, every such run), and the full passes begun after it of
+            the process owning the namespace (the only one, or the shard whose runs have named
+            its policies), which take it off the queue as well."""
+            run = "the run naming it" if naming else "the first run"
+            owners = [fl for fl in followers if len(followers) == 1 or any(
+                k.startswith(f"{ns}/") for r in fl.queue_runs()
+                for k in r.get("named", "").split(","))]
+            return sorted([(parse_ts(r["ts"]), run)
+                           for fl, n in zip(followers, before) for r in fl.queue_runs()[n:]
+                           if begun(r) >= changed
+                           and (not naming or key in r.get("named", "").split(","))] + [
+                (parse_ts(r["ts"]), "a full pass begun after it")
+                for fl in owners for r in fl.passes() if begun(r) >= changed])
 
         def reconciled():
-            # A controller that names its policies is confirmed by the run naming this one
-            # alone: the policy's status can move past the change through a run begun before
-            # it, and can lag the reconcile (a status that records nothing the run did, such as
-            # a heartbeat or a new recommendation, is held and written between runs, after the
-            # ones held before it). Otherwise, by the status.
+            # A controller that names its policies is confirmed by that record alone: the
+            # policy's status can move past the change through a run begun before it, and can
+            # lag the reconcile (a status that records nothing the run did, such as a heartbeat
+            # or a new recommendation, is held and written between runs, after the ones held
+            # before it). Otherwise, by the status.
             self._check_alive(processes)
             if names():
-                return bool(naming_runs())
+                return bool(reconciling(True))
             policy = self.kube.get(f"/apis/attune.io/v1alpha1/namespaces/{ns}/attunepolicies/"
                                    f"{name}")
             at = policy.get("status", {}).get("lastReconcileTime")
@@ -845,7 +844,7 @@ class Run:
         self.wait(self._interval_s() + 2 * longest + 60, f"the reconcile of {key}",
                   reconciled, 0.05)
         seen = time.time()
-        after = naming_runs()
+        after = reconciling(names())
         latency = (after[0][0] if after else seen) - changed
         source = f"operator log, {after[0][1]}" if after else "status seen"
         log(f"[{self.name}] deleted pod {ns}/{pod}: policy {name} reconciled after "
